@@ -1,0 +1,12 @@
+"""Dialects: groups of ops and types. Importing this package registers all of them."""
+from . import builtin, func  # noqa: F401
+
+def load_all() -> None:
+    """Import every dialect so its ops are registered (parser, verifier, passes rely on it)."""
+    from . import builtin, func  # noqa: F401
+    for mod in ("scalar", "tensor", "loop"):
+        try:
+            __import__(f"{__name__}.{mod}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{mod}":
+                raise
