@@ -4,4 +4,36 @@ Attributes load lazily (PEP 562) so that `irc-opt --help` and other light entry 
 fast: nothing heavy (numpy, llvmlite) is imported until it is used."""
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+# public name -> (module, attribute or None for the module itself)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "config": ("irc.config", None),
+    "function": ("irc.frontend.function", "function"),
+    "In": ("irc.frontend.function", "In"),
+    "Out": ("irc.frontend.function", "Out"),
+    "shared": ("irc.frontend.shared", "shared"),
+    "printing": ("irc.printing", None),
+    "tensor": ("irc.tensor", None),
+    "pp": ("irc.printing", "pp"),
+    "debugprint": ("irc.printing", "debugprint"),
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'irc' has no attribute '{name}'")
+    module = importlib.import_module(entry[0])
+    value = module if entry[1] is None else getattr(module, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,5 +1,6 @@
 """`builtin`: the module op and the shaped types every dialect shares (tensor, memref) and
-dense constants. Text hooks for these types live in `irc/ir/parser.py`'s registrations below."""
+dense constants. Their text hooks (parsers for `tensor<>`, `memref<>`, `dense<>`) are in
+`builtin_syntax.py`, imported at the end of this file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -147,7 +148,9 @@ class DenseAttr(Attribute):
                 return fmt(x.item())
             return "[" + ", ".join(nest(x[i]) for i in range(x.shape[0])) + "]"
 
-        body = fmt(a.flat[0]) if (a.size > 1 and self.is_splat) else nest(a)
+        itemsize = a.dtype.itemsize  # a splat must repeat the same bytes (0.0 is not -0.0)
+        splat = a.size > 1 and self.data == self.data[:itemsize] * (len(self.data) // itemsize)
+        body = fmt(a.flat[0]) if splat else nest(a)
         return f"dense<{body}> : {self.type}"
 
 
@@ -172,6 +175,33 @@ class ModuleOp(Operation):
                 return op
         return None
 
+    def print_custom(self, printer) -> bool | None:
+        """`module @name attributes {...} {` ops `}`; the name and attributes are optional."""
+        if (len(self.regions) != 1 or len(self.regions[0].blocks) != 1 or self.body.args
+                or printer.is_branch_target(self.body)):
+            return False
+        from ..ir.attributes import StringAttr, SymbolRefAttr
+        sym = self.attributes.get("sym_name")
+        named = isinstance(sym, StringAttr)
+        if named:
+            printer.write(" ", str(SymbolRefAttr(sym.value)))  # type: ignore[union-attr]
+        rest = printer.attr_dict(self.attributes, ("sym_name",) if named else ())
+        if rest:
+            printer.write(" attributes", rest)
+        printer.write(" ")
+        printer.print_region(self.regions[0], entry_args=False, empty_block=False)
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "ModuleOp":
+        from ..ir.attributes import StringAttr
+        sym = parser.parse_symbol() if parser.peek()[:1] == "@" else None
+        attrs = parser.parse_attr_dict() if parser.accept("attributes") else {}
+        if sym is not None:
+            attrs["sym_name"] = StringAttr(sym)
+        region = parser.parse_region(entry_args=[])
+        return parser.create(cls, (), (), attrs, [region])  # type: ignore[return-value]
+
     def verify_(self) -> None:
         if self.operands or self.results:
             raise self.error("takes no operands and has no results")
@@ -186,3 +216,6 @@ class ModuleOp(Operation):
                 if sym in seen:
                     raise op.error(f"redefinition of symbol {sym}")
                 seen.add(sym)
+
+
+from . import builtin_syntax  # noqa: E402,F401  (registers the text hooks of the types above)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import ArrayAttr, Attribute, DictAttr, StringAttr, TypeAttr
+from ..ir.attributes import ArrayAttr, Attribute, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Region, Terminator
 from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.types import FunctionType, Type
@@ -73,6 +73,90 @@ class FuncOp(Operation):
         results = tuple(v.type for v in ret.operands) if ret is not None else ()
         self.attributes["function_type"] = TypeAttr(FunctionType(tuple(a.type for a in self.body.args), results))
 
+    # -- text: func.func @f(%a: t {attrs}, ...) -> (t {attrs}, ...) attributes {...} { ... }
+    _SIGNATURE_KEYS = ("sym_name", "function_type", "arg_attrs", "res_attrs")
+
+    def _signature_dicts(self, key: str, n: int) -> list[dict[str, Attribute]] | None:
+        arr = self.attributes.get(key)
+        if arr is None:
+            return [{}] * n
+        if not isinstance(arr, ArrayAttr) or len(arr) != n or not all(isinstance(d, DictAttr) for d in arr):
+            return None
+        return [d.as_dict() for d in arr]  # type: ignore[attr-defined]
+
+    def print_custom(self, printer) -> bool | None:
+        sym, ftype = self.attributes.get("sym_name"), self.attributes.get("function_type")
+        if (not isinstance(sym, StringAttr) or not isinstance(ftype, TypeAttr)
+                or not isinstance(ftype.value, FunctionType) or len(self.regions) != 1):
+            return False
+        ft = ftype.value
+        blocks = self.regions[0].blocks
+        if blocks and (tuple(a.type for a in blocks[0].args) != ft.inputs
+                       or printer.is_branch_target(blocks[0])):
+            return False
+        arg_attrs = self._signature_dicts("arg_attrs", len(ft.inputs))
+        res_attrs = self._signature_dicts("res_attrs", len(ft.results))
+        if arg_attrs is None or res_attrs is None:
+            return False
+        args = [(printer.name(blocks[0].args[i]) + ": " if blocks else "") + printer.type(t)
+                + printer.attr_dict(arg_attrs[i]) for i, t in enumerate(ft.inputs)]
+        printer.write(" ", str(SymbolRefAttr(sym.value)), "(", ", ".join(args), ")")
+        if len(ft.results) == 1 and not res_attrs[0] and not isinstance(ft.results[0], FunctionType):
+            printer.write(" -> ", printer.type(ft.results[0]))
+        elif ft.results:
+            results = [printer.type(t) + printer.attr_dict(d) for t, d in zip(ft.results, res_attrs)]
+            printer.write(" -> (", ", ".join(results), ")")
+        rest = printer.attr_dict(self.attributes, self._SIGNATURE_KEYS)
+        if rest:
+            printer.write(" attributes", rest)
+        if blocks:
+            printer.write(" ")
+            printer.print_region(self.regions[0], entry_args=False, empty_block=False)
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "FuncOp":
+        name = parser.parse_symbol()
+        parser.expect("(")
+        args: list[tuple[int | None, Type]] = []
+        arg_attrs: list[dict[str, Attribute]] = []
+        if not parser.accept(")"):
+            while True:
+                ref = parser.parse_value_def() if parser.peek()[:1] == "%" else None
+                if ref is not None:
+                    parser.expect(":")
+                args.append((ref, parser.parse_type()))
+                arg_attrs.append(parser.parse_optional_attr_dict())
+                if not parser.accept(","):
+                    break
+            parser.expect(")", "')' or ','")
+        results: list[Type] = []
+        res_attrs: list[dict[str, Attribute]] = []
+        if parser.accept("->"):
+            if parser.accept("("):
+                while parser.peek() != ")":
+                    results.append(parser.parse_type())
+                    res_attrs.append(parser.parse_optional_attr_dict())
+                    if not parser.accept(","):
+                        break
+                parser.expect(")", "')' or ','")
+            else:
+                results.append(parser.parse_type())
+                res_attrs.append({})
+        attrs = parser.parse_attr_dict() if parser.accept("attributes") else {}
+        region = Region()
+        if parser.peek() == "{":
+            if any(ref is None for ref, _ in args):
+                raise parser.error("a function with a body needs named arguments (%name: type)")
+            region = parser.parse_region(entry_args=args)
+        attrs["sym_name"] = StringAttr(name)
+        attrs["function_type"] = TypeAttr(FunctionType(tuple(t for _, t in args), tuple(results)))
+        if any(arg_attrs):
+            attrs["arg_attrs"] = _dict_attrs(arg_attrs)
+        if any(res_attrs):
+            attrs["res_attrs"] = _dict_attrs(res_attrs)
+        return parser.create(cls, (), (), attrs, [region])
+
     def verify_(self) -> None:
         if not isinstance(self.attributes.get("sym_name"), StringAttr):
             raise self.error("requires a 'sym_name' string attribute")
@@ -99,6 +183,27 @@ class ReturnOp(Operation):
     name = "func.return"
     traits = (Terminator, Pure)
 
+    def print_custom(self, printer) -> None:
+        """`func.return %a, %b : t1, t2`, or a bare `func.return`."""
+        if self.operands:
+            printer.write(" ", printer.names(self.operands))
+        printer.write(printer.attr_dict(self.attributes))
+        if self.operands:
+            printer.write(" : ", printer.types(v.type for v in self.operands))
+
+    @classmethod
+    def parse_custom(cls, parser) -> "ReturnOp":
+        # `%x =` / `%x:2 =` after a bare return starts the next op, not an operand list.
+        after = parser.peek(1)
+        next_op = after == "=" or (after == ":" and parser.peek(2).isdigit())
+        refs = [] if next_op else parser.parse_operand_refs()
+        attrs = parser.parse_optional_attr_dict()
+        types: list[Type] = []
+        if refs:
+            parser.expect(":", "':' and the returned types")
+            types = parser.parse_type_list()
+        return parser.create(cls, parser.resolve_operands(refs, types), (), attrs)
+
     def verify_(self) -> None:
         func = self.parent_op
         if not isinstance(func, FuncOp):
@@ -115,11 +220,32 @@ class CallOp(Operation):
 
     name = "func.call"
 
+    def print_custom(self, printer) -> bool | None:
+        """`func.call @f(%a) {attrs} : (t) -> t`."""
+        callee = self.attributes.get("callee")
+        if not isinstance(callee, SymbolRefAttr):
+            return False
+        printer.write(" ", str(callee), "(", printer.names(self.operands), ")",
+                      printer.attr_dict(self.attributes, ("callee",)), " : ",
+                      printer.function_type([v.type for v in self.operands], self.result_types))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "CallOp":
+        callee = parser.parse_symbol()
+        parser.expect("(")
+        refs = parser.parse_operand_refs()
+        parser.expect(")", "')' or ','")
+        attrs = parser.parse_optional_attr_dict()
+        parser.expect(":", "':' and the callee's function type")
+        ft = parser.parse_function_type()
+        attrs["callee"] = SymbolRefAttr(callee)
+        return parser.create(cls, parser.resolve_operands(refs, ft.inputs), ft.results, attrs)
+
     @property
     def callee(self) -> str:
         return self.attributes["callee"].name  # type: ignore[attr-defined]
 
     def verify_(self) -> None:
-        from ..ir.attributes import SymbolRefAttr
         if not isinstance(self.attributes.get("callee"), SymbolRefAttr):
             raise self.error("requires a 'callee' symbol reference")

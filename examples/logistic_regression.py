@@ -1,0 +1,64 @@
+"""The tutorial's logistic-regression exercise, run with floatX=float32.
+
+Run: python examples/logistic_regression.py (IRC_FLAGS=device=cuda for the gpu).
+`IRC_EXAMPLE_STEPS` lowers the number of training steps (the tests use it)."""
+import os
+
+import numpy
+
+import irc
+import irc.tensor as T
+
+irc.config.floatX = "float32"
+rng = numpy.random
+
+N = 400
+feats = 784
+D = (rng.randn(N, feats).astype(irc.config.floatX),
+     rng.randint(size=N, low=0, high=2).astype(irc.config.floatX))
+training_steps = int(os.environ.get("IRC_EXAMPLE_STEPS", 10000))
+
+# Declare symbolic variables
+x = T.matrix("x")
+y = T.vector("y")
+w = irc.shared(rng.randn(feats).astype(irc.config.floatX), name="w")
+b = irc.shared(numpy.asarray(0., dtype=irc.config.floatX), name="b")
+x.tag.test_value = D[0]
+y.tag.test_value = D[1]
+
+# Construct the expression graph
+p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))  # Probability of having a one
+prediction = p_1 > 0.5  # The prediction that is done: 0 or 1
+xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)  # Cross-entropy
+cost = xent.mean() + 0.01 * (w ** 2).sum()  # The cost to optimize
+gw, gb = T.grad(cost, [w, b])
+
+# Compile expressions to functions
+train = irc.function(
+    inputs=[x, y],
+    outputs=[prediction, xent],
+    updates={w: w - 0.01 * gw, b: b - 0.01 * gb},
+    name="train")
+predict = irc.function(inputs=[x], outputs=prediction, name="predict")
+
+if any([x.op.__class__.__name__ in ["Gemv", "CGemv", "Gemm", "CGemm"] for x in
+        train.maker.fgraph.toposort()]):
+    print("Used the cpu")
+elif any([x.op.__class__.__name__ in ["GpuGemm", "GpuGemv"] for x in
+          train.maker.fgraph.toposort()]):
+    print("Used the gpu")
+else:
+    print("ERROR, not able to tell if irc used the cpu or the gpu")
+    print(train.maker.fgraph.toposort())
+
+for i in range(training_steps):
+    pred, err = train(D[0], D[1])
+
+print("target values for D")
+print(D[1])
+
+print("prediction on D")
+print(predict(D[0]))
+
+print("predictions match targets:", bool(numpy.all(predict(D[0]) == D[1])))
+print("b is finite:", bool(numpy.isfinite(b.get_value())))

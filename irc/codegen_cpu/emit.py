@@ -1,0 +1,43 @@
+"""Text outputs for `irc-opt -t llvm` / `-t asm`: a module (tensor- or loop-level) lowered to
+loops if needed, converted to LLVM IR and optimized at O3 for the host."""
+from __future__ import annotations
+
+from ..dialects.builtin import ModuleOp
+
+
+def _loop_module(module: ModuleOp) -> ModuleOp:
+    from ..passes.lower_to_loops import is_tensor_function, lower_function
+    from ..dialects.func import FuncOp
+    funcs = [lower_function(op) if is_tensor_function(op) else op.clone()
+             for op in module.body.ops if isinstance(op, FuncOp)]
+    return ModuleOp.create(funcs)
+
+
+def optimized_module(module: ModuleOp):
+    from .convert_to_llvm import convert_to_llvm
+    from .target import parse_and_optimize
+    return parse_and_optimize(convert_to_llvm(_loop_module(module)))
+
+
+def emit_llvm_ir(module: ModuleOp) -> str:
+    """LLVM IR after the O3 pipeline (what the object code is made from)."""
+    return str(optimized_module(module))
+
+
+def emit_llvm_ir_unoptimized(module: ModuleOp) -> str:
+    from .convert_to_llvm import convert_to_llvm
+    return str(convert_to_llvm(_loop_module(module)))
+
+
+def emit_asm(module: ModuleOp) -> str:
+    """Host assembly."""
+    from .target import emit_assembly
+    return emit_assembly(optimized_module(module))
+
+
+def register() -> None:
+    from ..cli.targets import register_target
+    register_target("llvm", "irc.codegen_cpu.emit:emit_llvm_ir", "LLVM IR for the host CPU, optimized at O3")
+    register_target("llvm-raw", "irc.codegen_cpu.emit:emit_llvm_ir_unoptimized",
+                    "LLVM IR for the host CPU as generated, before optimization")
+    register_target("asm", "irc.codegen_cpu.emit:emit_asm", "host assembly")

@@ -1,0 +1,62 @@
+"""The inline math library: one emitter per elementwise math op, by op name.
+
+An emitter is ``emit(builder, x) -> value`` (``emit(builder, x, y)`` for ``pow``).  ``x`` may be
+``float``, ``double`` or ``<N x float/double>``; the result has the same type (``half`` is
+computed in float and rounded once).  Emitters only use arithmetic, fcmp/select, bitcasts and
+intrinsics that the CPU and NVPTX lower natively, so the loop vectorizer widens them and the
+GPU backend can reuse them unchanged.  Accuracy and special values: docs/mathlib.md.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+from llvmlite import ir
+
+from .mathlib_activation import emit_sigmoid, emit_softplus, emit_tanh
+from .mathlib_common import elem_type, intrinsic, with_elem
+from .mathlib_exp_log import emit_exp, emit_expm1, emit_log, emit_log1p
+from .mathlib_pow import emit_pow
+from .mathlib_trig import emit_cos, emit_sin
+
+
+def emit_sqrt(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """sqrt(x) via ``llvm.sqrt`` (a native instruction: vsqrtps/sqrt.rn, IEEE-exact)."""
+    return intrinsic(b, "sqrt", [x])
+
+
+def half_via_float(emit: Callable[..., ir.Value]) -> Callable[..., ir.Value]:
+    """Let ``emit`` take half (or <N x half>) by computing in float and rounding once."""
+
+    @functools.wraps(emit)
+    def wrapper(b: ir.IRBuilder, *args: ir.Value) -> ir.Value:
+        ty = args[0].type
+        if not isinstance(elem_type(ty), ir.HalfType):
+            return emit(b, *args)
+        fty = with_elem(ty, ir.FloatType())
+        return b.fptrunc(emit(b, *[b.fpext(a, fty) for a in args]), ty)
+
+    return wrapper
+
+
+MATH_EMITTERS: dict[str, Callable[..., ir.Value]] = {
+    name: half_via_float(fn) for name, fn in (
+        ("exp", emit_exp),
+        ("log", emit_log),
+        ("log1p", emit_log1p),
+        ("expm1", emit_expm1),
+        ("tanh", emit_tanh),
+        ("sigmoid", emit_sigmoid),
+        ("softplus", emit_softplus),
+        ("sin", emit_sin),
+        ("cos", emit_cos),
+        ("pow", emit_pow),
+        ("sqrt", emit_sqrt),
+    )
+}
+
+ARITY: dict[str, int] = {name: 2 if name == "pow" else 1 for name in MATH_EMITTERS}
+
+__all__ = ["MATH_EMITTERS", "ARITY", "emit_exp", "emit_log", "emit_log1p", "emit_expm1",
+           "emit_tanh", "emit_sigmoid", "emit_softplus", "emit_sin", "emit_cos", "emit_pow",
+           "emit_sqrt"]

@@ -1,0 +1,262 @@
+"""`scalar` ops to LLVM instructions, with numpy's semantics (NaN propagation in maximum and
+minimum, floor division and modulo with the divisor's sign, `ne` true on NaN, integer division
+by zero giving 0 instead of undefined behaviour).
+
+Everything emitted works on scalars and vectors alike and calls no libm function, so LLVM's
+loop and SLP vectorizers can widen it. `fastmath` flags are given per op by the caller (the
+reduction accumulators get `reassoc`).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from llvmlite import ir
+
+from ..dialects.elementwise import Expr, lookup
+from ..ir.types import ScalarType
+from .math_hook import math_emitters, sqrt
+from .mathlib_common import intrinsic
+
+
+def llvm_type(t: ScalarType) -> ir.Type:
+    """The register type of a scalar (`i1` stays `i1`; memory holds it as a byte)."""
+    if t.is_float:
+        return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bitwidth]
+    return ir.IntType(1 if t.is_bool else t.bitwidth)
+
+
+def memory_type(t: ScalarType) -> ir.Type:
+    """How an element sits in a buffer: numpy stores booleans as one byte."""
+    return ir.IntType(8) if t.is_bool else llvm_type(t)
+
+
+def constant(t: ScalarType, value) -> ir.Constant:
+    if t.is_float:
+        return ir.Constant(llvm_type(t), float(value))
+    return ir.Constant(llvm_type(t), int(bool(value)) if t.is_bool else int(value))
+
+
+class ScalarEmitter:
+    """Emits one scalar op at a time into `builder`."""
+
+    def __init__(self, builder: ir.IRBuilder):
+        self.b = builder
+
+    # ------------------------------------------------------------------ entry
+    def emit(self, name: str, args: Sequence[ir.Value], t: ScalarType, fastmath: tuple[str, ...] = ()
+             ) -> ir.Value:
+        """`scalar.<name>` on `args` whose (value-operand) element type is `t`."""
+        short = name.split(".", 1)[-1]
+        method = getattr(self, "op_" + short, None)
+        if method is not None:
+            return method(args, t, fastmath)
+        emitters = math_emitters()
+        if short in emitters and t.is_float:
+            return emitters[short](self.b, *args)
+        row = lookup(short)
+        if row.expansion is not None:
+            return self.expand(row.expansion, dict(zip("xyz", args)), t)
+        raise NotImplementedError(f"no CPU code generation for 'scalar.{short}' on {t} "
+                                  f"(the mathlib has no emitter for it)")
+
+    def expand(self, expr: Expr, env: dict[str, ir.Value], t: ScalarType) -> ir.Value:
+        """Emit a table expansion (`relu` = `maximum(x, 0.0)`) over already emitted values."""
+        if isinstance(expr, str):
+            return env[expr]
+        if isinstance(expr, (int, float)):
+            return constant(t, expr)
+        row = lookup(expr[0])
+        args = [self.expand(a, env, t) for a in expr[1:]]
+        return self.emit(row.name, args, t)
+
+    # ------------------------------------------------------------------ helpers
+    def _float_or_int(self, t: ScalarType, fop: Callable, iop: Callable) -> Callable:
+        return fop if t.is_float else iop
+
+    def _zero(self, like: ir.Value) -> ir.Constant:
+        ty = like.type
+        return ir.Constant(ty, 0.0 if isinstance(ty, (ir.FloatType, ir.DoubleType, ir.HalfType)) else 0)
+
+    # ------------------------------------------------------------------ arithmetic
+    def op_add(self, a, t, fm):
+        return self.b.fadd(a[0], a[1], flags=fm) if t.is_float else self.b.add(a[0], a[1])
+
+    def op_sub(self, a, t, fm):
+        return self.b.fsub(a[0], a[1], flags=fm) if t.is_float else self.b.sub(a[0], a[1])
+
+    def op_mul(self, a, t, fm):
+        if t.is_bool:
+            return self.b.and_(a[0], a[1])
+        return self.b.fmul(a[0], a[1], flags=fm) if t.is_float else self.b.mul(a[0], a[1])
+
+    def op_div(self, a, t, fm):
+        return self.b.fdiv(a[0], a[1], flags=fm)
+
+    def op_neg(self, a, t, fm):
+        return self.b.fneg(a[0]) if t.is_float else self.b.neg(a[0])
+
+    def op_abs(self, a, t, fm):
+        if t.is_float:
+            return intrinsic(self.b, "fabs", [a[0]])
+        neg = self.b.icmp_signed("<", a[0], self._zero(a[0]))
+        return self.b.select(neg, self.b.neg(a[0]), a[0])
+
+    def op_sqrt(self, a, t, fm):
+        return sqrt(self.b, a[0])
+
+    def op_square(self, a, t, fm):
+        return self.op_mul([a[0], a[0]], t, fm)
+
+    def op_reciprocal(self, a, t, fm):
+        return self.b.fdiv(constant(t, 1.0), a[0])
+
+    def op_sign(self, a, t, fm):
+        x = a[0]
+        zero, one, minus = constant(t, 0), constant(t, 1), constant(t, -1)
+        if t.is_float:
+            pos = self.b.fcmp_ordered(">", x, zero)
+            neg = self.b.fcmp_ordered("<", x, zero)
+        else:
+            pos = self.b.icmp_signed(">", x, zero)
+            neg = self.b.icmp_signed("<", x, zero)
+        return self.b.select(pos, one, self.b.select(neg, minus, x))  # keeps NaN and signed zero
+
+    def op_floor(self, a, t, fm):
+        return intrinsic(self.b, "floor", [a[0]])
+
+    def op_ceil(self, a, t, fm):
+        return intrinsic(self.b, "ceil", [a[0]])
+
+    def op_round(self, a, t, fm):
+        return intrinsic(self.b, "rint", [a[0]])
+
+    def op_round_away(self, a, t, fm):
+        return intrinsic(self.b, "round", [a[0]])
+
+    def op_logical_not(self, a, t, fm):
+        return self.b.xor(a[0], ir.Constant(a[0].type, 1))
+
+    def op_floordiv(self, a, t, fm):
+        x, y = a
+        if t.is_float:  # numpy: floor of the true quotient (up to its fmod correction)
+            return intrinsic(self.b, "floor", [self.b.fdiv(x, y)])
+        return self._int_floordiv_mod(x, y)[0]
+
+    def op_mod(self, a, t, fm):
+        x, y = a
+        if t.is_float:
+            r = self.b.frem(x, y)
+            zero = constant(t, 0.0)
+            # numpy: the result takes the divisor's sign
+            fix = self.b.and_(self.b.fcmp_ordered("!=", r, zero),
+                              self.b.xor(self.b.fcmp_ordered("<", r, zero),
+                                         self.b.fcmp_ordered("<", y, zero)))
+            return self.b.select(fix, self.b.fadd(r, y), r)
+        return self._int_floordiv_mod(x, y)[1]
+
+    def _int_floordiv_mod(self, x, y):
+        b = self.b
+        zero = self._zero(x)
+        one = ir.Constant(x.type, 1)
+        y_is_zero = b.icmp_signed("==", y, zero)
+        safe = b.select(y_is_zero, one, y)
+        q = b.sdiv(x, safe)
+        r = b.srem(x, safe)
+        adjust = b.and_(b.icmp_signed("!=", r, zero),
+                        b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", safe, zero)))
+        q = b.select(adjust, b.sub(q, one), q)
+        r = b.select(adjust, b.add(r, safe), r)
+        return b.select(y_is_zero, zero, q), b.select(y_is_zero, zero, r)
+
+    def op_maximum(self, a, t, fm):
+        if t.is_float:
+            return intrinsic(self.b, "maximum", list(a))  # NaN-propagating, like numpy
+        if t.is_bool:
+            return self.b.or_(a[0], a[1])
+        return intrinsic(self.b, "smax", list(a))
+
+    def op_minimum(self, a, t, fm):
+        if t.is_float:
+            return intrinsic(self.b, "minimum", list(a))
+        if t.is_bool:
+            return self.b.and_(a[0], a[1])
+        return intrinsic(self.b, "smin", list(a))
+
+    def op_and(self, a, t, fm):
+        return self.b.and_(a[0], a[1])
+
+    def op_or(self, a, t, fm):
+        return self.b.or_(a[0], a[1])
+
+    def op_xor(self, a, t, fm):
+        return self.b.xor(a[0], a[1])
+
+    def op_pow(self, a, t, fm):
+        emitters = math_emitters()
+        if t.is_float and "pow" in emitters:
+            return emitters["pow"](self.b, a[0], a[1])
+        raise NotImplementedError(f"no CPU code generation for 'scalar.pow' on {t}")
+
+    # ------------------------------------------------------------------ comparisons, select
+    def _cmp(self, op: str, a, t):
+        if t.is_float:
+            if op == "!=":  # numpy: NaN != anything
+                return self.b.fcmp_unordered(op, a[0], a[1])
+            return self.b.fcmp_ordered(op, a[0], a[1])
+        if t.is_bool:
+            return self.b.icmp_unsigned(op, a[0], a[1])
+        return self.b.icmp_signed(op, a[0], a[1])
+
+    def op_eq(self, a, t, fm):
+        return self._cmp("==", a, t)
+
+    def op_ne(self, a, t, fm):
+        return self._cmp("!=", a, t)
+
+    def op_lt(self, a, t, fm):
+        return self._cmp("<", a, t)
+
+    def op_le(self, a, t, fm):
+        return self._cmp("<=", a, t)
+
+    def op_gt(self, a, t, fm):
+        return self._cmp(">", a, t)
+
+    def op_ge(self, a, t, fm):
+        return self._cmp(">=", a, t)
+
+    def op_select(self, a, t, fm):
+        return self.b.select(a[0], a[1], a[2])
+
+    # ------------------------------------------------------------------ casts
+    def cast(self, x: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
+        """numpy's `astype`: floats truncate toward zero into integers; anything to i1 is `!= 0`."""
+        b = self.b
+        to = llvm_type(dst)
+        if src == dst:
+            return x
+        if dst.is_bool:
+            if src.is_float:
+                return b.fcmp_unordered("!=", x, constant(src, 0.0))
+            return b.icmp_unsigned("!=", x, constant(src, 0))
+        if src.is_float and dst.is_float:
+            return b.fpext(x, to) if dst.bitwidth > src.bitwidth else b.fptrunc(x, to)
+        if src.is_float:
+            return b.call(_sat_cast(b.module, x.type, to), [x])
+        if dst.is_float:
+            return b.uitofp(x, to) if src.is_bool else b.sitofp(x, to)
+        if dst.bitwidth > src.bitwidth:
+            return b.zext(x, to) if src.is_bool else b.sext(x, to)
+        if dst.bitwidth < src.bitwidth:
+            return b.trunc(x, to)
+        return x
+
+
+def _sat_cast(module: ir.Module, src: ir.Type, dst: ir.Type) -> ir.Function:
+    """`llvm.fptosi.sat`: defined for every input (NaN gives 0), unlike a plain fptosi."""
+    fs = "f32" if isinstance(src, ir.FloatType) else ("f16" if isinstance(src, ir.HalfType) else "f64")
+    name = f"llvm.fptosi.sat.i{dst.width}.{fs}"
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(dst, [src]), name=name)
+    return fn

@@ -1,0 +1,68 @@
+"""The host CPU as an LLVM target: target machine (CPU name and features), the O3 pipeline of
+the new pass manager with loop and SLP vectorization, and object code / assembly emission.
+
+`host_identity()` is what a cached object depends on besides the IR: the triple, the CPU name
+and features, and the llvmlite/LLVM versions.
+"""
+from __future__ import annotations
+
+import functools
+
+import llvmlite
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+
+@functools.lru_cache(maxsize=None)
+def _init() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@functools.lru_cache(maxsize=None)
+def host_target_machine() -> "llvm.TargetMachine":
+    """The shared target machine for optimizing and emitting code (never give it to an engine:
+    MCJIT takes ownership of its target machine; use `new_target_machine` there)."""
+    return new_target_machine()
+
+
+def new_target_machine() -> "llvm.TargetMachine":
+    _init()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=3, jit=True)
+
+
+@functools.lru_cache(maxsize=None)
+def host_identity() -> str:
+    """Everything besides the IR that changes the machine code."""
+    _init()
+    return "|".join((llvm.get_process_triple(), llvm.get_host_cpu_name(),
+                     llvm.get_host_cpu_features().flatten(), llvmlite.__version__,
+                     ".".join(map(str, llvm.llvm_version_info))))
+
+
+def parse_and_optimize(module: ir.Module) -> "llvm.ModuleRef":
+    """Parse the llvmlite module and run the O3 pipeline (with both vectorizers) over it."""
+    tm = host_target_machine()
+    mod = llvm.parse_assembly(str(module))
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options()
+    pto.speed_level = 3
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    return mod
+
+
+def emit_object(mod: "llvm.ModuleRef") -> bytes:
+    return host_target_machine().emit_object(mod)
+
+
+def emit_assembly(mod: "llvm.ModuleRef") -> str:
+    return host_target_machine().emit_assembly(mod)

@@ -1,0 +1,268 @@
+"""The table of elementwise operations: the single source for `scalar.<name>` and `tensor.<name>`.
+
+Each row (`Elementwise`) gives what every level needs to know about one scalar function: its
+arity, a numpy reference (the semantics), the result-dtype rule, which element kinds it takes,
+its derivative and its scalar form. Adding an op is adding one row to `TABLE`; the dialects,
+the reference evaluator and the tests pick it up.
+
+Expressions (`Expr`) are data, so the frontend can build them without this module knowing it:
+an expression is a symbol (`"x"`, `"y"`, `"z"` for the inputs, `"out"` for the result, `"gz"`
+for the incoming gradient), a float constant, or a tuple `(op_name, *args)` over this table's
+op names. A derivative gives one expression per input: the gradient flowing to that input
+(before the frontend sums it over broadcast dimensions); a constant expression means that
+constant broadcast to the input's shape (`0.0`: zero almost everywhere, e.g. `floor`); `None`
+means no gradient flows to that input at all (comparisons, logical ops, `select`'s condition).
+`expansion`, where given, writes a composite op over simpler rows: the scalar form a backend
+may lower instead of the op itself (`relu` = `maximum(x, 0.0)`).
+
+Rounding: `round` rounds half to even (numpy's `rint`, and Theano's `round_half_to_even`, the
+default since Theano 0.9); `round_away` rounds half away from zero (`round_half_away_from_zero`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence, Union
+
+import numpy as np
+
+from ..ir.types import ScalarType, f32, f64, i1, scalar_from_numpy
+
+Expr = Union[str, float, tuple]
+SYMBOLS = ("x", "y", "z", "out", "gz")
+INPUT_SYMBOLS = ("x", "y", "z")
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """One elementwise op. `kinds` lists accepted element kinds: f(loat), i(nteger), b(ool)."""
+
+    name: str
+    arity: int
+    reference: Callable[..., np.ndarray]
+    derivative: tuple[Expr | None, ...]
+    result: str = "same"          # "same": the inputs' type; "bool": i1 (comparisons)
+    kinds: str = "fi"
+    commutative: bool = False
+    expansion: Expr | None = None
+
+    @property
+    def float_only(self) -> bool:
+        return self.kinds == "f"
+
+    @property
+    def integer_only(self) -> bool:
+        return "f" not in self.kinds
+
+    @property
+    def is_comparison(self) -> bool:
+        return self.result == "bool"
+
+    @property
+    def scalar_name(self) -> str:
+        return f"scalar.{self.name}"
+
+    @property
+    def tensor_name(self) -> str:
+        return f"tensor.{self.name}"
+
+    @property
+    def value_operands(self) -> range:
+        """Indices of the operands whose types must agree (all but `select`'s condition)."""
+        return range(1, 3) if self.name == "select" else range(self.arity)
+
+
+# ---------------------------------------------------------------------------- numpy references
+def _sigmoid(x):
+    x = np.asarray(x)
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _softplus(x):
+    x = np.asarray(x)
+    return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
+
+
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+def _round_away(x):
+    x = np.asarray(x)
+    t = np.trunc(x)
+    return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0)
+
+
+def _logical_not(x):
+    return np.logical_not(x)
+
+
+# ---------------------------------------------------------------------------- the table
+def _row(name: str, arity: int, reference: Callable, derivative, **kw) -> Elementwise:
+    if arity == 1 and not (isinstance(derivative, tuple) and len(derivative) == 1):
+        derivative = (derivative,)  # a unary row may give its one expression bare
+    return Elementwise(name, arity, reference, derivative, **kw)
+
+
+_ZERO = 0.0
+_U = "f"  # float-only unary math
+
+TABLE_ROWS: tuple[Elementwise, ...] = (
+    # -- unary
+    _row("neg", 1, np.negative, ("neg", "gz")),
+    _row("abs", 1, np.abs, ("mul", "gz", ("sign", "x"))),
+    _row("exp", 1, np.exp, ("mul", "gz", "out"), kinds=_U),
+    _row("log", 1, np.log, ("div", "gz", "x"), kinds=_U),
+    _row("log1p", 1, np.log1p, ("div", "gz", ("add", 1.0, "x")), kinds=_U),
+    _row("expm1", 1, np.expm1, ("mul", "gz", ("add", "out", 1.0)), kinds=_U),
+    _row("sqrt", 1, np.sqrt, ("div", "gz", ("mul", 2.0, "out")), kinds=_U),
+    _row("sin", 1, np.sin, ("mul", "gz", ("cos", "x")), kinds=_U),
+    _row("cos", 1, np.cos, ("neg", ("mul", "gz", ("sin", "x"))), kinds=_U),
+    _row("tanh", 1, np.tanh, ("mul", "gz", ("sub", 1.0, ("square", "out"))), kinds=_U),
+    _row("sigmoid", 1, _sigmoid, ("mul", "gz", ("mul", "out", ("sub", 1.0, "out"))), kinds=_U,
+         expansion=("select", ("ge", "x", 0.0),
+                    ("reciprocal", ("add", 1.0, ("exp", ("neg", "x")))),
+                    ("div", ("exp", "x"), ("add", 1.0, ("exp", "x"))))),
+    _row("softplus", 1, _softplus, ("mul", "gz", ("sigmoid", "x")), kinds=_U,
+         expansion=("add", ("log1p", ("exp", ("neg", ("abs", "x")))), ("maximum", "x", 0.0))),
+    _row("relu", 1, _relu, ("select", ("gt", "x", 0.0), "gz", 0.0),
+         expansion=("maximum", "x", 0.0)),
+    _row("sign", 1, np.sign, _ZERO),
+    _row("floor", 1, np.floor, _ZERO, kinds=_U),
+    _row("ceil", 1, np.ceil, _ZERO, kinds=_U),
+    _row("round", 1, np.rint, _ZERO, kinds=_U),
+    _row("round_away", 1, _round_away, _ZERO, kinds=_U),
+    _row("reciprocal", 1, np.reciprocal, ("neg", ("mul", "gz", ("square", "out"))), kinds=_U,
+         expansion=("div", 1.0, "x")),
+    _row("square", 1, np.square, ("mul", "gz", ("mul", 2.0, "x")), expansion=("mul", "x", "x")),
+    _row("logical_not", 1, _logical_not, (None,), kinds="b"),
+    # -- binary arithmetic
+    _row("add", 2, np.add, ("gz", "gz"), commutative=True),
+    _row("sub", 2, np.subtract, ("gz", ("neg", "gz"))),
+    _row("mul", 2, np.multiply, (("mul", "gz", "y"), ("mul", "gz", "x")), commutative=True),
+    _row("div", 2, np.true_divide, (("div", "gz", "y"), ("neg", ("div", ("mul", "gz", "out"), "y"))),
+         kinds="f"),
+    _row("floordiv", 2, np.floor_divide, (_ZERO, _ZERO)),
+    _row("mod", 2, np.mod, ("gz", ("neg", ("mul", "gz", ("floordiv", "x", "y"))))),
+    _row("pow", 2, np.power, (("mul", "gz", ("mul", "y", ("pow", "x", ("sub", "y", 1.0)))),
+                              ("mul", "gz", ("mul", "out", ("log", "x"))))),
+    _row("maximum", 2, np.maximum, (("select", ("ge", "x", "y"), "gz", 0.0),
+                                    ("select", ("lt", "x", "y"), "gz", 0.0)),
+         kinds="fib", commutative=True),
+    _row("minimum", 2, np.minimum, (("select", ("le", "x", "y"), "gz", 0.0),
+                                    ("select", ("gt", "x", "y"), "gz", 0.0)),
+         kinds="fib", commutative=True),
+    # -- bitwise on integers, logical on i1
+    _row("and", 2, np.bitwise_and, (None, None), kinds="ib", commutative=True),
+    _row("or", 2, np.bitwise_or, (None, None), kinds="ib", commutative=True),
+    _row("xor", 2, np.bitwise_xor, (None, None), kinds="ib", commutative=True),
+    # -- comparisons (result i1)
+    _row("eq", 2, np.equal, (None, None), result="bool", kinds="fib", commutative=True),
+    _row("ne", 2, np.not_equal, (None, None), result="bool", kinds="fib", commutative=True),
+    _row("lt", 2, np.less, (None, None), result="bool", kinds="fib"),
+    _row("le", 2, np.less_equal, (None, None), result="bool", kinds="fib"),
+    _row("gt", 2, np.greater, (None, None), result="bool", kinds="fib"),
+    _row("ge", 2, np.greater_equal, (None, None), result="bool", kinds="fib"),
+    # -- ternary: select(cond: i1, a, b)
+    _row("select", 3, np.where, (None, ("select", "x", "gz", 0.0), ("select", "x", 0.0, "gz")),
+         kinds="fib"),
+)
+
+TABLE: dict[str, Elementwise] = {row.name: row for row in TABLE_ROWS}
+
+
+def lookup(name: str) -> Elementwise:
+    """The row for `name` (`"exp"`, `"tensor.exp"` and `"scalar.exp"` all work)."""
+    return TABLE[name.split(".", 1)[-1]]
+
+
+# ---------------------------------------------------------------------------- type rules
+def element_kind(t: ScalarType) -> str:
+    return "b" if t.is_bool else ("f" if t.is_float else "i")
+
+
+_KIND_WORDS = {"f": "float", "i": "integer", "b": "i1"}
+
+
+def check_element_types(row: Elementwise, types: Sequence[ScalarType]) -> ScalarType:
+    """The result element type of `row` applied to `types`, or a ValueError saying why not.
+
+    The dialects require the value operands to have one type already (the frontend casts)."""
+    if len(types) != row.arity:
+        raise ValueError(f"expects {row.arity} operand(s), got {len(types)}")
+    if row.name == "select" and types[0] != i1:
+        raise ValueError(f"condition must have element type i1, got {types[0]}")
+    values = [types[i] for i in row.value_operands]
+    if any(t != values[0] for t in values):
+        raise ValueError("operands must have the same element type, got "
+                         + ", ".join(str(t) for t in values))
+    t = values[0]
+    if element_kind(t) not in row.kinds:
+        allowed = " or ".join(_KIND_WORDS[k] for k in row.kinds)
+        raise ValueError(f"needs {allowed} operands, got {t}")
+    return i1 if row.result == "bool" else t
+
+
+def promote(types: Sequence[ScalarType]) -> ScalarType:
+    """numpy's promotion of several element types (what the frontend casts operands to)."""
+    return scalar_from_numpy(np.result_type(*[t.numpy_name for t in types]).name)
+
+
+def upgrade_to_float(t: ScalarType) -> ScalarType:
+    """Theano's rule for float-only ops on integers: small integers to f32, others to f64."""
+    if t.is_float:
+        return t
+    return f32 if t.name in ("i1", "i8", "i16") else f64
+
+
+def operand_type_for(row: Elementwise, types: Sequence[ScalarType]) -> ScalarType:
+    """The common element type the frontend should cast `row`'s value operands to."""
+    values = [types[i] for i in row.value_operands]
+    t = promote(values)
+    if row.float_only:
+        return upgrade_to_float(t)
+    if t.is_bool and "b" not in row.kinds:
+        return scalar_from_numpy("int8")
+    return t
+
+
+# ---------------------------------------------------------------------------- expressions
+def evaluate_expression(expr: Expr, env: Mapping[str, object]):
+    """Evaluate a derivative or expansion expression with numpy; `env` maps symbols to arrays.
+
+    Float constants stay Python floats, so numpy keeps the dtype of the arrays they meet."""
+    if isinstance(expr, str):
+        if expr not in env:
+            raise KeyError(f"expression uses '{expr}' but no value was given for it")
+        return env[expr]
+    if isinstance(expr, (int, float)):
+        return float(expr)
+    if isinstance(expr, tuple) and expr and isinstance(expr[0], str):
+        row = lookup(expr[0])
+        args = [evaluate_expression(a, env) for a in expr[1:]]
+        if len(args) != row.arity:
+            raise ValueError(f"'{row.name}' takes {row.arity} argument(s) in {expr!r}")
+        with np.errstate(all="ignore"):
+            return row.reference(*args)
+    raise ValueError(f"malformed expression {expr!r}")
+
+
+def expression_ops(expr: Expr) -> set[str]:
+    """The op names an expression uses (to check that every one is in the table)."""
+    if isinstance(expr, tuple):
+        out = {expr[0]}
+        for a in expr[1:]:
+            out |= expression_ops(a)
+        return out
+    return set()
+
+
+def expression_symbols(expr: Expr) -> set[str]:
+    if isinstance(expr, str):
+        return {expr}
+    if isinstance(expr, tuple):
+        out: set[str] = set()
+        for a in expr[1:]:
+            out |= expression_symbols(a)
+        return out
+    return set()

@@ -1,0 +1,562 @@
+"""`loop`: buffers and loops, the level between value-semantic tensors and LLVM IR.
+
+Buffers are `MemRefType`s: a base pointer plus an element offset, sizes and element strides.
+Views (`transpose`, `subview`, `broadcast`, `reshape`) only compute a new offset/sizes/strides
+triple, so transposes, slices and broadcasts (stride 0) never copy. Index arithmetic has its
+own small set of ops here so that this level stays independent of the `scalar` dialect's
+choices; element computation inside loops uses `scalar` ops.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
+from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
+from ..ir.types import ScalarType, Type, index
+from .builtin import DenseAttr, MemRefType
+
+
+def _memref(op: Operation, v: Value, what: str = "operand") -> MemRefType:
+    if not isinstance(v.type, MemRefType):
+        raise op.error(f"{what} must be a memref, got {v.type}")
+    return v.type
+
+
+def _indices(op: Operation, values: Sequence[Value], what: str) -> None:
+    for v in values:
+        if v.type != index:
+            raise op.error(f"{what} must be of type index, got {v.type}")
+
+
+def dynamic_strides(rank: int) -> tuple[None, ...]:
+    return (None,) * rank
+
+
+def view_type(shape: Sequence[int | None], element: ScalarType) -> MemRefType:
+    """The type of a view whose strides and offset are only known at run time."""
+    return MemRefType(tuple(shape), element, dynamic_strides(len(shape)), None)
+
+
+# ---------------------------------------------------------------------------- buffers
+class AllocOp(Operation):
+    """`%b = loop.alloc %n, %m : (index, index) -> memref<?x?xf32>`: a new contiguous buffer;
+    one index operand per dynamic size."""
+
+    name = "loop.alloc"
+    assembly = "short"
+
+    def verify_(self) -> None:
+        t = _memref(self, self.result, "result")
+        if t.strides is not None or t.offset != 0:
+            raise self.error("allocates contiguous buffers only")
+        if self.num_operands != sum(d is None for d in t.shape):
+            raise self.error("needs one size operand per dynamic dimension")
+        _indices(self, self.operands, "sizes")
+
+
+class DeallocOp(Operation):
+    """`loop.dealloc %b : memref<...>`: frees a buffer made by `loop.alloc`."""
+
+    name = "loop.dealloc"
+    assembly = "short"
+
+    def verify_(self) -> None:
+        if self.num_operands != 1 or self.results:
+            raise self.error("takes one buffer and has no results")
+        _memref(self, self.operand(0))
+
+
+class GlobalOp(Operation):
+    """`%c = loop.global {value = dense<...> : tensor<...>} : memref<...>`: read-only constant
+    data baked into the compiled code."""
+
+    name = "loop.global"
+    assembly = "short"
+    traits = (Pure,)
+
+    def verify_(self) -> None:
+        if not isinstance(self.attributes.get("value"), DenseAttr):
+            raise self.error("requires a dense 'value'")
+        t = _memref(self, self.result, "result")
+        if any(d is None for d in t.shape) or t.strides is not None:
+            raise self.error("result must be a static contiguous memref")
+
+
+class DimOp(Operation):
+    """`%n = loop.dim %b {axis = 0} : (memref<...>) -> index`."""
+
+    name = "loop.dim"
+    assembly = "short"
+    traits = (Pure,)
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    @property
+    def axis(self) -> int:
+        return self.attributes["axis"].value  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        t = _memref(self, self.operand(0))
+        if not isinstance(self.attributes.get("axis"), IntegerAttr) or not 0 <= self.axis < t.rank:
+            raise self.error("requires an integer 'axis' within the rank")
+
+
+# ---------------------------------------------------------------------------- views
+class TransposeOp(Operation):
+    """`%v = loop.transpose %b {perm = array<i64: 1, 0>}`: result axis i is source axis perm[i]."""
+
+    name = "loop.transpose"
+    assembly = "short"
+    traits = (Pure,)
+
+    @property
+    def perm(self) -> tuple[int, ...]:
+        return tuple(self.attributes["perm"])  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        src = _memref(self, self.operand(0))
+        if sorted(self.perm) != list(range(src.rank)):
+            raise self.error("'perm' must be a permutation of the source axes")
+        if self.result.type.shape != tuple(src.shape[p] for p in self.perm):
+            raise self.error("result shape is not the permuted source shape")
+
+
+class SubviewOp(Operation):
+    """`%v = loop.subview %b, offsets..., sizes..., steps...`: per axis, the elements
+    `offset + k * step` for k < size (negative steps allowed)."""
+
+    name = "loop.subview"
+    assembly = "short"
+    traits = (Pure,)
+
+    def verify_(self) -> None:
+        src = _memref(self, self.operand(0))
+        if self.num_operands != 1 + 3 * src.rank:
+            raise self.error("needs an offset, a size and a step per axis")
+        _indices(self, self.operands[1:], "offsets, sizes and steps")
+        if _memref(self, self.result, "result").rank != src.rank:
+            raise self.error("keeps the rank")
+
+
+class BroadcastOp(Operation):
+    """`%v = loop.broadcast %b, sizes... {dims = array<i64: -1, 0>}`: Theano's dimshuffle as a
+    view. Result axis i reads source axis dims[i] (in any order), or is a new axis (-1) of
+    stride 0; source axes of static size 1 may be dropped or stretched (stride 0). One index
+    operand per result size."""
+
+    name = "loop.broadcast"
+    assembly = "short"
+    traits = (Pure,)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return tuple(self.attributes["dims"])  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        src = _memref(self, self.operand(0))
+        res = _memref(self, self.result, "result")
+        if len(self.dims) != res.rank or self.num_operands != 1 + res.rank:
+            raise self.error("needs one entry of 'dims' and one size per result axis")
+        _indices(self, self.operands[1:], "sizes")
+        used = [d for d in self.dims if d >= 0]
+        if len(used) != len(set(used)) or any(d >= src.rank for d in used):
+            raise self.error("'dims' must name distinct source axes")
+        for axis in range(src.rank):
+            if axis not in used and src.shape[axis] != 1:
+                raise self.error(f"drops source axis {axis}, which is not of static size 1")
+
+
+class ReshapeOp(Operation):
+    """`%v = loop.reshape %b, sizes... : (memref<?x?xf32>, index) -> memref<?xf32>`: a new shape
+    for a contiguous buffer (one index operand per dynamic result size)."""
+
+    name = "loop.reshape"
+    assembly = "short"
+    traits = (Pure,)
+
+    def verify_(self) -> None:
+        src = _memref(self, self.operand(0))
+        res = _memref(self, self.result, "result")
+        if src.strides is not None or res.strides is not None or src.offset != 0:
+            raise self.error("reshapes contiguous buffers only")
+        if self.num_operands != 1 + sum(d is None for d in res.shape):
+            raise self.error("needs one size operand per dynamic result dimension")
+
+
+# ---------------------------------------------------------------------------- element access
+class LoadOp(Operation):
+    """`%v = loop.load %b[%i, %j] : memref<?x?xf32>`."""
+
+    name = "loop.load"
+
+    def print_custom(self, printer) -> bool | None:
+        if not self.operands or not isinstance(self.operand(0).type, MemRefType):
+            return False
+        printer.write(" ", printer.name(self.operand(0)), "[", printer.names(self.operands[1:]), "]",
+                      printer.attr_dict(self.attributes), " : ", printer.type(self.operand(0).type))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "LoadOp":
+        buf = parser.parse_operand_refs()
+        indices = _parse_indices(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.expect(":", "':' and the memref type")
+        t = parser.parse_type()
+        if not isinstance(t, MemRefType):
+            raise parser.error(f"expected a memref type, got {t}")
+        operands = parser.resolve_operands(buf + indices, [t] + [index] * len(indices))
+        return parser.create(cls, operands, [t.element], attrs)
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [operand_types[0].element]
+
+    def verify_(self) -> None:
+        t = _memref(self, self.operand(0))
+        if self.num_operands != 1 + t.rank:
+            raise self.error(f"needs {t.rank} indices")
+        _indices(self, self.operands[1:], "indices")
+        if self.result.type != t.element:
+            raise self.error("result type must be the element type")
+
+
+class StoreOp(Operation):
+    """`loop.store %v, %b[%i, %j] : memref<?x?xf32>`."""
+
+    name = "loop.store"
+
+    def print_custom(self, printer) -> bool | None:
+        if self.num_operands < 2 or not isinstance(self.operand(1).type, MemRefType):
+            return False
+        printer.write(" ", printer.names(self.operands[:2]), "[", printer.names(self.operands[2:]), "]",
+                      printer.attr_dict(self.attributes), " : ", printer.type(self.operand(1).type))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "StoreOp":
+        refs = parser.parse_operand_refs()
+        indices = _parse_indices(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.expect(":", "':' and the memref type")
+        t = parser.parse_type()
+        if not isinstance(t, MemRefType) or len(refs) != 2:
+            raise parser.error("expected `loop.store %value, %buffer[indices] : memref<...>`")
+        operands = parser.resolve_operands(refs + indices, [t.element, t] + [index] * len(indices))
+        return parser.create(cls, operands, [], attrs)
+
+    def verify_(self) -> None:
+        t = _memref(self, self.operand(1))
+        if self.num_operands != 2 + t.rank or self.results:
+            raise self.error(f"needs a value, a buffer and {t.rank} indices")
+        _indices(self, self.operands[2:], "indices")
+        if self.operand(0).type != t.element:
+            raise self.error("stored value must have the element type")
+
+
+# ---------------------------------------------------------------------------- loops
+class ForOp(Operation):
+    """`%r = loop.for %i = %lb to %ub step %s iter_args(%acc = %init) { ... loop.yield %x }`.
+
+    Operands: lb, ub, step, inits. The body block takes the induction variable then one
+    argument per iter_arg; results are the final iter_args. The attribute `reduction`
+    (unit) marks iter_args that are reduction accumulators: codegen gives their float
+    arithmetic `reassoc` so the loop vectorizes."""
+
+    name = "loop.for"
+
+    def print_custom(self, printer) -> bool | None:
+        if self.num_operands < 3 or len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
+            return False
+        body = self.regions[0].blocks[0]
+        if len(body.args) != self.num_operands - 2:
+            return False
+        lb, ub, step = self.operands[:3]
+        printer.write(" ", printer.name(body.args[0]), " = ", printer.name(lb), " to ", printer.name(ub),
+                      " step ", printer.name(step))
+        if self.results:
+            pairs = [f"{printer.name(a)} = {printer.name(v)}"
+                     for a, v in zip(body.args[1:], self.operands[3:])]
+            printer.write(" iter_args(", ", ".join(pairs), ") -> (", printer.types(self.result_types), ")")
+        printer.write(" ")
+        printer.print_region(self.regions[0], entry_args=False)
+        printer.write(printer.attr_dict(self.attributes))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "ForOp":
+        iv = parser.parse_value_def()
+        parser.expect("=")
+        bounds = [parser.parse_operand_refs()]
+        parser.expect("to")
+        bounds.append(parser.parse_operand_refs())
+        parser.expect("step")
+        bounds.append(parser.parse_operand_refs())
+        if any(len(b) != 1 for b in bounds):
+            raise parser.error("expected `loop.for %i = %lb to %ub step %s`")
+        args: list[int] = []
+        inits: list[int] = []
+        types: list[Type] = []
+        if parser.accept("iter_args"):
+            parser.expect("(")
+            while True:
+                args.append(parser.parse_value_def())
+                parser.expect("=")
+                inits += parser.parse_operand_refs()[:1]
+                if not parser.accept(","):
+                    break
+            parser.expect(")")
+            parser.expect("->")
+            parser.expect("(")
+            types = parser.parse_type_list()
+            parser.expect(")")
+        operands = parser.resolve_operands([b[0] for b in bounds] + inits, [index] * 3 + types)
+        region = parser.parse_region(entry_args=[(iv, index)] + list(zip(args, types)))
+        attrs = parser.parse_optional_attr_dict()
+        return parser.create(cls, operands, types, attrs, [region])
+
+    @staticmethod
+    def create(lb: Value, ub: Value, step: Value, inits: Sequence[Value] = (),
+               reduction: bool = False) -> "ForOp":
+        from ..ir.attributes import UnitAttr
+        body = Block([index] + [v.type for v in inits])
+        attrs = {"reduction": UnitAttr()} if reduction else {}
+        op = ForOp([lb, ub, step, *inits], [v.type for v in inits], attrs, [Region([body])])
+        return op
+
+    @property
+    def body(self) -> Block:
+        return self.regions[0].blocks[0]
+
+    @property
+    def induction_var(self) -> Value:
+        return self.body.args[0]
+
+    @property
+    def inits(self) -> tuple[Value, ...]:
+        return self.operands[3:]
+
+    def verify_(self) -> None:
+        if self.num_operands < 3 or len(self.regions) != 1:
+            raise self.error("needs lb, ub, step and one body region")
+        _indices(self, self.operands[:3], "bounds and step")
+        body = self.body
+        types = [index] + [v.type for v in self.inits]
+        if [a.type for a in body.args] != types:
+            raise self.error("body arguments must be the index then the iter_args")
+        if [r.type for r in self.results] != types[1:]:
+            raise self.error("results must match the iter_args")
+        term = body.terminator
+        if not isinstance(term, YieldOp) or [v.type for v in term.operands] != types[1:]:
+            raise self.error("body must end with a 'loop.yield' of the iter_args' types")
+
+
+class ParallelOp(Operation):
+    """`loop.parallel (%i, %j) = (%l0, %l1) to (%u0, %u1) step (%s0, %s1) { ... }`: a loop nest
+    whose iterations are independent (any order, any thread). Operands: lbs, ubs, steps."""
+
+    name = "loop.parallel"
+
+    def print_custom(self, printer) -> bool | None:
+        if self.num_operands % 3 or len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
+            return False
+        body = self.regions[0].blocks[0]
+        if len(body.args) != self.rank:
+            return False
+        lbs, ubs, steps = self.bounds()
+        printer.write(" (", printer.names(body.args), ") = (", printer.names(lbs), ") to (",
+                      printer.names(ubs), ") step (", printer.names(steps), ") ")
+        printer.print_region(self.regions[0], entry_args=False)
+        printer.write(printer.attr_dict(self.attributes))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "ParallelOp":
+        parser.expect("(")
+        ivs = [parser.parse_value_def()]
+        while parser.accept(","):
+            ivs.append(parser.parse_value_def())
+        parser.expect(")")
+        parser.expect("=")
+        groups = []
+        for i, word in enumerate(("", "to", "step")):
+            if word:
+                parser.expect(word)
+            parser.expect("(")
+            groups += parser.parse_operand_refs()
+            parser.expect(")")
+        if len(groups) != 3 * len(ivs):
+            raise parser.error(f"expected {len(ivs)} lower bounds, upper bounds and steps")
+        operands = parser.resolve_operands(groups, [index] * len(groups))
+        region = parser.parse_region(entry_args=[(iv, index) for iv in ivs])
+        attrs = parser.parse_optional_attr_dict()
+        return parser.create(cls, operands, [], attrs, [region])
+
+    @staticmethod
+    def create(lbs: Sequence[Value], ubs: Sequence[Value], steps: Sequence[Value]) -> "ParallelOp":
+        body = Block([index] * len(lbs))
+        return ParallelOp([*lbs, *ubs, *steps], [], {}, [Region([body])])
+
+    @property
+    def body(self) -> Block:
+        return self.regions[0].blocks[0]
+
+    @property
+    def rank(self) -> int:
+        return self.num_operands // 3
+
+    def bounds(self) -> tuple[tuple[Value, ...], tuple[Value, ...], tuple[Value, ...]]:
+        n = self.rank
+        ops = self.operands
+        return ops[:n], ops[n:2 * n], ops[2 * n:]
+
+    def verify_(self) -> None:
+        if self.num_operands % 3 or self.num_operands == 0 or self.results:
+            raise self.error("needs lbs, ubs and steps for each of at least one dimension")
+        _indices(self, self.operands, "bounds and steps")
+        if [a.type for a in self.body.args] != [index] * self.rank:
+            raise self.error("body takes one index per dimension")
+        term = self.body.terminator
+        if not isinstance(term, YieldOp) or term.operands:
+            raise self.error("body must end with an empty 'loop.yield'")
+
+
+class YieldOp(Operation):
+    """`loop.yield %a, %b : f32, f32`: ends a loop body, passing the next iter_args."""
+
+    name = "loop.yield"
+    traits = (Terminator, Pure)
+
+    def print_custom(self, printer) -> None:
+        if self.operands:
+            printer.write(" ", printer.names(self.operands))
+        printer.write(printer.attr_dict(self.attributes))
+        if self.operands:
+            printer.write(" : ", printer.types(v.type for v in self.operands))
+
+    @classmethod
+    def parse_custom(cls, parser) -> "YieldOp":
+        # `%x =` / `%x:2 =` after a bare yield starts the next op, not an operand list.
+        after = parser.peek(1)
+        next_op = after == "=" or (after == ":" and parser.peek(2).isdigit())
+        refs = [] if next_op else parser.parse_operand_refs()
+        attrs = parser.parse_optional_attr_dict()
+        types: list[Type] = []
+        if refs:
+            parser.expect(":", "':' and the yielded types")
+            types = parser.parse_type_list()
+        return parser.create(cls, parser.resolve_operands(refs, types), [], attrs)
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op, (ForOp, ParallelOp)):
+            raise self.error("must end a 'loop.for' or 'loop.parallel' body")
+
+
+# ---------------------------------------------------------------------------- index arithmetic
+class ConstantOp(Operation):
+    """`%c = loop.constant {value = 4 : index} : index`."""
+
+    name = "loop.constant"
+    assembly = "short"
+    traits = (Pure,)
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [attributes["value"].type]  # type: ignore[attr-defined]
+
+    @property
+    def value(self) -> int:
+        return self.attributes["value"].value  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        attr = self.attributes.get("value")
+        if not isinstance(attr, IntegerAttr) or attr.type != index or self.result.type != index:
+            raise self.error("requires an index 'value' and an index result")
+
+
+class _IndexBinary(Operation):
+    assembly = "short"
+    traits = (Pure,)
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    def verify_(self) -> None:
+        if self.num_operands != 2:
+            raise self.error("takes two operands")
+        _indices(self, [*self.operands, self.result], "operands and result")
+
+
+class AddOp(_IndexBinary):
+    """`%r = loop.add %a, %b : index`."""
+    name = "loop.add"
+
+
+class SubOp(_IndexBinary):
+    name = "loop.sub"
+
+
+class MulOp(_IndexBinary):
+    name = "loop.mul"
+
+
+class FloorDivOp(_IndexBinary):
+    """Division rounding toward minus infinity (Python's `//`)."""
+    name = "loop.floordiv"
+
+
+class MinOp(_IndexBinary):
+    name = "loop.min"
+
+
+class MaxOp(_IndexBinary):
+    name = "loop.max"
+
+
+INDEX_BINARY = {"loop.add": lambda a, b: a + b, "loop.sub": lambda a, b: a - b,
+                "loop.mul": lambda a, b: a * b, "loop.floordiv": lambda a, b: a // b,
+                "loop.min": min, "loop.max": max}
+
+
+class AssertEqOp(Operation):
+    """`loop.assert_eq %a, %b {msg = "..."} : index, index`: the function fails with `msg`
+    (before touching memory) when two sizes that must agree differ."""
+
+    name = "loop.assert_eq"
+    assembly = "short"
+
+    @property
+    def message(self) -> str:
+        return self.attributes["msg"].value  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        if self.num_operands != 2 or self.results:
+            raise self.error("takes two indices and has no results")
+        _indices(self, self.operands, "operands")
+        if not isinstance(self.attributes.get("msg"), StringAttr):
+            raise self.error("requires a 'msg' string")
+
+
+# ---------------------------------------------------------------------------- helpers
+def _parse_indices(parser) -> list[int]:
+    parser.expect("[", "'[' and the indices")
+    refs = parser.parse_operand_refs()
+    parser.expect("]", "']' after the indices")
+    return refs
+
+
+def perm_attr(values: Sequence[int]) -> DenseArrayAttr:
+    return DenseArrayAttr(tuple(int(v) for v in values))
+
+
+def index_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(int(value), index)
+
+
+__all__ = ["AllocOp", "DeallocOp", "GlobalOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
+           "ReshapeOp", "LoadOp", "StoreOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
+           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp",
+           "INDEX_BINARY", "view_type", "perm_attr", "index_attr", "i1"]

@@ -1,0 +1,28 @@
+"""`tensor`: one op per tensor operation, with value semantics, static ranks, dynamic sizes, a
+static broadcast pattern (a static 1 broadcasts), a dtype and a placement.
+
+The ops live in a few files by family; importing this module registers all of them:
+`tensor_base` (base class, `constant`, shared shape rules), `tensor_elementwise` (one op per
+row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose, reshape,
+broadcast, dim, slice, insert_slice, concat, to_device, to_host), `tensor_linalg` (reduce, dot,
+gemv, gemm), `tensor_fused` (fused). Their numpy semantics are in `tensor_eval`.
+"""
+from __future__ import annotations
+
+from .op_base import InferError
+from .tensor_base import (DYNAMIC, FOLD_MAX_ELEMENTS, NO_BOUND, ConstantOp, TensorOp, broadcast_shapes,
+                          constant_value)
+from .tensor_elementwise import ELEMENTWISE_OPS, CastOp, ElementwiseOp
+from .tensor_fused import FusedOp
+from .tensor_linalg import REDUCE_KINDS, DotOp, GemmOp, GemvOp, ReduceOp
+from .tensor_shape_ops import (BroadcastOp, ConcatOp, DimOp, DimShuffleOp, InsertSliceOp, ReshapeOp, SliceOp,
+                               ToDeviceOp, ToHostOp, TransposeOp)
+from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
+
+__all__ = [
+    "DYNAMIC", "FOLD_MAX_ELEMENTS", "NO_BOUND", "ConstantOp", "TensorOp", "broadcast_shapes",
+    "constant_value",
+    "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
+    "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
+    "ToDeviceOp", "ToHostOp", "TransposeOp", "InferError",
+]

@@ -1,0 +1,276 @@
+"""The numpy semantics of every `tensor` op, in one place: `evaluate(op, input_arrays)`.
+
+This IS the reference: constant folding, the frontend's reference executor and the tests all
+run ops through it. Results are fresh arrays of exactly the result types' dtypes (float32 stays
+float32). Run-time shapes are checked against the static types and against Theano's
+broadcasting (only a dim typed as a static 1 broadcasts); a mismatch raises a ValueError naming
+the op, its location and the shapes.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..ir.core import Operation, Value
+from .builtin import TensorType
+from .elementwise import TABLE_ROWS, lookup
+from .tensor_base import DYNAMIC
+from .tensor_shape_ops import as_slice, slice_bounds
+
+Evaluator = Callable[[Operation, list], list]
+EVALUATORS: dict[str, Evaluator] = {}
+
+
+def evaluator(*names: str):
+    def register(fn: Evaluator) -> Evaluator:
+        for n in names:
+            EVALUATORS[n] = fn
+        return fn
+    return register
+
+
+class EvalError(ValueError):
+    """A run-time error of the reference semantics (shapes that do not fit)."""
+
+
+def _fail(op: Operation, message: str) -> EvalError:
+    return EvalError(f"'{op.op_name}' at {op.location}: {message}")
+
+
+def _shape_str(shape) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:
+    """Run one tensor op on numpy arrays; returns one array per result."""
+    fn = EVALUATORS.get(op.op_name)
+    if fn is None:
+        raise NotImplementedError(f"no reference semantics for '{op.op_name}'")
+    if len(input_arrays) != len(op.operands):
+        raise _fail(op, f"expects {len(op.operands)} input(s), got {len(input_arrays)}")
+    arrays = [_check_input(op, i, v, a) for i, (v, a) in enumerate(zip(op.operands, input_arrays))]
+    try:
+        with np.errstate(all="ignore"):
+            outs = fn(op, arrays)
+    except EvalError:
+        raise
+    except (ValueError, ArithmeticError, IndexError) as e:  # numpy's own complaint, located
+        raise _fail(op, str(e)) from e
+    results = []
+    for r, out in zip(op.results, outs):
+        t = r.type
+        if isinstance(t, TensorType):
+            out = np.array(out, dtype=t.element.numpy_name, copy=True)
+            if out.ndim != t.rank or any(d is not None and d != n for d, n in zip(t.shape, out.shape)):
+                raise _fail(op, f"result #{r.index} has shape {_shape_str(out.shape)} at run time, "
+                                f"but its type is {t} (an index out of range?)")
+        results.append(out)
+    return results
+
+
+def _check_input(op: Operation, i: int, value: Value, array) -> np.ndarray:
+    t = value.type
+    a = np.asarray(array)
+    if not isinstance(t, TensorType):
+        return a
+    if a.dtype.name != t.element.numpy_name:
+        if isinstance(array, np.ndarray):
+            raise _fail(op, f"input #{i} has dtype {a.dtype.name}, but its type is {t}")
+        a = a.astype(t.element.numpy_name)  # a Python number
+    if a.ndim != t.rank or any(d is not None and d != n for d, n in zip(t.shape, a.shape)):
+        raise _fail(op, f"input #{i} has shape {_shape_str(a.shape)}, but its type is {t}")
+    return a
+
+
+def check_broadcast(op: Operation, arrays: Sequence[np.ndarray], values: Sequence[Value]) -> tuple:
+    """The broadcast shape; only dims typed as a static 1 may differ from the others."""
+    rank = arrays[0].ndim if arrays else 0
+    shape = []
+    for axis in range(rank):
+        size = None
+        first = None
+        for a, v in zip(arrays, values):
+            if v.type.shape[axis] == 1:
+                continue
+            if size is None:
+                size, first = a.shape[axis], a
+            elif a.shape[axis] != size:
+                raise _fail(op, f"shapes {_shape_str(first.shape)} and {_shape_str(a.shape)} do not "
+                                f"match in dim {axis} (only dims of static size 1 broadcast)")
+        shape.append(1 if size is None else size)
+    return tuple(shape)
+
+
+# ---------------------------------------------------------------------------- elementwise
+@evaluator(*[row.tensor_name for row in TABLE_ROWS])
+def _elementwise(op, arrays):
+    shape = check_broadcast(op, arrays, op.operands)
+    out = lookup(op.op_name).reference(*arrays)
+    return [np.broadcast_to(out, shape)]
+
+
+@evaluator("tensor.cast")
+def _cast(op, arrays):
+    return [arrays[0].astype(op.results[0].type.element.numpy_name)]
+
+
+@evaluator("tensor.constant")
+def _constant(op, arrays):
+    return [op.attributes["value"].array]
+
+
+@evaluator("tensor.fused")
+def _fused(op, arrays):
+    shape = check_broadcast(op, arrays, op.operands)
+    env: dict[int, np.ndarray] = {id(a): x for a, x in zip(op.regions[0].blocks[0].args, arrays)}
+    for inner in op.regions[0].blocks[0].ops:
+        args = [env[id(v)] for v in inner.operands]
+        if inner.op_name == "scalar.yield":
+            return [np.broadcast_to(a, shape) for a in args]
+        env[id(inner.results[0])] = _scalar(inner, args)
+    raise _fail(op, "body has no 'scalar.yield'")
+
+
+def _scalar(op: Operation, args: list) -> np.ndarray:
+    """A scalar op applied to arrays (the vectorized interpretation of a fused body)."""
+    dtype = op.results[0].type.numpy_name
+    if op.op_name == "scalar.constant":
+        return np.array(op.attributes["value"].value, dtype=dtype)
+    if op.op_name == "scalar.cast":
+        return np.asarray(args[0]).astype(dtype)
+    return np.asarray(lookup(op.op_name).reference(*args)).astype(dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------- shapes
+def _ints(op, key) -> tuple[int, ...]:
+    return tuple(op.attributes[key].value)
+
+
+@evaluator("tensor.dimshuffle")
+def _dimshuffle(op, arrays):
+    x = arrays[0]
+    pattern = _ints(op, "pattern")
+    kept = [p for p in pattern if p != -1]
+    dropped = tuple(d for d in range(x.ndim) if d not in kept)
+    x = x.reshape([n for d, n in enumerate(x.shape) if d not in dropped]) if dropped else x
+    order = sorted(kept)
+    x = x.transpose([order.index(p) for p in kept])
+    return [x.reshape([1 if p == -1 else x.shape[kept.index(p)] for p in pattern])]
+
+
+@evaluator("tensor.transpose")
+def _transpose(op, arrays):
+    return [arrays[0].transpose(_ints(op, "permutation"))]
+
+
+@evaluator("tensor.reshape")
+def _reshape(op, arrays):
+    shape = list(_ints(op, "shape"))
+    if len(arrays) == 2:
+        sizes = arrays[1]
+        if sizes.shape != (len(shape),):
+            raise _fail(op, f"sizes operand has shape {_shape_str(sizes.shape)}, expected ({len(shape)},)")
+        shape = [int(sizes[k]) if s == DYNAMIC else s for k, s in enumerate(shape)]
+    try:
+        return [arrays[0].reshape(shape)]
+    except ValueError:
+        raise _fail(op, f"cannot reshape an array of shape {_shape_str(arrays[0].shape)} "
+                        f"into shape {_shape_str(shape)}") from None
+
+
+@evaluator("tensor.broadcast")
+def _broadcast(op, arrays):
+    shape = check_broadcast(op, arrays, op.operands)
+    return [np.broadcast_to(arrays[0], shape)]
+
+
+@evaluator("tensor.dim")
+def _dim(op, arrays):
+    return [np.array(arrays[0].shape[op.attributes["axis"].value], dtype=np.int64)]
+
+
+def _slices(op, rank: int) -> tuple[slice, ...]:
+    return tuple(as_slice(*b) for b in slice_bounds(op.attributes, rank))
+
+
+@evaluator("tensor.slice")
+def _slice(op, arrays):
+    return [arrays[0][_slices(op, arrays[0].ndim)]]
+
+
+@evaluator("tensor.insert_slice")
+def _insert_slice(op, arrays):
+    dest, src = arrays
+    out = dest.copy()
+    index = _slices(op, dest.ndim)
+    if out[index].shape != src.shape:
+        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the slice of shape "
+                        f"{_shape_str(out[index].shape)} of dest {_shape_str(dest.shape)}")
+    out[index] = src
+    return [out]
+
+
+@evaluator("tensor.concat")
+def _concat(op, arrays):
+    axis = op.attributes["axis"].value
+    for a in arrays[1:]:
+        if any(n != m for d, (n, m) in enumerate(zip(arrays[0].shape, a.shape)) if d != axis):
+            raise _fail(op, f"shapes {_shape_str(arrays[0].shape)} and {_shape_str(a.shape)} differ "
+                            f"outside the concatenation axis {axis}")
+    return [np.concatenate(arrays, axis=axis)]
+
+
+@evaluator("tensor.to_device", "tensor.to_host")
+def _transfer(op, arrays):
+    return [arrays[0]]
+
+
+# ---------------------------------------------------------------------------- reductions, products
+_REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
+
+
+@evaluator("tensor.reduce")
+def _reduce(op, arrays):
+    x = arrays[0]
+    kind = op.attributes["kind"].value
+    axes = _ints(op, "axes")
+    if kind in ("max", "min", "argmax", "argmin") and any(x.shape[a] == 0 for a in axes):
+        raise _fail(op, f"{kind} over an empty axis (input shape {_shape_str(x.shape)})")
+    if kind in ("argmax", "argmin"):
+        return [getattr(np, kind)(x, axis=axes[0])]
+    if kind in ("sum", "prod"):
+        return [_REDUCERS[kind](x, axis=axes, dtype=x.dtype)]
+    return [_REDUCERS[kind](x, axis=axes)]
+
+
+def _inner(op, a: np.ndarray, b: np.ndarray, a_axis: int, b_axis: int) -> None:
+    if a.shape[a_axis] != b.shape[b_axis]:
+        raise _fail(op, f"shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} are not aligned "
+                        f"({a.shape[a_axis]} vs {b.shape[b_axis]})")
+
+
+@evaluator("tensor.dot")
+def _dot(op, arrays):
+    a, b = arrays
+    _inner(op, a, b, -1, 0)
+    return [np.dot(a, b)]
+
+
+def _blas(op, arrays):
+    alpha = float(op.attributes["alpha"].value) if "alpha" in op.attributes else 1.0
+    beta = float(op.attributes["beta"].value) if "beta" in op.attributes else 0.0
+    a, b = arrays[:2]
+    _inner(op, a, b, 1, 0)
+    out = alpha * np.dot(a, b)
+    if len(arrays) == 3:
+        c = arrays[2]
+        if c.shape != out.shape:
+            raise _fail(op, f"accumulator of shape {_shape_str(c.shape)} does not match the product's "
+                            f"shape {_shape_str(out.shape)}")
+        out = out + beta * c
+    return [out]
+
+
+EVALUATORS["tensor.gemv"] = _blas
+EVALUATORS["tensor.gemm"] = _blas

@@ -1,0 +1,462 @@
+"""The building functions behind `irc.tensor`: constants, elementwise arithmetic with
+Theano's broadcasting and dtype promotion (irc/frontend/dtypes.py), casts, dimshuffles,
+reshapes, shapes, indexing and joins. Each returns a new symbolic variable."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..dialects.elementwise import TABLE
+from ..dialects.tensor_base import DYNAMIC, NO_BOUND
+from . import dtypes
+from .elemwise import Cast, Elemwise
+from .graph import Constant, Variable
+from .join import Join
+from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
+from .subtensor import IncSubtensor, Subtensor
+from .tensor_type import TensorType, floatX
+
+
+# ---------------------------------------------------------------------------- constants
+def _contains_variable(x: Any) -> bool:
+    if isinstance(x, Variable):
+        return True
+    return isinstance(x, (list, tuple)) and any(_contains_variable(e) for e in x)
+
+
+def _default_dtype(value: Any) -> str:
+    """Dtype of a non-symbolic value: numpy values keep theirs; Python numbers (and lists of
+    them) follow the rules for Python scalars alone (float -> floatX, int -> int64)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.name
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind == "f":
+        return floatX()
+    if kind in "iu":
+        return "int64"
+    if kind == "b":
+        return "bool"
+    raise TypeError(f"cannot make a tensor constant of {type(value).__name__} {value!r}")
+
+
+def constant(value: Any, name: str | None = None, ndim: int | None = None,
+             dtype: str | None = None) -> Constant:
+    """A symbolic constant; broadcastable exactly where the value has size 1."""
+    arr = np.asarray(value)
+    dtype = dtypes_name(dtype) if dtype else _default_dtype(value)
+    if ndim is not None:
+        if arr.ndim > ndim:
+            raise ValueError(f"constant of shape {arr.shape} cannot have ndim={ndim}")
+        arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
+    if arr.dtype.kind == "O":
+        raise TypeError(f"cannot make a tensor constant of {type(value).__name__}")
+    return Constant(TensorType(dtype, tuple(n == 1 for n in arr.shape)), arr.astype(dtype), name=name)
+
+
+def dtypes_name(dtype: str) -> str:
+    return floatX() if dtype == "floatX" else str(np.dtype(dtype))
+
+
+def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
+                       dtype: str | None = None) -> Variable:
+    """`x` if it is symbolic, a Constant for numbers and arrays, a stack for lists that mix
+    symbolic scalars and numbers (like `x.shape`)."""
+    if isinstance(x, Variable):
+        out = x
+    elif hasattr(x, "outputs") and hasattr(x, "op"):  # an Apply
+        out = x.outputs[0]
+    elif isinstance(x, (list, tuple)) and _contains_variable(x):
+        out = stack([as_tensor_variable(e) for e in x])
+    else:
+        return constant(x, name=name, ndim=ndim, dtype=dtype)
+    if dtype is not None and out.dtype != dtypes_name(dtype):
+        out = cast(out, dtype)
+    if ndim is not None and out.ndim != ndim:
+        if out.ndim > ndim and all(out.broadcastable[: out.ndim - ndim]):
+            out = dimshuffle(out, tuple(range(out.ndim - ndim, out.ndim)))
+        else:
+            raise TypeError(f"{out} has ndim={out.ndim}, expected {ndim}")
+    return out
+
+
+# ---------------------------------------------------------------------------- elementwise
+def cast(x: Any, dtype: str) -> Variable:
+    """`x` converted to `dtype` ('floatX' allowed); a no-op when it already has it."""
+    dtype = dtypes_name(dtype)
+    if not isinstance(x, Variable):
+        return constant(np.asarray(x), dtype=dtype)
+    if x.dtype == dtype:
+        return x
+    if isinstance(x, Constant):
+        return Constant(x.type.clone(dtype=dtype), x.data.astype(dtype))
+    return Cast(dtype)(x)
+
+
+def pad_left(x: Variable, ndim: int) -> Variable:
+    """`x` with broadcastable dims added in front up to `ndim` (numpy's broadcasting)."""
+    if x.ndim >= ndim:
+        return x
+    if isinstance(x, Constant):
+        return constant(x.data.reshape((1,) * (ndim - x.ndim) + x.data.shape), dtype=x.dtype)
+    return dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
+
+
+def elemwise(name: str, *args: Any) -> Variable:
+    """Apply table row `name`, promoting dtypes and left-padding ranks as Theano does."""
+    row = TABLE[name]
+    if len(args) != row.arity:
+        raise TypeError(f"{name} takes {row.arity} argument(s), got {len(args)}")
+    values: list[Any] = [a if isinstance(a, Variable) or dtypes.is_weak(a) else constant(a) for a in args]
+    value_ids = list(row.value_operands)
+    strong = [values[i].dtype for i in value_ids if isinstance(values[i], Variable)]
+    weak = [dtypes.weak_kind(values[i]) for i in value_ids if not isinstance(values[i], Variable)]
+    dtype = dtypes.operand_dtype(row, strong, weak)
+    ndim = max((v.ndim for v in values if isinstance(v, Variable)), default=0)
+    for i in value_ids:
+        v = values[i]
+        values[i] = cast(v, dtype) if isinstance(v, Variable) else constant(np.full((1,) * ndim, v, dtype))
+    if name == "select":
+        cond = values[0] if isinstance(values[0], Variable) else constant(values[0])
+        values[0] = cond if cond.dtype == "bool" else elemwise("ne", cond, 0)
+    ndim = max(v.ndim for v in values)
+    return Elemwise(name)(*[pad_left(v, ndim) for v in values])
+
+
+def _unary(name: str):
+    def fn(x: Any) -> Variable:
+        return elemwise(name, x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise `{name}` (table row '{name}')."
+    return fn
+
+
+def _binary(name: str):
+    def fn(x: Any, y: Any) -> Variable:
+        return elemwise(name, x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise `{name}` with broadcasting (table row '{name}')."
+    return fn
+
+
+neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
+    _unary(n) for n in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh",
+                        "sigmoid", "softplus"))
+sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
+sub, true_div, int_div, mod, pow, maximum, minimum = (
+    _binary(n) for n in ("sub", "div", "floordiv", "mod", "pow", "maximum", "minimum"))
+
+
+def add(x: Any, y: Any, *more: Any) -> Variable:
+    """Elementwise sum of two or more tensors, with broadcasting (Theano's add is variadic)."""
+    out = elemwise("add", x, y)
+    for z in more:
+        out = elemwise("add", out, z)
+    return out
+
+
+def mul(x: Any, y: Any, *more: Any) -> Variable:
+    """Elementwise product of two or more tensors, with broadcasting."""
+    out = elemwise("mul", x, y)
+    for z in more:
+        out = elemwise("mul", out, z)
+    return out
+and_, or_, xor = (_binary(n) for n in ("and", "or", "xor"))
+lt, le, gt, ge, eq, neq = (_binary(n) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
+square = sqr
+sign = sgn
+inv = reciprocal
+
+
+def log2(x: Any) -> Variable:
+    return true_div(log(x), float(np.log(2.0)))
+
+
+def log10(x: Any) -> Variable:
+    return true_div(log(x), float(np.log(10.0)))
+
+
+def exp2(x: Any) -> Variable:
+    return exp(mul(x, float(np.log(2.0))))
+
+
+def isnan(x: Any) -> Variable:
+    """x != x (true only for NaN); all false for integer tensors."""
+    return neq(x, x)
+
+
+def isinf(x: Any) -> Variable:
+    x = as_tensor_variable(x)
+    return eq(abs_(x), np.inf) if x.type.is_float else neq(x, x)
+
+
+def relu(x: Any, alpha: float = 0.0) -> Variable:
+    """max(x, 0); with `alpha`, the leaky form x if x > 0 else alpha * x."""
+    if alpha == 0:
+        return elemwise("relu", x)
+    x = as_tensor_variable(x)
+    return switch(gt(x, 0), x, mul(alpha, x))
+
+
+def round(x: Any, mode: str = "half_to_even") -> Variable:  # noqa: A001
+    """Rounding to an integer value: `half_to_even` (numpy, Theano's default) or
+    `half_away_from_zero`."""
+    if mode == "half_to_even":
+        return elemwise("round", x)
+    if mode == "half_away_from_zero":
+        return elemwise("round_away", x)
+    raise ValueError(f"round: mode must be 'half_to_even' or 'half_away_from_zero', got {mode!r}")
+
+
+def invert(x: Any) -> Variable:
+    """`~x`: logical not of a bool tensor, bitwise not of an integer tensor."""
+    x = as_tensor_variable(x)
+    if x.dtype == "bool":
+        return elemwise("logical_not", x)
+    if not x.type.is_integer:
+        raise TypeError(f"~ needs a bool or integer tensor, got {x.type}")
+    return xor(x, -1)
+
+
+def switch(cond: Any, a: Any, b: Any) -> Variable:
+    """Elementwise `a if cond else b` (cond is tested for nonzero), with broadcasting."""
+    return elemwise("select", cond, a, b)
+
+
+where = switch
+
+
+# ---------------------------------------------------------------------------- shapes
+def dimshuffle(x: Any, pattern: Sequence[int | str]) -> Variable:
+    x = as_tensor_variable(x)
+    pattern = tuple(pattern)
+    if pattern == tuple(range(x.ndim)):
+        return x
+    return DimShuffle(pattern)(x)
+
+
+def shape_padleft(x: Any, n_ones: int = 1) -> Variable:
+    """`x` with `n_ones` broadcastable dims in front."""
+    x = as_tensor_variable(x)
+    return dimshuffle(x, ("x",) * n_ones + tuple(range(x.ndim)))
+
+
+def shape_padright(x: Any, n_ones: int = 1) -> Variable:
+    x = as_tensor_variable(x)
+    return dimshuffle(x, tuple(range(x.ndim)) + ("x",) * n_ones)
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
+    x = as_tensor_variable(x)
+    axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(int(a) % x.ndim for a in axes)
+    return dimshuffle(x, axes)
+
+
+def shape(x: Any) -> tuple[Variable, ...]:
+    """`x.shape`: one 0-d int64 per dimension (a constant 1 for broadcastable dims)."""
+    x = as_tensor_variable(x)
+    return tuple(constant(np.int64(1)) if b else Shape_i(i)(x) for i, b in enumerate(x.broadcastable))
+
+
+def shape_i(x: Any, i: int) -> Variable:
+    x = as_tensor_variable(x)
+    return shape(x)[i]
+
+
+def _static_int(v: Any) -> int | None:
+    if isinstance(v, Constant) and v.ndim == 0:
+        return int(v.data)
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return int(v)
+    return None
+
+
+def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
+    """`x` with shape `newshape`: ints (one -1 allowed), symbolic 0-d ints, or an int vector
+    (then `ndim` gives its length unless it is a constant)."""
+    x = as_tensor_variable(x)
+    if isinstance(newshape, Variable) and newshape.ndim == 1 and not isinstance(newshape, Constant):
+        if ndim is None:
+            raise ValueError("reshape to a symbolic shape vector needs ndim=")
+        return Reshape((DYNAMIC,) * ndim)(x, cast(newshape, "int64"))
+    if isinstance(newshape, Constant):
+        newshape = [int(v) for v in np.atleast_1d(newshape.data)]
+    if isinstance(newshape, (int, np.integer, Variable)):
+        newshape = (newshape,)
+    entries = list(newshape)
+    static = [_static_int(e) for e in entries]
+    if all(s is not None for s in static):
+        return Reshape(static)(x)
+    sizes = stack([cast(e, "int64") if s is None else constant(np.int64(s)) for e, s in zip(entries, static)])
+    return Reshape([DYNAMIC if s is None else s for s in static])(x, sizes)
+
+
+def flatten(x: Any, ndim: int = 1) -> Variable:
+    """Keep the first `ndim - 1` dims and merge the rest."""
+    x = as_tensor_variable(x)
+    if ndim < 1 or ndim > max(x.ndim, 1):
+        raise ValueError(f"flatten: ndim must be in 1..{max(x.ndim, 1)}, got {ndim}")
+    return reshape(x, tuple(shape(x)[: ndim - 1]) + (-1,))
+
+
+# ---------------------------------------------------------------------------- indexing
+def _normalize_index(x: Variable, index: Any) -> list:
+    items = list(index) if isinstance(index, tuple) else [index]
+    if any(it is Ellipsis for it in items):
+        k = items.index(Ellipsis)
+        real = sum(1 for it in items if it is not None and it is not Ellipsis)
+        items[k:k + 1] = [slice(None)] * (x.ndim - real)
+    real = sum(1 for it in items if it is not None)
+    if real > x.ndim:
+        raise IndexError(f"too many indices for {x.type}: {real} given, ndim={x.ndim}")
+    return items + [slice(None)] * (x.ndim - real)
+
+
+def _bound(v: Any, what: str) -> int:
+    if v is None:
+        return NO_BOUND
+    s = _static_int(v)
+    if s is None:
+        raise NotImplementedError(
+            f"indexing with a symbolic {what} ({v}) is not supported: the tensor dialect's slices "
+            f"have static bounds; use Python ints")
+    return s
+
+
+def subtensor(x: Any, index: Any) -> Variable:
+    """`x[index]` for ints, slices of Python ints/None (negative steps too), `None`
+    (new axis) and `...`."""
+    x = as_tensor_variable(x)
+    items = _normalize_index(x, index)
+    starts, stops, steps, ones = [], [], [], []
+    pattern: list[int | str] = []
+    dim = 0
+    for it in items:
+        if it is None:
+            pattern.append("x")
+            continue
+        if isinstance(it, slice):
+            step = 1 if it.step is None else _bound(it.step, "step")
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            starts.append(_bound(it.start, "start"))
+            stops.append(_bound(it.stop, "stop"))
+            steps.append(step)
+            pattern.append(dim)
+        else:
+            if isinstance(it, (Variable, list, np.ndarray)) and getattr(it, "ndim", 1) != 0:
+                raise NotImplementedError(f"advanced indexing with {it} is not supported")
+            i = _bound(it, "index")
+            starts.append(i)
+            stops.append(NO_BOUND if i == -1 else i + 1)
+            steps.append(1)
+            ones.append(dim)
+        dim += 1
+    if all(a == NO_BOUND and o == NO_BOUND and s == 1 for a, o, s in zip(starts, stops, steps)):
+        out = x
+    else:
+        out = Subtensor(starts, stops, steps, ones)(x)
+    return dimshuffle(out, pattern)
+
+
+def subtensor_static(x: Variable, bounds: dict[int, tuple[int, int, int]],
+                     keep_ones: Sequence[int] = ()) -> Variable:
+    """`x` sliced along some dims by static (start, stop, step); `keep_ones` are dims known to
+    have one element in the result."""
+    starts = [bounds.get(d, (NO_BOUND, NO_BOUND, 1))[0] for d in range(x.ndim)]
+    stops = [bounds.get(d, (NO_BOUND, NO_BOUND, 1))[1] for d in range(x.ndim)]
+    steps = [bounds.get(d, (NO_BOUND, NO_BOUND, 1))[2] for d in range(x.ndim)]
+    return Subtensor(starts, stops, steps, keep_ones)(x)
+
+
+def _unwind_subtensor(sub: Variable) -> tuple[Variable, Subtensor, DimShuffle | None]:
+    node = sub.owner
+    ds = None
+    if node is not None and isinstance(node.op, DimShuffle):
+        ds, node = node.op, node.inputs[0].owner
+    if node is None or not isinstance(node.op, Subtensor):
+        raise TypeError("set_subtensor/inc_subtensor take the result of indexing, e.g. x[1:3]")
+    return node.inputs[0], node.op, ds
+
+
+def set_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
+    """`x` with `x[idx]` replaced by `y` (broadcast to the slice), where `sub` is `x[idx]`."""
+    x, op, ds = _unwind_subtensor(sub)
+    y = cast(as_tensor_variable(y), x.dtype)
+    y = fill(sub, y) if y.ndim <= sub.ndim else y
+    if ds is not None:  # put back the dims integer indices and new axes changed
+        y = dimshuffle(y, _inverse_pattern(ds.new_order, op, x.ndim))
+    return IncSubtensor(op.starts, op.stops, op.steps)(x, y)
+
+
+def _inverse_pattern(new_order: Sequence[int | str], op: Subtensor, ndim: int) -> list:
+    where = {p: k for k, p in enumerate(new_order) if p != "x"}
+    return [where[d] if d in where else "x" for d in range(ndim)]
+
+
+def inc_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
+    """`x` with `y` added to `x[idx]`, where `sub` is `x[idx]`."""
+    return set_subtensor(sub, add(sub, y))
+
+
+# ---------------------------------------------------------------------------- joins and fills
+def concatenate(tensors: Sequence[Any], axis: int = 0) -> Variable:
+    ts = [as_tensor_variable(t) for t in tensors]
+    if not ts:
+        raise ValueError("concatenate needs at least one tensor")
+    if len({t.ndim for t in ts}) > 1:
+        raise TypeError("concatenate: tensors must have the same ndim, got "
+                        + ", ".join(str(t.type) for t in ts))
+    if ts[0].ndim == 0:
+        raise TypeError("concatenate: cannot join 0-d tensors (use stack)")
+    dtype = dtypes.upcast([t.dtype for t in ts])
+    ts = [cast(t, dtype) for t in ts]
+    if len(ts) == 1:
+        return ts[0]
+    return Join(axis % ts[0].ndim)(*ts)
+
+
+def join(axis: int, *tensors: Any) -> Variable:
+    """Theano's spelling of `concatenate(tensors, axis)`."""
+    return concatenate(tensors, axis)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
+    """New axis `axis` holding the tensors (Python numbers allowed)."""
+    items = list(tensors)
+    strong = [t.dtype for t in items if isinstance(t, Variable)]
+    weak = [dtypes.weak_kind(t) for t in items if not isinstance(t, Variable)]
+    dtype = dtypes.upcast(strong, weak)
+    ts = [cast(as_tensor_variable(t) if isinstance(t, Variable) else constant(np.asarray(t, dtype)), dtype)
+          for t in items]
+    ndim = ts[0].ndim
+    axis = axis % (ndim + 1)
+    pattern = list(range(ndim))
+    pattern.insert(axis, "x")
+    return concatenate([dimshuffle(t, pattern) for t in ts], axis)
+
+
+def fill(model: Any, value: Any) -> Variable:
+    """`value` broadcast to the shape of `model` (dtype of `value`)."""
+    model = as_tensor_variable(model)
+    value = as_tensor_variable(value) if isinstance(value, Variable) else constant(
+        np.asarray(value, dtype=model.dtype if dtypes.is_weak(value) else None))
+    return Alloc()(pad_left(value, model.ndim), model)
+
+
+def _filled(x: Any, v: int, dtype: str | None) -> Variable:
+    x = as_tensor_variable(x)
+    dtype = dtypes_name(dtype) if dtype else x.dtype
+    c = constant(np.full((1,) * x.ndim, v, dtype=dtype))
+    if all(x.broadcastable):
+        return c
+    return Alloc()(c, x)
+
+
+def zeros_like(x: Any, dtype: str | None = None) -> Variable:
+    return _filled(x, 0, dtype)
+
+
+def ones_like(x: Any, dtype: str | None = None) -> Variable:
+    return _filled(x, 1, dtype)

@@ -1,0 +1,94 @@
+"""Dtype promotion: which dtype an operation computes in (Theano's rules, made explicit).
+
+* Tensor with tensor: numpy's promotion of the two dtypes (`np.result_type`):
+  int8 + float32 -> float32, int16 + float32 -> float32, int32 + float32 -> float64,
+  int64 + float32 -> float64, bool + int8 -> int8, float32 + float64 -> float64.
+* A Python scalar (`int`, `float`, `bool`) is "weak": it adopts the dtype of the tensors it
+  meets, so `x_f32 * 0.01` stays float32 and `i_int8 + 1` stays int8. A Python float meeting
+  only integer/boolean tensors gives `floatX`; a Python int meeting only boolean tensors gives
+  int64. Numpy scalars and arrays (`np.float64(2)`) are "strong", with their own dtype.
+* Python scalars alone: float -> floatX, int -> int64, bool -> bool.
+* Float-only functions (exp, log, sqrt, tanh, sigmoid, ...) on integers first upgrade them:
+  bool/int8/int16 -> float32, int32/int64 -> float64 (Theano's `upgrade_to_float`).
+* True division `/` of integers/booleans computes in floatX (`//` keeps integers).
+* Arithmetic on booleans (`+ - * ...`) computes in int8 (numpy would keep bool for `+`).
+* Comparisons promote their operands as above and return bool.
+* `& | ^ ~` need integer or boolean operands.
+* `sum`/`prod` of bool or integers accumulate and return int64; of floats keep the dtype.
+  `mean` of bool or integers returns floatX. `max/min` keep the dtype; `argmax/argmin` give
+  int64. `x.shape[i]` is int64.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .tensor_type import FLOAT_DTYPES, INT_DTYPES, floatX
+
+WEAK_TYPES = (bool, int, float)
+
+
+def is_weak(value: Any) -> bool:
+    """A Python scalar (not a numpy scalar) whose dtype follows the tensors it meets."""
+    return isinstance(value, WEAK_TYPES) and not isinstance(value, np.generic)
+
+
+def weak_kind(value: Any) -> str:
+    return "b" if isinstance(value, bool) else ("i" if isinstance(value, int) else "f")
+
+
+def kind_of(dtype: str) -> str:
+    return "b" if dtype == "bool" else ("f" if dtype in FLOAT_DTYPES else "i")
+
+
+def weak_alone(kinds: Sequence[str]) -> str:
+    """The dtype of Python scalars that meet no tensor."""
+    if "f" in kinds:
+        return floatX()
+    if "i" in kinds:
+        return "int64"
+    return "bool"
+
+
+def upcast(strong: Sequence[str], weak_kinds: Sequence[str] = ()) -> str:
+    """The common dtype of tensors of dtypes `strong` and Python scalars of kinds `weak_kinds`."""
+    if not strong:
+        return weak_alone(weak_kinds)
+    dtype = np.result_type(*strong).name
+    kind = kind_of(dtype)
+    if "f" in weak_kinds and kind != "f":
+        return floatX()
+    if "i" in weak_kinds and kind == "b":
+        return "int64"
+    return dtype
+
+
+def upgrade_to_float(dtype: str) -> str:
+    """Theano's rule for float-only functions applied to integers."""
+    if dtype in FLOAT_DTYPES:
+        return dtype
+    return "float32" if dtype in ("bool", "int8", "int16") else "float64"
+
+
+def operand_dtype(row, strong: Sequence[str], weak_kinds: Sequence[str]) -> str:
+    """The dtype the value operands of elementwise table row `row` are cast to."""
+    dtype = upcast(strong, weak_kinds)
+    if row.name == "div" and dtype not in FLOAT_DTYPES:
+        return floatX()
+    if row.float_only:
+        return upgrade_to_float(dtype)
+    if dtype == "bool" and "b" not in row.kinds:
+        return "int8"
+    if "f" not in row.kinds and dtype in FLOAT_DTYPES:
+        raise TypeError(f"'{row.name}' needs integer or boolean operands, got {dtype}")
+    return dtype
+
+
+def sum_dtype(dtype: str) -> str:
+    """The result dtype of a sum or product."""
+    return "int64" if dtype == "bool" or dtype in INT_DTYPES else dtype
+
+
+def mean_dtype(dtype: str) -> str:
+    return dtype if dtype in FLOAT_DTYPES else floatX()

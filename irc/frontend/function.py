@@ -1,0 +1,291 @@
+"""`irc.function`, `irc.In`, `irc.Out`: Theano's entry point for compiling a graph.
+
+Normalizes what the user passed (inputs, outputs as a variable/list/dict, updates, givens),
+checks it with Theano's errors, lowers the graph to one `func.func`, runs the mode's pipeline
+and wraps an executor in a `Function`."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+from .graph import Variable, ancestors, clone_replace
+
+
+class In:
+    """An input with options: a default `value` (used when the argument is left out)."""
+
+    def __init__(self, variable: Variable, value: Any = None, borrow: bool = False,
+                 mutable: bool = False, name: str | None = None):
+        if not isinstance(variable, Variable):
+            raise TypeError(f"irc.In expects a symbolic variable, got {type(variable).__name__}")
+        self.variable = variable
+        self.value = value
+        self.borrow = borrow
+        self.mutable = mutable
+        self.name = name if name is not None else variable.name
+
+
+class Out:
+    """An output with options: `borrow=True` may return irc's own buffer (no copy)."""
+
+    def __init__(self, variable: Variable, borrow: bool = False):
+        self.variable = variable
+        self.borrow = borrow
+
+
+class UnusedInputError(ValueError):
+    """An input is not needed to compute the outputs (see `on_unused_input`)."""
+
+
+def _is_shared(v: Any) -> bool:
+    return hasattr(v, "get_value") and hasattr(v, "set_value")
+
+
+def _as_variable(x: Any, what: str) -> Variable:
+    if isinstance(x, Variable):
+        return x
+    try:
+        from .basic import as_tensor_variable
+    except ImportError:
+        as_tensor_variable = None
+    if as_tensor_variable is not None:
+        try:
+            return as_tensor_variable(x)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{what} must be a symbolic variable, got {type(x).__name__}: {x!r}")
+
+
+def _inputs(inputs: Any) -> list[In]:
+    if inputs is None:
+        inputs = []
+    if isinstance(inputs, (Variable, In)):
+        raise TypeError("irc.function: inputs must be a list of variables (e.g. [x]), not a single variable")
+    specs = []
+    for i, x in enumerate(inputs):
+        spec = x if isinstance(x, In) else In(_as_variable(x, f"input #{i}"))
+        v = spec.variable
+        if _is_shared(v):
+            raise TypeError(f"cannot use the shared variable {v} as an explicit input (#{i}): its value "
+                            f"is passed automatically; to feed a value in its place, use givens")
+        if v.owner is not None or hasattr(v, "data"):
+            kind = "a constant" if hasattr(v, "data") else f"computed by {v.owner.op}"
+            raise TypeError(f"input #{i} ({v}) is {kind}; inputs must be free variables "
+                            f"(T.vector(), T.matrix(), ...)")
+        if any(s.variable is v for s in specs):
+            raise ValueError(f"input {v} (#{i}) is given twice")
+        specs.append(spec)
+    return specs
+
+
+def _outputs(outputs: Any) -> tuple[str, list[Variable], list[bool], list[Any]]:
+    """(kind, variables, borrow flags, dict keys)."""
+    def one(o: Any, what: str) -> tuple[Variable, bool]:
+        if isinstance(o, Out):
+            return _as_variable(o.variable, what), bool(o.borrow)
+        return _as_variable(o, what), False
+
+    if outputs is None:
+        return "list", [], [], []
+    if isinstance(outputs, dict):
+        keys = list(outputs)
+        pairs = [one(outputs[k], f"output {k!r}") for k in keys]
+        return "dict", [p[0] for p in pairs], [p[1] for p in pairs], keys
+    if isinstance(outputs, (list, tuple)):
+        pairs = [one(o, f"output #{i}") for i, o in enumerate(outputs)]
+        return "list", [p[0] for p in pairs], [p[1] for p in pairs], []
+    v, b = one(outputs, "the output")
+    return "single", [v], [b], []
+
+
+def _updates(updates: Any) -> list[tuple[Any, Variable]]:
+    if updates is None:
+        return []
+    pairs = list(updates.items()) if isinstance(updates, dict) else list(updates)
+    result: list[tuple[Any, Variable]] = []
+    for item in pairs:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise TypeError(f"updates must be a dict or a list of (shared variable, new value) pairs; "
+                            f"got {item!r}")
+        target, value = item
+        if not _is_shared(target):
+            raise TypeError(f"update target {target} is not a shared variable (irc.shared(...)); "
+                            f"only shared variables can be updated")
+        if any(t is target for t, _ in result):
+            raise ValueError(f"shared variable {target} is updated twice")
+        value = _as_variable(value, f"the update of {target}")
+        st, vt = target.type, value.type
+        if st.dtype != vt.dtype or st.ndim != vt.ndim or any(
+                s and not u for s, u in zip(st.broadcastable, vt.broadcastable)):
+            hint = ""
+            if st.dtype != vt.dtype:
+                hint = (f" Cast the new value, e.g. T.cast(expr, '{st.dtype}'), or build it from "
+                        f"{st.dtype} values (floatX={_floatx()}).")
+            raise TypeError(
+                f"an update must have the same type as the shared variable it replaces "
+                f"(shared variable {target}: {st}; update value {value}: {vt}).{hint}")
+        result.append((target, value))
+    return result
+
+
+def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]]) -> list[tuple[Any, Variable]]:
+    """Theano's `default_update`: shared variables the graph reads that carry one are updated
+    with it unless the user gave an update."""
+    extra = []
+    for v in ancestors(roots):
+        new = getattr(v, "default_update", None)
+        if _is_shared(v) and new is not None and not any(t is v for t, _ in upd):
+            extra.append((v, new))
+    return _updates(extra) if extra else []
+
+
+def _floatx() -> str:
+    from ..config import config
+    return config.floatX
+
+
+def _check_unused(specs: Sequence[In], needed: set[int], on_unused_input: str) -> None:
+    if on_unused_input not in ("raise", "warn", "ignore"):
+        raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', got {on_unused_input!r}")
+    for i, spec in enumerate(specs):
+        if id(spec.variable) in needed or on_unused_input == "ignore":
+            continue
+        msg = (f"irc.function was asked to create a function computing outputs given certain inputs, "
+               f"but the provided input variable at index {i} is not part of the computational graph "
+               f"needed to compute the outputs: {spec.variable}.\n"
+               f"To make this error into a warning, you can pass the parameter "
+               f"on_unused_input='warn' to irc.function. To disable it completely, use "
+               f"on_unused_input='ignore'.")
+        if on_unused_input == "raise":
+            raise UnusedInputError(msg)
+        warnings.warn(msg, stacklevel=3)
+
+
+def _check_float64(func: Any) -> None:
+    from ..config import config
+    policy = config.warn_float64
+    if policy == "ignore":
+        return
+    for op in func.regions[0].blocks[0].ops:
+        if any(getattr(getattr(r.type, "element", None), "name", "") == "f64" for r in op.results):
+            msg = f"a float64 value is computed by '{op.op_name}' at {op.location} (warn_float64={policy})"
+            if policy == "warn":
+                warnings.warn(msg, stacklevel=4)
+            elif policy == "raise":
+                raise TypeError(msg)
+            else:
+                import pdb
+                pdb.set_trace()
+            return
+
+
+def _check_cpu_ops(func: Any) -> None:
+    """`assert_no_cpu_op`: with a gpu device, report ops left on the host."""
+    from ..config import config
+    policy = config.assert_no_cpu_op
+    if policy == "ignore" or config.device == "cpu":
+        return
+    skip = ("tensor.constant", "tensor.to_device", "tensor.to_host", "tensor.dim", "func.return")
+    for op in func.regions[0].blocks[0].ops:
+        if op.op_name in skip or any(getattr(r.type, "device", None) for r in op.results):
+            continue
+        msg = (f"'{op.op_name}' at {op.location} runs on the cpu although device={config.device} "
+               f"(assert_no_cpu_op={policy})")
+        if policy == "raise":
+            raise AssertionError(msg)
+        warnings.warn(msg, stacklevel=4)
+
+
+def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
+             mode: Any = None, name: str | None = None, profile: Any = None,
+             on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
+    """Compile `outputs` as a function of `inputs` (Theano's `theano.function`)."""
+    from .graph import user_location
+    from .modes import check_mode
+    location = user_location()
+    mode_name = check_mode(mode)
+    in_specs = _inputs(inputs)
+    kind, out_vars, borrow, keys = _outputs(outputs)
+    upd = _updates(updates)
+    if givens:
+        pairs = givens.items() if isinstance(givens, dict) else givens
+        replace = {}
+        for old, new in pairs:
+            if not isinstance(old, Variable):
+                raise TypeError(f"givens keys must be symbolic variables, got {type(old).__name__}")
+            replace[old] = new
+        from .graph import GraphCycleError
+        try:
+            rebuilt = clone_replace(out_vars + [v for _, v in upd], replace)
+        except GraphCycleError as e:
+            raise GraphCycleError(f"irc.function: givens {e}") from None
+        out_vars = list(rebuilt[:len(out_vars)])
+        upd = [(t, v) for (t, _), v in zip(upd, rebuilt[len(out_vars):])]
+    upd += _default_updates(out_vars + [v for _, v in upd], upd)
+    needed = {id(v) for v in ancestors(out_vars + [v for _, v in upd])}
+    _check_unused(in_specs, needed, on_unused_input)
+    return _compile(in_specs, kind, out_vars, borrow, keys, upd, mode_name, name, profile,
+                    allow_input_downcast, location)
+
+
+def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow: list[bool],
+             keys: list[Any], upd: list[tuple[Any, Variable]], mode: str, name: str | None,
+             profile: Any, allow_input_downcast: bool | None, location: Any) -> Any:
+    from ..config import config
+    from ..dialects import load_all
+    from ..runtime.function import Function, FunctionMaker, InputSpec, OutputSpec
+    from ..runtime.reference import ReferenceExecutor
+    from .lowering import LoweringSpec, lower
+    from .modes import optimize
+    load_all()
+    lowered = lower(LoweringSpec([s.variable for s in in_specs], out_vars, upd, borrow, name or "main",
+                                 location))
+    unoptimized = lowered.module.clone() if mode == "DebugMode" else None
+    stages = optimize(lowered.module, mode, lowered.func.sym_name)
+    _check_float64(lowered.func)
+    _check_cpu_ops(lowered.func)
+    executor: Any = ReferenceExecutor(lowered.func, allow_gc=config.allow_gc)
+    if unoptimized is not None:
+        from ..runtime.debugmode import DebugExecutor
+        labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
+                  for i, k in enumerate(keys or range(len(out_vars)))]
+        labels += [f"the update of shared variable {t}" for t, _ in upd]
+        labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
+        reference = ReferenceExecutor(unoptimized.regions[0].blocks[0].ops[0], allow_gc=True)
+        from ..runtime.promote import needs_promotion, promote_to_f64
+        arbiter = None
+        if needs_promotion(unoptimized):
+            arbiter = ReferenceExecutor(promote_to_f64(unoptimized).regions[0].blocks[0].ops[0])
+        executor = DebugExecutor(executor, reference, labels, arbiter)
+    stats = None
+    if profile or (profile is None and (config.profile or mode == "ProfileMode")):
+        from ..runtime.profile import ProfileStats, ProfilingExecutor
+        at_exit = mode == "ProfileMode" or bool(config.profile)
+        stats = profile if hasattr(profile, "record_op") else ProfileStats(name, at_exit)
+        executor = ProfilingExecutor(executor, stats)
+    inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _missing(),
+                        s.borrow, s.mutable) for s in in_specs]
+    maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars)
+    outputs = OutputSpec(kind, len(out_vars), borrow, keys)
+    return Function(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
+                    allow_input_downcast, stats)
+
+
+def unoptimized_results(module: Any) -> list[Any]:
+    """The values the (only) function of `module` returns."""
+    return list(module.regions[0].blocks[0].ops[0].regions[0].blocks[0].ops[-1].operands)
+
+
+def _origin(value: Any) -> str:
+    """` (computed by 'tensor.sub' at loc("model.py":14:8))` for a DebugMode message."""
+    owner = value.owner
+    name = getattr(owner, "op_name", None)
+    if name is None:
+        return ""
+    hint = f" '{value.name_hint}'" if value.name_hint else ""
+    return f"{hint} (computed by '{name}' at {owner.location})"
+
+
+def _missing() -> Any:
+    from ..runtime.function import _MISSING
+    return _MISSING

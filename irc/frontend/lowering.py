@@ -1,0 +1,218 @@
+"""Lowering: a frontend graph → one `builtin.module` holding one `func.func` (design.md, "A
+compiled function, as IR").
+
+Arguments: the user's inputs, then the shared variables the graph reads or updates (arg attr
+`irc.shared = "name"`). Results: the user's outputs, then the new values of the updated shared
+variables (res attr `irc.update = <arg index>`; `irc.borrow` for `Out(borrow=True)`). Every op
+carries the user's Python line. `givens` are applied before (`clone_replace`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
+from ..ir.core import Operation, Value
+from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
+
+
+class MissingInputError(ValueError):
+    """The graph needs a variable that is neither an input, a constant nor shared."""
+
+
+@dataclass
+class LoweringSpec:
+    """What to lower: the user's inputs and outputs, and the updates (shared, new value)."""
+
+    inputs: Sequence[Any]
+    outputs: Sequence[Any]
+    updates: Sequence[tuple[Any, Any]] = ()
+    borrow: Sequence[bool] = ()
+    name: str = "main"
+    location: Location = UNKNOWN_LOC   # the user's `irc.function(...)` line
+
+
+@dataclass
+class Lowered:
+    """The module and what the runtime must know to call it."""
+
+    module: Operation
+    func: Operation
+    shared: list[Any]           # shared variables, in argument order (after the inputs)
+    update_args: list[int]      # for each update result: the argument index it replaces
+
+
+def _is_shared(v: Any) -> bool:
+    return hasattr(v, "get_value") and hasattr(v, "set_value")
+
+
+def _is_constant(v: Any) -> bool:
+    return getattr(v, "owner", None) is None and hasattr(v, "data") and not _is_shared(v)
+
+
+def _location(apply: Any) -> Location:
+    loc = getattr(apply, "location", None)
+    if isinstance(loc, Location):
+        return loc
+    if isinstance(loc, tuple) and len(loc) >= 2:
+        return FileLineColLoc(str(loc[0]), int(loc[1]), int(loc[2]) if len(loc) > 2 else 1)
+    return UNKNOWN_LOC
+
+
+_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+def name_hint(var: Any) -> str | None:
+    """A printable SSA name from a variable's name (`%w`), or None."""
+    name = getattr(var, "name", None)
+    if not name:
+        return None
+    hint = _IDENT.sub("_", str(name))
+    return hint if hint[:1].isalpha() or hint[:1] == "_" else "v" + hint
+
+
+def symbol_name(name: str | None) -> str:
+    return _IDENT.sub("_", name) if name else "main"
+
+
+def describe(var: Any) -> str:
+    name = getattr(var, "name", None)
+    return f"'{name}'" if name else str(var)
+
+
+class _Lowerer:
+    def __init__(self, spec: LoweringSpec):
+        self.spec = spec
+        self.values: dict[int, Value] = {}   # id(variable) -> IR value
+        self.keep: list[Any] = []            # keeps ids stable while lowering
+        self.shared: list[Any] = []
+        self.block = None
+        self.func = None
+
+    # -- entry
+    def lower(self) -> Lowered:
+        from ..dialects.builtin import ModuleOp
+        from ..dialects.func import FuncOp
+        spec = self.spec
+        shared = self._collect_shared()
+        self.shared = shared
+        arg_vars = list(spec.inputs) + shared
+        arg_types = [v.type.to_ir() for v in arg_vars]
+        arg_attrs: list[dict[str, Attribute]] = [{} for _ in spec.inputs]
+        arg_attrs += [{"irc.shared": StringAttr(str(s.name or f"shared{i}"))} for i, s in enumerate(shared)]
+        func = FuncOp.create(symbol_name(spec.name), arg_types, [], arg_attrs, None, spec.location)
+        self.func, self.block = func, func.body
+        for var, arg in zip(arg_vars, func.body.args):
+            arg.name_hint = name_hint(var)
+            self._bind(var, arg)
+        results = [self.value_of(v) for v in spec.outputs]
+        update_args = []
+        for svar, expr in spec.updates:
+            results.append(self.value_of(expr))
+            update_args.append(len(spec.inputs) + next(i for i, s in enumerate(shared) if s is svar))
+        from ..dialects.func import ReturnOp
+        func.body.append(ReturnOp(results, [], {}, (), (), spec.location))
+        for op in func.body.ops:  # a constant points at the line of its first user
+            if op.op_name == "tensor.constant" and not op.location.known and op.results[0].uses:
+                op.location = op.results[0].uses[0].owner.location
+        func.update_function_type()
+        res_attrs: list[dict[str, Attribute]] = []
+        for i in range(len(spec.outputs)):
+            res_attrs.append({"irc.borrow": UnitAttr()} if i < len(spec.borrow) and spec.borrow[i] else {})
+        res_attrs += [{"irc.update": IntegerAttr(a)} for a in update_args]
+        if any(res_attrs):
+            func.set_res_attrs(res_attrs)
+        module = ModuleOp.create([func])
+        return Lowered(module, func, shared, update_args)
+
+    # -- graph walking
+    def _bind(self, var: Any, value: Value) -> None:
+        self.keep.append(var)
+        self.values[id(var)] = value
+
+    def _parents(self, var: Any) -> list[Any]:
+        owner = getattr(var, "owner", None)
+        return list(owner.inputs) if owner is not None else []
+
+    def _collect_shared(self) -> list[Any]:
+        """Shared variables read by the graph (in first-use order) or updated."""
+        found: list[Any] = []
+        seen: set[int] = set()
+        ins = {id(v) for v in self.spec.inputs}
+        roots = [*self.spec.outputs, *(e for _, e in self.spec.updates)]
+        stack = list(reversed(roots))
+        while stack:
+            v = stack.pop()
+            if id(v) in seen or id(v) in ins:
+                continue
+            seen.add(id(v))
+            if _is_shared(v):
+                found.append(v)
+            stack.extend(reversed(self._parents(v)))
+        for svar, _ in self.spec.updates:
+            if not any(svar is s for s in found):
+                found.append(svar)
+        return found
+
+    def value_of(self, root: Any) -> Value:
+        """The IR value of `root`, lowering whatever it depends on first (iteratively)."""
+        stack: list[tuple[Any, bool]] = [(root, False)]
+        while stack:
+            var, expanded = stack.pop()
+            if id(var) in self.values:
+                continue
+            if expanded:
+                self._lower_var(var)
+                continue
+            stack.append((var, True))
+            stack.extend((p, False) for p in reversed(self._parents(var)) if id(p) not in self.values)
+        return self.values[id(root)]
+
+    def _lower_var(self, var: Any) -> None:
+        owner = getattr(var, "owner", None)
+        if owner is None:
+            if _is_constant(var):
+                self._lower_constant(var)
+                return
+            raise MissingInputError(
+                f"input {describe(var)} of type {var.type} is needed to compute the outputs but "
+                f"was not given: add it to the inputs of irc.function (or give it a value with givens)")
+        self._lower_apply(owner)
+
+    def _lower_constant(self, var: Any) -> None:
+        from ..dialects.builtin import DenseAttr, TensorType
+        from ..ir.core import create_op
+        from ..ir.types import scalar_from_numpy
+        data = var.data
+        # explicit type: numpy's ascontiguousarray makes a 0-d array 1-d
+        attr = DenseAttr.from_array(data, TensorType(tuple(data.shape), scalar_from_numpy(data.dtype.name)))
+        op = create_op("tensor.constant", [], [attr.type], {"value": attr}, location=UNKNOWN_LOC)
+        self.block.append(op)
+        op.results[0].name_hint = name_hint(var)
+        self._bind(var, op.results[0])
+
+    def _lower_apply(self, apply: Any) -> None:
+        from ..ir.core import OP_REGISTRY, create_op
+        op_def = apply.op
+        name = op_def.ir_name
+        attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}
+        operands = [self.values[id(v)] for v in apply.inputs]
+        loc = _location(apply)
+        cls = OP_REGISTRY.get(name)
+        if cls is None:
+            raise NotImplementedError(f"no tensor-dialect op '{name}' for {type(op_def).__name__}")
+        try:
+            op: Operation = cls.build(operands, attrs, None, (), loc)
+        except NotImplementedError:
+            types = [o.type.to_ir() for o in apply.outputs]
+            op = create_op(name, operands, types, attrs, location=loc)
+        self.block.append(op)
+        for out, res in zip(apply.outputs, op.results):
+            res.name_hint = name_hint(out)
+            self._bind(out, res)
+
+
+def lower(spec: LoweringSpec) -> Lowered:
+    """Lower the graph described by `spec` to a module with one function."""
+    return _Lowerer(spec).lower()

@@ -1,0 +1,167 @@
+"""Reductions and linear algebra on symbolic tensors: sum, prod, mean, max, min, argmax,
+argmin, var, std, any, all, dot, clip, norm. Dtype rules are in irc/frontend/dtypes.py."""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import dtypes
+from .basic import (as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
+                    shape, sqrt, sub, true_div)
+from .blas import Dot
+from .graph import Variable
+from .reduce import REDUCERS
+
+
+def normalize_axes(x: Variable, axis: Any) -> tuple[int, ...]:
+    """`axis` (None, an int or a sequence; negatives count from the end) as sorted axes."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    if isinstance(axis, Variable):
+        from .graph import Constant
+        if not isinstance(axis, Constant):
+            raise TypeError("axis must be known when the graph is built (an int or a tuple of ints)")
+        axis = axis.data.tolist()
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    out = set()
+    for a in axes:
+        a = int(a)
+        if not -x.ndim <= a < builtins.max(x.ndim, 1):
+            raise ValueError(f"axis {a} is out of range for {x.type} (ndim={x.ndim})")
+        out.add(a % x.ndim if x.ndim else 0)
+    return tuple(sorted(out))
+
+
+def _keep(out: Variable, axes: Sequence[int], ndim: int) -> Variable:
+    """Re-insert reduced axes as broadcastable dims (keepdims=True)."""
+    pattern: list[int | str] = []
+    k = 0
+    for d in range(ndim):
+        if d in axes:
+            pattern.append("x")
+        else:
+            pattern.append(k)
+            k += 1
+    return dimshuffle(out, pattern)
+
+
+def reduce(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> Variable:
+    """`tensor.reduce` of `kind` over `axis`; no node at all when there is nothing to reduce."""
+    x = as_tensor_variable(x)
+    axes = normalize_axes(x, axis) if x.ndim else ()
+    out = REDUCERS[kind](axes)(x) if axes else x
+    return _keep(out, axes, x.ndim) if keepdims and axes else out
+
+
+def sum(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    x = as_tensor_variable(x)
+    return reduce(cast(x, dtype or dtypes.sum_dtype(x.dtype)), "sum", axis, keepdims)
+
+
+def prod(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = False) -> Variable:
+    x = as_tensor_variable(x)
+    return reduce(cast(x, dtype or dtypes.sum_dtype(x.dtype)), "prod", axis, keepdims)
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    return reduce(x, "max", axis, keepdims)
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    return reduce(x, "min", axis, keepdims)
+
+
+def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
+    x = as_tensor_variable(x)
+    if axis is None:
+        if x.ndim == 0:
+            raise ValueError(f"{kind} of a 0-d tensor")
+        out = REDUCERS[kind]((0,))(flatten(x) if x.ndim != 1 else x)
+        return _keep(out, tuple(range(x.ndim)), x.ndim) if keepdims else out
+    axes = normalize_axes(x, axis)
+    if len(axes) != 1:
+        raise NotImplementedError(f"{kind} over several axes {axes}: give one axis or None")
+    out = REDUCERS[kind](axes)(x)
+    return _keep(out, axes, x.ndim) if keepdims else out
+
+
+def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    return _arg(x, "argmax", axis, keepdims)
+
+
+def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    return _arg(x, "argmin", axis, keepdims)
+
+
+def count(x: Variable, axes: Sequence[int], dtype: str) -> Variable:
+    """The number of elements over `axes`, as a 0-d of `dtype` (1 when there are none)."""
+    sizes = [cast(s, dtype) for d, s in enumerate(shape(x)) if d in axes]
+    n = sizes[0] if sizes else as_tensor_variable(np.asarray(1, dtype))
+    for s in sizes[1:]:
+        n = mul(n, s)
+    return n
+
+
+def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = False) -> Variable:
+    """Sum divided by the count, computed in the input's float dtype (floatX for integers)."""
+    x = as_tensor_variable(x)
+    out_dtype = dtype or dtypes.mean_dtype(x.dtype)
+    x = cast(x, out_dtype)
+    axes = normalize_axes(x, axis) if x.ndim else ()
+    s = sum(x, axes, keepdims=keepdims)
+    return true_div(s, count(x, axes, out_dtype)) if axes else s
+
+
+def var(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """Population variance (ddof=0), as numpy and Theano."""
+    x = as_tensor_variable(x)
+    d = sub(x, mean(x, axis, keepdims=True))
+    return mean(mul(d, d), axis, keepdims=keepdims)
+
+
+def std(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    return sqrt(var(x, axis, keepdims))
+
+
+def any(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    x = as_tensor_variable(x)
+    return max(x if x.dtype == "bool" else neq(x, 0), axis, keepdims)
+
+
+def all(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    x = as_tensor_variable(x)
+    return min(x if x.dtype == "bool" else neq(x, 0), axis, keepdims)
+
+
+def dot(a: Any, b: Any) -> Variable:
+    """Inner product of vectors, matrix-vector and matrix products; scalars multiply."""
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return mul(a, b)
+    if a.ndim > 2 or b.ndim > 2:
+        raise NotImplementedError(f"dot of {a.type} and {b.type}: only vectors and matrices are supported")
+    dtype = dtypes.upcast([a.dtype, b.dtype])
+    if dtype == "bool":
+        dtype = "int8"
+    return Dot()(cast(a, dtype), cast(b, dtype))
+
+
+def outer(a: Any, b: Any) -> Variable:
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    return mul(dimshuffle(a, (0, "x")), dimshuffle(b, ("x", 0)))
+
+
+def clip(x: Any, lo: Any, hi: Any) -> Variable:
+    """`x` limited to [lo, hi]; the gradient flows where lo <= x <= hi."""
+    return minimum(maximum(x, lo), hi)
+
+
+def norm(x: Any, L: int = 2, axis: Any = None) -> Variable:
+    from .basic import abs_
+    if L == 1:
+        return sum(abs_(x), axis)
+    if L == 2:
+        return sqrt(sum(mul(x, x), axis))
+    raise NotImplementedError(f"norm with L={L}")

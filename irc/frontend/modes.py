@@ -1,0 +1,99 @@
+"""Compilation modes: which pass pipeline a mode runs, and the stage texts it leaves behind.
+
+A mode names passes that may not exist yet (the pipeline grows as passes land); only the
+registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped."""
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from ..ir.core import Operation
+from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes
+
+MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode")
+
+PIPELINES: dict[str, tuple[str, ...]] = {
+    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize"),
+    "FAST_COMPILE": ("canonicalize",),
+    "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
+    "ProfileMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
+}
+
+
+def check_mode(mode: str | None) -> str:
+    """The mode to use (`config.mode` when None); a clear error for an unknown one."""
+    from ..config import config
+    mode = config.mode if mode is None else getattr(mode, "name", mode)
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
+    return mode
+
+
+def _split_tags(text: str | Iterable[str]) -> set[str]:
+    if isinstance(text, str):
+        return {t for t in text.split(":") if t}
+    return set(text)
+
+
+def pipeline_for(mode: str, excluding: str | Iterable[str] = "") -> str:
+    """The pipeline string `mode` runs now: registered passes only, minus excluded ones."""
+    load_passes()
+    drop = _split_tags(excluding)
+    names = []
+    for name in PIPELINES[mode]:
+        cls = PASS_REGISTRY.get(name)
+        if cls is None or name in drop or drop.intersection(getattr(cls, "tags", ())):
+            continue
+        names.append(name)
+    return ",".join(names)
+
+
+class StageRecorder(PassInstrumentation):
+    """Keeps the module's text before the pipeline (`tensor`) and after each pass (by pass
+    name; a pass that runs twice keeps its last text, also under `name#1`, `name#2`)."""
+
+    def __init__(self) -> None:
+        self.stages: dict[str, str] = {}
+        self._counts: dict[str, int] = {}
+
+    def before_pipeline(self, pm: PassManager, module: Operation) -> None:
+        from ..ir.instrumentation import render_ir
+        self.stages.setdefault("tensor", render_ir(module, debuginfo=True))
+
+    def after_pass(self, pass_: Pass, module: Operation) -> None:
+        from ..ir.instrumentation import render_ir
+        text = render_ir(module, debuginfo=True)
+        n = self._counts.get(pass_.name, 0) + 1
+        self._counts[pass_.name] = n
+        self.stages[f"{pass_.name}#{n}"] = text
+        self.stages[pass_.name] = text
+
+
+_dump_counter = 0
+
+
+def dump_folder(root: str, name: str) -> str:
+    """A fresh sub-folder of `config.dump_ir` for one function: `<root>/<NNN>_<name>`."""
+    global _dump_counter
+    _dump_counter += 1
+    return os.path.join(root, f"{os.getpid()}_{_dump_counter:03d}_{name}")
+
+
+def optimize(module: Operation, mode: str, name: str, record: bool = True) -> dict[str, str]:
+    """Run `mode`'s pipeline over `module` in place; returns the recorded stage texts."""
+    from ..config import config
+    insts: list[PassInstrumentation] = []
+    recorder = StageRecorder()
+    if record:
+        insts.append(recorder)
+    if config.dump_ir:
+        from ..ir.instrumentation import IRTreeDir
+        insts.append(IRTreeDir(dump_folder(config.dump_ir, name), debuginfo=True))
+    pipeline = pipeline_for(mode, config.optimizer_excluding)
+    pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
+    pm.run(module)
+    if record:
+        from ..ir.instrumentation import render_ir
+        recorder.stages.setdefault("tensor", render_ir(module, debuginfo=True))
+        recorder.stages["optimized"] = render_ir(module, debuginfo=True)
+    return recorder.stages

@@ -1,0 +1,60 @@
+"""Neural-network functions (`T.nnet.*`), written with the primitive ops so every backend and
+every rewrite (e.g. `stabilize`) sees them; sigmoid and softplus are table rows."""
+from __future__ import annotations
+
+from typing import Any
+
+from .basic import (as_tensor_variable, exp, log, mul, neg, relu, sigmoid, softplus, sub, true_div)
+from .mathops import max as max_, sum as sum_
+
+__all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "binary_crossentropy",
+           "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid"]
+
+
+def softmax(x: Any, axis: int = -1):
+    """exp(x - max) / sum(exp(x - max)) along `axis` (the last by default)."""
+    x = as_tensor_variable(x)
+    e = exp(sub(x, max_(x, axis, keepdims=True)))
+    return true_div(e, sum_(e, axis, keepdims=True))
+
+
+def log_softmax(x: Any, axis: int = -1):
+    """x - max - log(sum(exp(x - max))): stable for large inputs."""
+    x = as_tensor_variable(x)
+    shifted = sub(x, max_(x, axis, keepdims=True))
+    return sub(shifted, log(sum_(exp(shifted), axis, keepdims=True)))
+
+
+def binary_crossentropy(output: Any, target: Any):
+    """-(target * log(output) + (1 - target) * log(1 - output)), elementwise."""
+    return neg(mul(target, log(output)) + mul(sub(1.0, target), log(sub(1.0, output))))
+
+
+def categorical_crossentropy(coding_dist: Any, true_dist: Any):
+    """-sum(true_dist * log(coding_dist)) over the last axis. `true_dist` is a one-hot (or
+    any) distribution of the same shape, or integer class indices (one per row)."""
+    from .basic import cast, dimshuffle, eq
+    p, t = as_tensor_variable(coding_dist), as_tensor_variable(true_dist)
+    if t.ndim == p.ndim:
+        return neg(sum_(mul(t, log(p)), axis=-1))
+    if t.ndim == p.ndim - 1 and not t.type.is_float:
+        from .iota import arange_like
+        cols = arange_like(p, axis=p.ndim - 1)   # 0..K-1
+        onehot = eq(dimshuffle(t, tuple(range(t.ndim)) + ("x",)), cast(cols, t.dtype))
+        return neg(sum_(mul(onehot, log(p)), axis=-1))
+    raise TypeError(f"categorical_crossentropy: true_dist {t.type} must match coding_dist {p.type} "
+                    f"or be integer indices with one dimension less")
+
+
+def ultra_fast_sigmoid(x: Any):
+    return sigmoid(x)
+
+
+def hard_sigmoid(x: Any):
+    """clip(0.2 * x + 0.5, 0, 1)."""
+    from .mathops import clip
+    return clip(mul(0.2, x) + 0.5, 0.0, 1.0)
+
+
+relu = relu
+softplus = softplus

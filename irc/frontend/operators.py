@@ -1,0 +1,101 @@
+"""Python operators and methods on symbolic tensors (`x + y`, `x.T`, `x.sum()`, `x[1:]`).
+
+A mixin of `Variable`; every method builds graph nodes through the frontend's functions,
+imported lazily because those modules import the graph classes."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def _b():
+    from . import basic
+    return basic
+
+
+def _m():
+    from . import mathops
+    return mathops
+
+
+class TensorOperators:
+    """Theano's `_tensor_py_operators`: arithmetic, comparisons, shape and reduction methods."""
+
+    # -- arithmetic (Python scalars adopt the tensor's dtype: see irc/frontend/dtypes.py)
+    def __add__(self, o: Any): return _b().add(self, o)
+    def __radd__(self, o: Any): return _b().add(o, self)
+    def __sub__(self, o: Any): return _b().sub(self, o)
+    def __rsub__(self, o: Any): return _b().sub(o, self)
+    def __mul__(self, o: Any): return _b().mul(self, o)
+    def __rmul__(self, o: Any): return _b().mul(o, self)
+    def __truediv__(self, o: Any): return _b().true_div(self, o)
+    def __rtruediv__(self, o: Any): return _b().true_div(o, self)
+    def __floordiv__(self, o: Any): return _b().int_div(self, o)
+    def __rfloordiv__(self, o: Any): return _b().int_div(o, self)
+    def __mod__(self, o: Any): return _b().mod(self, o)
+    def __rmod__(self, o: Any): return _b().mod(o, self)
+    def __pow__(self, o: Any): return _b().pow(self, o)
+    def __rpow__(self, o: Any): return _b().pow(o, self)
+    def __neg__(self): return _b().neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _b().abs_(self)
+
+    # -- comparisons (== and != stay identity, as in Theano: use T.eq / T.neq)
+    def __lt__(self, o: Any): return _b().lt(self, o)
+    def __le__(self, o: Any): return _b().le(self, o)
+    def __gt__(self, o: Any): return _b().gt(self, o)
+    def __ge__(self, o: Any): return _b().ge(self, o)
+
+    # -- bitwise / logical (bool and integer tensors)
+    def __and__(self, o: Any): return _b().and_(self, o)
+    def __rand__(self, o: Any): return _b().and_(o, self)
+    def __or__(self, o: Any): return _b().or_(self, o)
+    def __ror__(self, o: Any): return _b().or_(o, self)
+    def __xor__(self, o: Any): return _b().xor(self, o)
+    def __rxor__(self, o: Any): return _b().xor(o, self)
+    def __invert__(self): return _b().invert(self)
+
+    def __bool__(self):
+        raise TypeError("a symbolic variable has no truth value (use T.switch or irc.function "
+                        "to compute one)")
+
+    def __iter__(self):
+        raise TypeError("a symbolic variable cannot be iterated over (its length is unknown)")
+
+    def __len__(self):
+        raise TypeError("a symbolic variable has no len(); use x.shape[0]")
+
+    # -- shape
+    @property
+    def T(self): return _b().transpose(self)
+    def transpose(self, *axes): return _b().transpose(self, axes[0] if len(axes) == 1 and
+                                                      isinstance(axes[0], (tuple, list)) else axes or None)
+    @property
+    def shape(self): return _b().shape(self)
+    @property
+    def size(self): return _m().prod(_b().shape(self))
+    def dimshuffle(self, *pattern):
+        if len(pattern) == 1 and isinstance(pattern[0], (tuple, list)):
+            pattern = tuple(pattern[0])
+        return _b().dimshuffle(self, pattern)
+    def reshape(self, shape, ndim=None): return _b().reshape(self, shape, ndim)
+    def flatten(self, ndim=1): return _b().flatten(self, ndim)
+    def __getitem__(self, index): return _b().subtensor(self, index)
+    def astype(self, dtype): return _b().cast(self, dtype)
+
+    # -- reductions
+    def sum(self, axis=None, dtype=None, keepdims=False): return _m().sum(self, axis, dtype, keepdims)
+    def prod(self, axis=None, dtype=None, keepdims=False): return _m().prod(self, axis, dtype, keepdims)
+    def mean(self, axis=None, dtype=None, keepdims=False): return _m().mean(self, axis, dtype, keepdims)
+    def max(self, axis=None, keepdims=False): return _m().max(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False): return _m().min(self, axis, keepdims)
+    def argmax(self, axis=None, keepdims=False): return _m().argmax(self, axis, keepdims)
+    def argmin(self, axis=None, keepdims=False): return _m().argmin(self, axis, keepdims)
+    def var(self, axis=None, keepdims=False): return _m().var(self, axis, keepdims)
+    def std(self, axis=None, keepdims=False): return _m().std(self, axis, keepdims)
+    def any(self, axis=None, keepdims=False): return _m().any(self, axis, keepdims)
+    def all(self, axis=None, keepdims=False): return _m().all(self, axis, keepdims)
+    def dot(self, o): return _m().dot(self, o)
+    def __matmul__(self, o): return _m().dot(self, o)
+    def __rmatmul__(self, o): return _m().dot(o, self)
+    def clip(self, lo, hi): return _m().clip(self, lo, hi)
+    def norm(self, L=2, axis=None): return _m().norm(self, L, axis)

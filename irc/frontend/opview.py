@@ -1,0 +1,235 @@
+"""The op classes Theano users test for in `f.maker.fgraph.toposort()`, and the ONE table
+that maps a tensor-dialect op to them.
+
+`isinstance(node.op, T.Elemwise)` is how the tutorials tell the cpu from the gpu, so the
+classes here are the ones `irc.tensor` exports. A view op wraps the IR op it stands for."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.core import ElementwiseTrait, Operation
+
+
+class ViewOp:
+    """Base of the read-only op objects of the toposort view; `ir` is the tensor-dialect op."""
+
+    def __init__(self, ir: Operation | None = None):
+        self.ir = ir
+
+    @property
+    def ir_name(self) -> str:
+        return self.ir.op_name if self.ir is not None else ""
+
+    @property
+    def scalar_name(self) -> str:
+        """`exp` for `tensor.exp`: what Theano prints between braces."""
+        return self.ir_name.split(".", 1)[-1]
+
+    def __str__(self) -> str:
+        return type(self).__name__
+
+    __repr__ = __str__
+
+
+class _ScalarOpView(ViewOp):
+    def __str__(self) -> str:
+        inplace = "inplace" if self.ir is not None and "inplace" in self.ir.attributes else "no_inplace"
+        return f"{type(self).__name__}{{{self.scalar_name},{inplace}}}"
+
+
+class Elemwise(_ScalarOpView):
+    """An elementwise op on the host (`Elemwise{exp,no_inplace}`)."""
+
+
+class GpuElemwise(_ScalarOpView):
+    """An elementwise op whose result lives on the device. Not an `Elemwise`, as in Theano
+    (the tutorial's gpu check relies on that)."""
+
+
+class DimShuffle(ViewOp):
+    pass
+
+
+class CAReduce(ViewOp):
+    def __str__(self) -> str:
+        kind = self.ir.attributes.get("kind") if self.ir is not None else None
+        kind_text = getattr(kind, "value", kind)
+        return f"{type(self).__name__}{{{kind_text}}}" if kind_text else type(self).__name__
+
+
+class GpuCAReduce(CAReduce):
+    pass
+
+
+class Dot(ViewOp):
+    pass
+
+
+class Gemv(ViewOp):
+    pass
+
+
+class CGemv(Gemv):
+    """gemv on the cpu (Theano's C implementation class name)."""
+
+
+class Gemm(ViewOp):
+    pass
+
+
+class CGemm(Gemm):
+    """gemm on the cpu."""
+
+
+class GpuGemv(ViewOp):
+    pass
+
+
+class GpuGemm(ViewOp):
+    pass
+
+
+class Reshape(ViewOp):
+    pass
+
+
+class Subtensor(ViewOp):
+    pass
+
+
+class Join(ViewOp):
+    pass
+
+
+class IncSubtensor(ViewOp):
+    pass
+
+
+class Alloc(ViewOp):
+    """`tensor.broadcast`: a value broadcast to a run-time shape."""
+
+
+class Shape_i(ViewOp):  # noqa: N801 (Theano's name)
+    pass
+
+
+class Constant(ViewOp):
+    pass
+
+
+class Fused(ViewOp):
+    """`Composite` in Theano: a fused region of elementwise ops."""
+
+
+class GpuFromHost(ViewOp):
+    pass
+
+
+class HostFromGpu(ViewOp):
+    pass
+
+
+class CustomOp(ViewOp):
+    pass
+
+
+class GenericOp(ViewOp):
+    """An op with no Theano counterpart; prints its IR name."""
+
+    def __str__(self) -> str:
+        return self.ir_name
+
+
+# tensor op name -> (host class, device class)
+OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
+    "tensor.broadcast": (Alloc, Alloc),
+    "tensor.dim": (Shape_i, Shape_i),
+    "tensor.insert_slice": (IncSubtensor, IncSubtensor),
+    "tensor.dimshuffle": (DimShuffle, DimShuffle),
+    "tensor.transpose": (DimShuffle, DimShuffle),
+    "tensor.reduce": (CAReduce, GpuCAReduce),
+    "tensor.dot": (Dot, GpuGemm),
+    "tensor.gemv": (CGemv, GpuGemv),
+    "tensor.gemm": (CGemm, GpuGemm),
+    "tensor.reshape": (Reshape, Reshape),
+    "tensor.slice": (Subtensor, Subtensor),
+    "tensor.subtensor": (Subtensor, Subtensor),
+    "tensor.concat": (Join, Join),
+    "tensor.constant": (Constant, Constant),
+    "tensor.fused": (Elemwise, GpuElemwise),
+    "tensor.to_device": (GpuFromHost, GpuFromHost),
+    "tensor.to_host": (HostFromGpu, HostFromGpu),
+    "tensor.custom": (CustomOp, CustomOp),
+}
+
+
+def _on_device(op: Operation) -> bool:
+    return any(getattr(r.type, "device", None) for r in op.results)
+
+
+def view_class(op: Operation) -> type[ViewOp]:
+    """The Theano-visible class of a tensor-dialect op."""
+    pair = OP_CLASSES.get(op.op_name)
+    if pair is None:
+        if op.has_trait(ElementwiseTrait):
+            pair = (Elemwise, GpuElemwise)
+        else:
+            return GenericOp
+    return _merged(pair[1] if _on_device(op) else pair[0])
+
+
+_MERGED: dict[type, type] = {}
+
+
+def _frontend_op_class(name: str) -> type | None:
+    """A graph `Op` class of the frontend named `name` (e.g. `DimShuffle`), if one is loaded."""
+    import sys
+    graph = sys.modules.get("irc.frontend.graph")
+    if graph is None:
+        return None
+    for mod_name, mod in list(sys.modules.items()):
+        if mod_name.startswith("irc.frontend.") and mod is not None and mod_name != __name__:
+            cls = getattr(mod, name, None)
+            if isinstance(cls, type) and issubclass(cls, graph.Op):
+                return cls
+    return None
+
+
+def _merged(cls: type[ViewOp]) -> type:
+    """`cls`, made a subclass of the frontend's same-named op class when there is one, so
+    `isinstance(node.op, T.DimShuffle)` holds for the view too. The view's methods win."""
+    if cls in _MERGED:
+        return _MERGED[cls]
+    front = _frontend_op_class(cls.__name__)
+    if front is None:
+        return cls  # not cached: the frontend class may load later
+    merged = type(cls.__name__, (cls, front), {"__eq__": object.__eq__, "__hash__": object.__hash__,
+                                               "__module__": cls.__module__})
+    _MERGED[cls] = merged
+    return merged
+
+
+def _frontend_elemwise(op: Operation) -> Any:
+    """Elementwise ops on the host are the frontend's own `Elemwise`/`Cast` ops (what
+    `T.Elemwise` is), with the IR op attached as `.ir`."""
+    from .elemwise import Cast, Elemwise as FrontElemwise
+    from .tensor_type import TensorType
+    name = op.op_name.split(".", 1)[-1]
+    try:
+        if name == "cast":
+            view = Cast(TensorType.from_ir(op.results[0].type).dtype)
+        else:
+            view = FrontElemwise(name)
+    except (ValueError, TypeError):
+        return None
+    view.ir = op
+    return view
+
+
+def view_op(op: Operation) -> Any:
+    cls = view_class(op)
+    if cls is Elemwise and op.op_name != "tensor.fused":
+        front = _frontend_elemwise(op)
+        if front is not None:
+            return front
+    return cls(op)

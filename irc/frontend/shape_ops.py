@@ -1,0 +1,122 @@
+"""Ops that relabel or resize dimensions without arithmetic: `DimShuffle` (tensor.dimshuffle),
+`Reshape` (tensor.reshape), `Shape_i` (tensor.dim) and `Alloc` (tensor.broadcast)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..dialects.tensor_base import DYNAMIC
+from ..ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
+from .graph import Apply, Op, Variable, infer_via_dialect
+from .tensor_type import TensorType
+
+
+def _infer(op: Op, inputs: Sequence[Variable]) -> TensorType:
+    types = infer_via_dialect(op.ir_name, [v.type for v in inputs], op.ir_attributes())
+    if types is None:
+        raise RuntimeError(f"the tensor dialect has no '{op.ir_name}' op")
+    return types[0]
+
+
+class DimShuffle(Op):
+    """Theano's DimShuffle: output dim k is input dim `new_order[k]`, or a new broadcastable
+    dim for 'x'. Input dims left out must be broadcastable (they are dropped)."""
+
+    __props__ = ("new_order",)
+    ir_name = "tensor.dimshuffle"
+
+    def __init__(self, new_order: Sequence[int | str]):
+        order = []
+        for p in new_order:
+            if p != "x" and not (isinstance(p, int) and not isinstance(p, bool)):
+                raise TypeError(f"DimShuffle pattern entries are ints or 'x', got {p!r}")
+            order.append(p)
+        self.new_order = tuple(order)
+
+    def ir_attributes(self) -> dict[str, Attribute]:
+        return {"pattern": DenseArrayAttr(tuple(-1 if p == "x" else p for p in self.new_order))}
+
+    def make_node(self, x: Variable) -> Apply:  # type: ignore[override]
+        for p in self.new_order:
+            if p != "x" and not 0 <= p < x.ndim:
+                raise ValueError(f"{self}: dimension {p} does not exist in {x.type} (ndim={x.ndim})")
+        return Apply(self, [x], [Variable(_infer(self, [x]))])
+
+    def grad(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        from .basic import dimshuffle
+        from .mathops import sum as sum_
+        new_axes = [k for k, p in enumerate(self.new_order) if p == "x" and not gz.broadcastable[k]]
+        if new_axes:
+            gz = sum_(gz, axis=new_axes, keepdims=True)
+        where = {p: k for k, p in enumerate(self.new_order) if p != "x"}
+        # dims of x the pattern dropped were broadcastable: put them back as 'x'
+        order = [where[d] if d in where else "x" for d in range(x.ndim)]
+        g = dimshuffle(gz, order)
+        return [g]
+
+    def __str__(self) -> str:
+        return "DimShuffle{" + ",".join(str(p) for p in self.new_order) + "}"
+
+
+class Reshape(Op):
+    """`tensor.reshape`: `shape` holds static sizes, at most one -1, and DYNAMIC entries read at
+    run time from a second input (an int64 vector with one entry per output dim)."""
+
+    __props__ = ("shape",)
+    ir_name = "tensor.reshape"
+
+    def __init__(self, shape: Sequence[int]):
+        self.shape = tuple(int(s) for s in shape)
+
+    def ir_attributes(self) -> dict[str, Attribute]:
+        return {"shape": DenseArrayAttr(self.shape)}
+
+    def make_node(self, x: Variable, sizes: Variable | None = None) -> Apply:  # type: ignore[override]
+        inputs = [x] if sizes is None else [x, sizes]
+        return Apply(self, inputs, [Variable(_infer(self, inputs))])
+
+    def grad(self, inputs, outputs, output_grads):
+        from .basic import reshape, shape
+        x, gz = inputs[0], output_grads[0]
+        return [reshape(gz, shape(x))] + [None] * (len(inputs) - 1)
+
+    def __str__(self) -> str:
+        return "Reshape{" + ",".join("?" if s == DYNAMIC else str(s) for s in self.shape) + "}"
+
+
+class Shape_i(Op):
+    """`x.shape[i]`: the size of dimension `i` as a 0-d int64 (tensor.dim)."""
+
+    __props__ = ("i",)
+    ir_name = "tensor.dim"
+
+    def __init__(self, i: int):
+        self.i = int(i)
+
+    def ir_attributes(self) -> dict[str, Attribute]:
+        return {"axis": IntegerAttr(self.i)}
+
+    def make_node(self, x: Variable) -> Apply:  # type: ignore[override]
+        if not 0 <= self.i < x.ndim:
+            raise ValueError(f"{self}: {x.type} has no dimension {self.i}")
+        return Apply(self, [x], [Variable(_infer(self, [x]))])
+
+    def grad(self, inputs, outputs, output_grads):
+        return [None]
+
+
+class Alloc(Op):
+    """`tensor.broadcast %value, %like`: `value` (same rank) repeated to the shape of `like`;
+    the building block of `zeros_like`, `ones_like`, `fill` and of gradients of reductions."""
+
+    ir_name = "tensor.broadcast"
+
+    def make_node(self, value: Variable, like: Variable) -> Apply:  # type: ignore[override]
+        if value.ndim != like.ndim:
+            raise TypeError(f"Alloc: value {value.type} and shape source {like.type} need the same ndim")
+        return Apply(self, [value, like], [Variable(_infer(self, [value, like]))])
+
+    def grad(self, inputs, outputs, output_grads):
+        from .gradient_rules import sum_to_pattern
+        value, _ = inputs
+        return [sum_to_pattern(output_grads[0], value.broadcastable), None]

@@ -1,0 +1,91 @@
+"""Shared variables: symbolic leaves with a value that persists across calls (`irc.shared`).
+
+A compiled function receives a shared variable as an argument (`irc.shared = "name"` in the
+IR signature) and may return its new value (`updates`). The value lives in `container`, so
+the runtime can keep it on the device and swap it without the user's copy being touched."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .graph import Variable
+from .tensor_type import TensorType, floatX
+
+
+class Container:
+    """The storage cell of a shared variable; `value` is a numpy array, or a runtime's device
+    array (anything numpy can convert with `np.asarray`)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Container({self.value!r})"
+
+
+class SharedVariable(Variable):
+    """A leaf of the graph holding a value (`get_value`/`set_value`)."""
+
+    def __init__(self, type: TensorType, value: np.ndarray, name: str | None = None, strict: bool = False,
+                 allow_downcast: bool | None = None):
+        super().__init__(type, None, None, name)
+        self.container = Container(type.filter(value, strict=strict, allow_downcast=allow_downcast))
+        self.default_update: Variable | None = None
+
+    def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
+        """The value (a copy unless `borrow`); a device value comes back as numpy unless
+        `return_internal_type`."""
+        v = self.container.value
+        if not isinstance(v, np.ndarray) and not return_internal_type:
+            return np.asarray(v)
+        return v if borrow else v.copy()
+
+    def set_value(self, value: Any, borrow: bool = False) -> None:
+        """Replace the value (copied unless `borrow`); dtype and rank must fit the type."""
+        arr = self.type.filter(value)
+        if not borrow and arr is value:
+            arr = np.array(arr, copy=True)
+        self.container.value = arr
+
+    @property
+    def value(self) -> Any:
+        return self.get_value(borrow=True)
+
+    def clone(self) -> "SharedVariable":
+        return self  # a shared variable is one storage cell: never duplicated
+
+    def __str__(self) -> str:
+        return self.name if self.name is not None else f"<{self.type}>"
+
+
+def shared(value: Any, name: str | None = None, strict: bool = False, allow_downcast: bool | None = None,
+           borrow: bool = False, broadcastable: Sequence[bool] | None = None) -> SharedVariable:
+    """A shared variable holding `value` (copied unless `borrow`).
+
+    numpy arrays and scalars keep their dtype; a Python float becomes floatX, a Python int
+    int64, a bool bool. No dimension is broadcastable unless `broadcastable=` says so (the
+    value may later change shape)."""
+    if isinstance(value, Variable):
+        raise TypeError("shared() takes a value (a numpy array or a number), not a symbolic variable")
+    if isinstance(value, np.ndarray):
+        arr = value if borrow else value.copy()
+    elif isinstance(value, np.generic):
+        arr = np.asarray(value)
+    elif isinstance(value, bool):
+        arr = np.asarray(value, dtype="bool")
+    elif isinstance(value, int):
+        arr = np.asarray(value, dtype="int64")
+    elif isinstance(value, float):
+        arr = np.asarray(value, dtype=floatX())
+    else:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "f":
+            arr = arr.astype(floatX())
+    if arr.dtype.kind == "O":
+        raise TypeError(f"shared() cannot hold a {type(value).__name__}")
+    bcast = tuple(broadcastable) if broadcastable is not None else (False,) * arr.ndim
+    if len(bcast) != arr.ndim:
+        raise ValueError(f"broadcastable {bcast} does not match a value of ndim {arr.ndim}")
+    return SharedVariable(TensorType(arr.dtype.name, bcast), arr, name=name, strict=strict,
+                          allow_downcast=allow_downcast)

@@ -1,0 +1,93 @@
+"""Basic indexing with static bounds: `Subtensor` (tensor.slice) and `IncSubtensor`
+(tensor.insert_slice: `x` with a slice replaced).
+
+Bounds follow numpy (negative counts from the end, out of range clips); an absent bound is
+`NO_BOUND`. `x[i]` is a slice of one element along that dim (declared broadcastable via
+`ones`, which the reference executor checks at run time) followed by a DimShuffle dropping it."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..dialects.tensor_base import NO_BOUND
+from ..ir.attributes import Attribute, DenseArrayAttr
+from .graph import Apply, Op, Variable, infer_via_dialect
+
+
+class _Sliced(Op):
+    __props__ = ("starts", "stops", "steps")
+
+    def __init__(self, starts: Sequence[int], stops: Sequence[int], steps: Sequence[int]):
+        self.starts = tuple(int(s) for s in starts)
+        self.stops = tuple(int(s) for s in stops)
+        self.steps = tuple(int(s) for s in steps)
+        if not len(self.starts) == len(self.stops) == len(self.steps):
+            raise ValueError("starts, stops and steps need one entry per dimension")
+
+    def ir_attributes(self) -> dict[str, Attribute]:
+        return {"starts": DenseArrayAttr(self.starts), "stops": DenseArrayAttr(self.stops),
+                "steps": DenseArrayAttr(self.steps)}
+
+    def slices(self) -> tuple[slice, ...]:
+        """The numpy index this op takes."""
+        def b(v: int) -> int | None:
+            return None if v == NO_BOUND else v
+        return tuple(slice(b(a), b(o), s) for a, o, s in zip(self.starts, self.stops, self.steps))
+
+    def _index_str(self) -> str:
+        def part(sl: slice) -> str:
+            text = f"{'' if sl.start is None else sl.start}:{'' if sl.stop is None else sl.stop}"
+            return text + (f":{sl.step}" if sl.step != 1 else "")
+        return ", ".join(part(s) for s in self.slices())
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}{{{self._index_str()}}}"
+
+
+class Subtensor(_Sliced):
+    """`x[a:b:c, ...]` with one static (start, stop, step) per dim; `ones` lists dims the
+    builder knows hold exactly one element (integer indices), typed broadcastable."""
+
+    __props__ = ("starts", "stops", "steps", "ones")
+    ir_name = "tensor.slice"
+
+    def __init__(self, starts, stops, steps, ones: Sequence[int] = ()):
+        super().__init__(starts, stops, steps)
+        self.ones = tuple(sorted(set(ones)))
+
+    def make_node(self, x: Variable) -> Apply:  # type: ignore[override]
+        if x.ndim != len(self.starts):
+            raise ValueError(f"{self}: needs {len(self.starts)} dims, got {x.type}")
+        types = infer_via_dialect(self.ir_name, [x.type], self.ir_attributes())
+        assert types is not None, "the tensor dialect has no tensor.slice"
+        out = types[0]
+        bcast = tuple(b or k in self.ones for k, b in enumerate(out.broadcastable))
+        return Apply(self, [x], [Variable(out.clone(broadcastable=bcast))])
+
+    def grad(self, inputs, outputs, output_grads):
+        from .basic import zeros_like
+        (x,), (gz,) = inputs, output_grads
+        if not x.type.is_float:
+            return [None]
+        return [IncSubtensor(self.starts, self.stops, self.steps)(zeros_like(x), gz)]
+
+
+class IncSubtensor(_Sliced):
+    """`dest` with `dest[slices]` replaced by `src` (Theano's set_subtensor; `inc_subtensor`
+    is built as set_subtensor(x, x[idx] + y)). Value semantics: a new tensor."""
+
+    ir_name = "tensor.insert_slice"
+
+    def make_node(self, dest: Variable, src: Variable) -> Apply:  # type: ignore[override]
+        types = infer_via_dialect(self.ir_name, [dest.type, src.type], self.ir_attributes())
+        assert types is not None, "the tensor dialect has no tensor.insert_slice"
+        return Apply(self, [dest, src], [Variable(types[0])])
+
+    def grad(self, inputs, outputs, output_grads):
+        from .basic import zeros_like
+        (dest, src), (gz,) = inputs, output_grads
+        g_dest = self(gz, zeros_like(src)) if dest.type.is_float else None
+        g_src = Subtensor(self.starts, self.stops, self.steps)(gz) if src.type.is_float else None
+        if g_src is not None:
+            from .gradient_rules import sum_to_pattern
+            g_src = sum_to_pattern(g_src, src.broadcastable)
+        return [g_dest, g_src]

@@ -1,0 +1,132 @@
+"""`TensorType`: the frontend's type of a symbolic tensor (a dtype and a broadcast pattern).
+
+It is Theano's notion of a type: the rank and which dimensions are known to be of size 1
+(broadcastable); sizes are otherwise unknown. `to_ir()` gives the tensor dialect's type, where
+a broadcastable dimension is a static 1 and every other dimension is dynamic (`?`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dialects.builtin import TensorType as IRTensorType
+from ..ir.types import scalar_from_numpy
+
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+INT_DTYPES = ("int8", "int16", "int32", "int64")
+FLOAT_DTYPES = ("float16", "float32", "float64")
+_RANK_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
+
+
+def floatX() -> str:
+    """`irc.config.floatX`, read defensively (float64 until the config module says otherwise)."""
+    try:
+        from .. import config
+    except ImportError:
+        return "float64"
+    return str(getattr(config, "floatX", "float64"))
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A tensor of `dtype` (a numpy dtype name) with `len(broadcastable)` dimensions."""
+
+    dtype: str
+    broadcastable: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        dtype = str(np.dtype(self.dtype)) if self.dtype != "floatX" else floatX()
+        if dtype not in DTYPES:
+            raise TypeError(f"unsupported dtype '{self.dtype}' (supported: {', '.join(DTYPES)})")
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "broadcastable", tuple(bool(b) for b in self.broadcastable))
+
+    # -- queries
+    @property
+    def ndim(self) -> int:
+        return len(self.broadcastable)
+
+    @property
+    def is_float(self) -> bool:
+        return self.dtype in FLOAT_DTYPES
+
+    @property
+    def is_integer(self) -> bool:
+        return self.dtype in INT_DTYPES
+
+    @property
+    def is_bool(self) -> bool:
+        return self.dtype == "bool"
+
+    def clone(self, dtype: str | None = None, broadcastable: tuple[bool, ...] | None = None) -> "TensorType":
+        return TensorType(dtype or self.dtype,
+                          self.broadcastable if broadcastable is None else tuple(broadcastable))
+
+    def __call__(self, name: str | None = None):
+        """A fresh input variable of this type (Theano's `type()` idiom)."""
+        from .graph import Variable
+        return Variable(self, name=name)
+
+    # -- IR bridge
+    def to_ir(self, device: str | None = None) -> IRTensorType:
+        shape = tuple(1 if b else None for b in self.broadcastable)
+        return IRTensorType(shape, scalar_from_numpy(self.dtype), device)
+
+    @staticmethod
+    def from_ir(t: IRTensorType) -> "TensorType":
+        return TensorType(t.element.numpy_name, tuple(d == 1 for d in t.shape))
+
+    # -- values
+    def filter(self, value: Any, strict: bool = False, allow_downcast: bool | None = None) -> np.ndarray:
+        """Check `value` against this type and return it as a numpy array of this dtype.
+
+        Without `allow_downcast`, only lossless conversions are made (numpy's 'safe' casting,
+        plus Python floats to a float dtype); `strict` refuses any conversion at all."""
+        if isinstance(value, np.ndarray) or not strict:
+            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+        else:
+            raise TypeError(f"expected a numpy.ndarray of dtype {self.dtype}, got {type(value).__name__}")
+        if arr.dtype.name != self.dtype:
+            if strict:
+                raise TypeError(f"expected dtype {self.dtype}, got {arr.dtype.name} (strict input)")
+            python_float = (not isinstance(value, np.ndarray) and arr.dtype.kind == "f"
+                            and self.is_float and allow_downcast is None)
+            if not (allow_downcast or python_float or np.can_cast(arr.dtype, self.dtype, "safe")):
+                raise TypeError(
+                    f"{self}: cannot convert a {arr.dtype.name} value to {self.dtype} without losing "
+                    f"precision; cast it first (numpy.asarray(value, dtype='{self.dtype}')) or pass "
+                    f"allow_input_downcast=True to irc.function")
+            if arr.dtype.kind == "O":
+                raise TypeError(f"{self}: value of type {type(value).__name__} is not numeric")
+            arr = arr.astype(self.dtype)
+        if arr.ndim != self.ndim:
+            raise TypeError(f"{self}: wrong number of dimensions: expected {self.ndim}, got {arr.ndim} "
+                            f"with shape {arr.shape}")
+        for axis, (b, size) in enumerate(zip(self.broadcastable, arr.shape)):
+            if b and size != 1:
+                raise TypeError(f"{self}: dimension {axis} is broadcastable (size 1) but the value has "
+                                f"shape {arr.shape}")
+        return arr
+
+    def is_valid_value(self, value: Any) -> bool:
+        try:
+            self.filter(value, strict=True)
+            return True
+        except TypeError:
+            return False
+
+    # -- printing (Theano's `TensorType(float32, vector)`)
+    def __str__(self) -> str:
+        if all(not b for b in self.broadcastable) and self.ndim in _RANK_NAMES:
+            kind = _RANK_NAMES[self.ndim]
+        elif self.broadcastable == (True, False):
+            kind = "row"
+        elif self.broadcastable == (False, True):
+            kind = "col"
+        else:
+            kind = "(" + ", ".join(str(b) for b in self.broadcastable) + ("," if self.ndim == 1 else "") + ")"
+        return f"TensorType({self.dtype}, {kind})"
+
+    def __repr__(self) -> str:
+        return str(self)

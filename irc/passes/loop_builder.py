@@ -1,0 +1,178 @@
+"""A builder for loop-dialect code: index arithmetic folded at build time (static sizes stay
+constants), constants hoisted to the top of the function and shared, and loop nests as
+context managers, so the lowering of each tensor op reads like the loops it makes."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+from ..dialects import loop as L
+from ..dialects import scalar as S
+from ..dialects.builtin import MemRefType
+from ..ir.attributes import Attribute, IntegerAttr, StringAttr, TypeAttr
+from ..ir.builder import Builder, InsertionPoint
+from ..ir.core import Block, Operation, Value
+from ..ir.location import Location, UNKNOWN_LOC
+from ..ir.types import ScalarType, index
+
+Index = Value  # an SSA value of type index
+IV_NAMES = ("i", "j", "l", "m", "n", "p", "q")
+
+
+class LoopBuilder:
+    """Builds into `block`; `constants_block` (the function body) receives shared constants."""
+
+    def __init__(self, block: Block, location: Location = UNKNOWN_LOC):
+        self.top = block
+        self.b = Builder(InsertionPoint.at_end(block), location)
+        self._consts: dict[int, Value] = {}
+        self._n_hoisted = 0
+
+    @property
+    def location(self) -> Location:
+        return self.b.location
+
+    @location.setter
+    def location(self, loc: Location) -> None:
+        self.b.location = loc
+
+    # ------------------------------------------------------------------ index values
+    def const(self, value: int) -> Index:
+        v = self._consts.get(value)
+        if v is None:
+            op = L.ConstantOp([], [index], {"value": L.index_attr(value)}, (), (), UNKNOWN_LOC)
+            self.top.insert(self._n_hoisted, op)
+            self._n_hoisted += 1
+            v = self._consts[value] = op.result
+        return v
+
+    @staticmethod
+    def static_value(v: Index) -> int | None:
+        owner = v.owner
+        return owner.value if isinstance(owner, L.ConstantOp) else None
+
+    def _binary(self, cls: type[Operation], a: Index, b: Index) -> Index:
+        x, y = self.static_value(a), self.static_value(b)
+        if x is not None and y is not None:
+            return self.const(L.INDEX_BINARY[cls.name](x, y))
+        if cls is L.AddOp and (x == 0 or y == 0):
+            return b if x == 0 else a
+        if cls is L.MulOp and (x == 1 or y == 1):
+            return b if x == 1 else a
+        if cls is L.SubOp and y == 0:
+            return a
+        return self.b.create(cls, [a, b]).result
+
+    def add(self, a: Index, b: Index) -> Index:
+        return self._binary(L.AddOp, a, b)
+
+    def sub(self, a: Index, b: Index) -> Index:
+        return self._binary(L.SubOp, a, b)
+
+    def mul(self, a: Index, b: Index) -> Index:
+        return self._binary(L.MulOp, a, b)
+
+    def floordiv(self, a: Index, b: Index) -> Index:
+        return self._binary(L.FloorDivOp, a, b)
+
+    def min(self, a: Index, b: Index) -> Index:
+        return a if a is b else self._binary(L.MinOp, a, b)
+
+    def max(self, a: Index, b: Index) -> Index:
+        return a if a is b else self._binary(L.MaxOp, a, b)
+
+    def assert_eq(self, a: Index, b: Index, msg: str) -> None:
+        x, y = self.static_value(a), self.static_value(b)
+        if a is b or (x is not None and x == y):
+            return
+        self.b.create(L.AssertEqOp, [a, b], {"msg": StringAttr(msg)}, result_types=[])
+
+    # ------------------------------------------------------------------ buffers
+    def dim(self, buf: Value, axis: int) -> Index:
+        d = buf.type.shape[axis]
+        if d is not None:
+            return self.const(d)
+        return self.b.create(L.DimOp, [buf], {"axis": IntegerAttr(axis)}).result
+
+    def alloc(self, t: MemRefType, sizes: Sequence[Index]) -> Value:
+        dyn = [s for d, s in zip(t.shape, sizes) if d is None]
+        return self.b.create(L.AllocOp, dyn, {}, result_types=[t]).result
+
+    def load(self, buf: Value, indices: Sequence[Index]) -> Value:
+        return self.b.create(L.LoadOp, [buf, *indices]).result
+
+    def store(self, value: Value, buf: Value, indices: Sequence[Index]) -> None:
+        self.b.create(L.StoreOp, [value, buf, *indices], result_types=[])
+
+    def create(self, cls: type[Operation], operands: Sequence[Value], attrs: dict[str, Attribute] | None,
+               result_type) -> Value:
+        return self.b.create(cls, operands, attrs or {}, result_types=[result_type]).result
+
+    # ------------------------------------------------------------------ scalars
+    def scalar(self, name: str, operands: Sequence[Value]) -> Value:
+        """`scalar.<name>` of the elementwise table."""
+        return self.b.create(S.SCALAR_OPS[name], operands).result
+
+    def scalar_const(self, value, t: ScalarType) -> Value:
+        return self.b.create(S.ConstantOp, [], {"value": S.scalar_attr(value, t)}).result
+
+    def cast(self, v: Value, to: ScalarType) -> Value:
+        if v.type == to:
+            return v
+        return self.b.create(S.CastOp, [v], {"to": TypeAttr(to)}).result
+
+    # ------------------------------------------------------------------ loops
+    @contextmanager
+    def parallel(self, ubs: Sequence[Index]) -> Iterator[list[Index]]:
+        """A `loop.parallel` from 0 to `ubs` (step 1); yields the induction variables. Rank 0
+        gives no loop at all."""
+        if not ubs:
+            yield []
+            return
+        zero, one = self.const(0), self.const(1)
+        op = L.ParallelOp.create([zero] * len(ubs), list(ubs), [one] * len(ubs))
+        op.location = self.location
+        for arg, hint in zip(op.body.args, IV_NAMES):
+            arg.name_hint = hint
+        self.b.insert(op)
+        with self.b.at(InsertionPoint.at_end(op.body)):
+            yield list(op.body.args)
+            self.b.create(L.YieldOp, [], result_types=[])
+
+    @contextmanager
+    def for_(self, lb: Index, ub: Index, step: Index | None = None, inits: Sequence[Value] = (),
+             reduction: bool = False) -> Iterator["ForScope"]:
+        """A `loop.for`; the body must call `scope.yield_(values)` when it has iter_args."""
+        op = L.ForOp.create(lb, ub, step or self.const(1), inits, reduction)
+        op.location = self.location
+        op.body.args[0].name_hint = "k"
+        for arg in op.body.args[1:]:
+            arg.name_hint = "acc"
+        self.b.insert(op)
+        scope = ForScope(op)
+        with self.b.at(InsertionPoint.at_end(op.body)):
+            yield scope
+            if not scope.yielded:
+                self.b.create(L.YieldOp, [], result_types=[])
+
+    def yield_(self, scope: "ForScope", values: Sequence[Value]) -> None:
+        self.b.create(L.YieldOp, list(values), result_types=[])
+        scope.yielded = True
+
+
+class ForScope:
+    def __init__(self, op: L.ForOp):
+        self.op = op
+        self.yielded = False
+
+    @property
+    def iv(self) -> Index:
+        return self.op.body.args[0]
+
+    @property
+    def iter_args(self) -> list[Value]:
+        return list(self.op.body.args[1:])
+
+    @property
+    def results(self) -> list[Value]:
+        return list(self.op.results)

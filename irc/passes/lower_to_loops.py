@@ -1,0 +1,267 @@
+"""`lower-to-loops`: bufferize a tensor-level `func.func` into a loop-dialect function.
+
+The function's ABI at the loop level (what `convert-to-llvm` and the runtime rely on):
+
+* every tensor argument becomes a memref with dynamic strides and offset
+  (`memref<?x?xf32, strided<[?, ?], offset: ?>>`): any numpy view is passed as it is;
+* every result becomes a fresh contiguous buffer made by a top-level `loop.alloc` and returned
+  by `func.return` (a result that would be a view, an argument or a constant is copied first),
+  so the caller may allocate results itself: their sizes are the allocs' size operands, which
+  depend only on `loop.dim`s of the arguments (see `irc.runtime.shapes`);
+* size agreements the types cannot prove (two `?` dims that must match) are `loop.assert_eq`s.
+
+Per op: elementwise ops and `tensor.fused` are one `loop.parallel` nest over the result
+(broadcast operands read index 0 on their static-1 dims); views (dimshuffle, transpose, slice,
+broadcast, reshape of a contiguous buffer) only make a view; reductions, products and copies are
+in `lower_linalg.py` and `lower_shapes.py`. Dead buffers are freed and reused by
+`plan_buffers.py`.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..dialects import loop as L
+from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
+from ..dialects.builtin import MemRefType, ModuleOp, TensorType
+from ..dialects.func import FuncOp, ReturnOp
+from ..ir.core import Operation, Value
+from ..ir.builder import InsertionPoint
+from ..ir.pass_manager import Pass, register_pass
+from .loop_builder import Index, LoopBuilder
+
+Lowering = Callable[["FuncLowering", Operation], None]
+LOWERINGS: dict[str, Lowering] = {}
+
+
+def lowering(*names: str):
+    """Register the lowering of tensor ops by name."""
+    def register(fn: Lowering) -> Lowering:
+        for n in names:
+            LOWERINGS[n] = fn
+        return fn
+    return register
+
+
+def contiguous_type(t: TensorType) -> MemRefType:
+    return MemRefType(t.shape, t.element)
+
+
+def argument_type(t: TensorType) -> MemRefType:
+    return L.view_type(t.shape, t.element)
+
+
+class FuncLowering:
+    """Lowers one function; `buf` maps tensor values to memrefs, `sizes` memrefs to their
+    sizes as index values (so no `loop.dim` is needed except on arguments)."""
+
+    def __init__(self, func: FuncOp):
+        self.src = func
+        ft = func.function_type
+        for t in (*ft.inputs, *ft.results):
+            if not isinstance(t, TensorType):
+                raise ValueError(f"lower-to-loops: '{func.sym_name}' has a non-tensor type {t}")
+            if t.device is not None:
+                raise ValueError(f"lower-to-loops: '{func.sym_name}' has a value on \"{t.device}\"; "
+                                 f"the CPU path runs host tensors only")
+        self.func = FuncOp.create(func.sym_name, [argument_type(t) for t in ft.inputs],
+                                  [contiguous_type(t) for t in ft.results], location=func.location)
+        for key in ("arg_attrs", "res_attrs"):
+            if key in func.attributes:
+                self.func.attributes[key] = func.attributes[key]
+        self.lb = LoopBuilder(self.func.body, func.location)
+        self.buf: dict[Value, Value] = {}
+        self.sizes: dict[Value, list[Index]] = {}
+        self.contiguous: set[Value] = set()  # memrefs known to be row-major and dense
+
+    # ------------------------------------------------------------------ driver
+    def lower(self) -> FuncOp:
+        lb = self.lb
+        for old, new in zip(self.src.args, self.func.args):
+            new.name_hint = old.name_hint
+            self.buf[old] = new
+            self.sizes[new] = [lb.dim(new, a) for a in range(new.type.rank)]
+        for op in self.src.body.ops:
+            lb.location = op.location
+            if isinstance(op, ReturnOp):
+                self._return(op)
+                continue
+            fn = LOWERINGS.get(op.op_name)
+            if fn is None:
+                raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
+                                 f"(at {op.location})")
+            fn(self, op)
+        from .plan_buffers import plan_buffers
+        plan_buffers(self.func)
+        return self.func
+
+    def _return(self, op: Operation) -> None:
+        results = []
+        returned: set[Value] = set()
+        for v, t in zip(op.operands, self.func.function_type.results):
+            m = self.buf[v]
+            owner = m.owner
+            if not (isinstance(owner, L.AllocOp) and owner.parent is self.func.body) or m in returned \
+                    or m.type != t:
+                m = self.copy_to_new(m, t)
+            returned.add(m)
+            results.append(m)
+        self.lb.b.create(ReturnOp, results, result_types=[])
+
+    # ------------------------------------------------------------------ helpers for lowerings
+    def operand(self, op: Operation, i: int) -> Value:
+        return self.buf[op.operand(i)]
+
+    def sizes_of(self, m: Value) -> list[Index]:
+        return self.sizes[m]
+
+    def bind(self, result: Value, m: Value, sizes: list[Index], contiguous: bool = False) -> None:
+        """Record that tensor `result` is held by memref `m` of `sizes`."""
+        m.name_hint = m.name_hint or result.name_hint
+        self.buf[result] = m
+        self.sizes[m] = list(sizes)
+        if contiguous:
+            self.contiguous.add(m)
+
+    def result_sizes(self, t: TensorType, sizes: list[Index]) -> list[Index]:
+        """Sizes where static dims of the result type win (the type may know more)."""
+        return [self.lb.const(d) if d is not None else s for d, s in zip(t.shape, sizes)]
+
+    def alloc(self, t: TensorType, sizes: list[Index]) -> Value:
+        sizes = self.result_sizes(t, sizes)
+        m = self.lb.alloc(contiguous_type(t), sizes)
+        self.sizes[m] = sizes
+        self.contiguous.add(m)
+        return m
+
+    def broadcast_sizes(self, op: Operation, operands: list[Value], rank: int) -> list[Index]:
+        """Theano broadcasting at run time: per dim, the size of the operands not typed as a
+        static 1, which must agree (asserted)."""
+        lb = self.lb
+        out: list[Index] = []
+        for axis in range(rank):
+            size: Index | None = None
+            for v in operands:
+                if v.type.shape[axis] == 1:
+                    continue
+                s = self.sizes[self.buf[v]][axis]
+                if size is None:
+                    size = s
+                else:
+                    lb.assert_eq(size, s, f"'{op.op_name}': operands differ in size in dim {axis} "
+                                          f"(only dims of static size 1 broadcast)")
+            out.append(size if size is not None else lb.const(1))
+        return out
+
+    def broadcast_load(self, v: Value, ivs: list[Index]) -> Value:
+        """Load tensor `v`'s element at `ivs`, reading index 0 on its static-1 dims."""
+        zero = self.lb.const(0)
+        idx = [zero if d == 1 else iv for d, iv in zip(v.type.shape, ivs)]
+        return self.lb.load(self.buf[v], idx)
+
+    def copy(self, src: Value, dst: Value, sizes: list[Index]) -> None:
+        with self.lb.parallel(sizes) as ivs:
+            self.lb.store(self.lb.load(src, ivs), dst, ivs)
+
+    def copy_to_new(self, m: Value, t: MemRefType) -> Value:
+        sizes = self.sizes[m]
+        out = self.lb.alloc(t, [s for d, s in zip(t.shape, sizes)])
+        self.sizes[out] = sizes
+        self.contiguous.add(out)
+        self.copy(m, out, sizes)
+        return out
+
+    def make_contiguous(self, m: Value) -> Value:
+        if m in self.contiguous:
+            return m
+        t = m.type
+        return self.copy_to_new(m, MemRefType(t.shape, t.element))
+
+
+# ---------------------------------------------------------------------------- elementwise
+def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]], list[Value]]) -> None:
+    rank = op.results[0].type.rank
+    sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
+    outs = [ctx.alloc(r.type, sizes) for r in op.results]
+    sizes = ctx.sizes[outs[0]]
+    with ctx.lb.parallel(sizes) as ivs:
+        values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
+        for v, out in zip(values, outs):
+            ctx.lb.store(v, out, ivs)
+    for r, out in zip(op.results, outs):
+        ctx.bind(r, out, sizes, contiguous=True)
+
+
+def _register_elementwise() -> None:
+    from ..dialects.elementwise import TABLE_ROWS
+
+    def lower_row(ctx: FuncLowering, op: Operation) -> None:
+        name = op.op_name.split(".", 1)[1]
+        _elementwise(ctx, op, lambda vals: [ctx.lb.scalar(name, vals)])
+
+    for row in TABLE_ROWS:
+        LOWERINGS[row.tensor_name] = lower_row
+
+
+_register_elementwise()
+
+
+@lowering("tensor.cast")
+def _cast(ctx: FuncLowering, op: Operation) -> None:
+    to = op.results[0].type.element
+    _elementwise(ctx, op, lambda vals: [ctx.lb.cast(vals[0], to)])
+
+
+@lowering("tensor.fused")
+def _fused(ctx: FuncLowering, op: Operation) -> None:
+    block = op.regions[0].blocks[0]
+
+    def body(vals: list[Value]) -> list[Value]:
+        mapping: dict[Value, Value] = dict(zip(block.args, vals))
+        for inner in block.ops[:-1]:
+            ctx.lb.b.insert(inner.clone(mapping))
+        return [mapping.get(v, v) for v in block.ops[-1].operands]
+
+    _elementwise(ctx, op, body)
+
+
+@lowering("tensor.constant")
+def _constant(ctx: FuncLowering, op: Operation) -> None:
+    value = op.attributes["value"]
+    t: TensorType = op.results[0].type
+    m = ctx.lb.create(L.GlobalOp, [], {"value": value}, contiguous_type(t))
+    ctx.bind(op.results[0], m, [ctx.lb.const(d) for d in t.shape], contiguous=True)
+
+
+# ---------------------------------------------------------------------------- the pass
+def lower_function(func: FuncOp) -> FuncOp:
+    """The loop-level version of a tensor-level function (the input is left untouched)."""
+    return FuncLowering(func).lower()
+
+
+def is_tensor_function(op: Operation) -> bool:
+    return isinstance(op, FuncOp) and any(isinstance(t, TensorType) for t in
+                                          (*op.function_type.inputs, *op.function_type.results))
+
+
+@register_pass
+class LowerToLoops(Pass):
+    """Bufferize every tensor-level function of the module into loops over memrefs."""
+
+    name = "lower-to-loops"
+    summary = "bufferize tensor functions into loop-dialect loops over memrefs"
+    tags = ("lowering",)
+
+    def run(self, module: Operation) -> None:
+        assert isinstance(module, ModuleOp)
+        for op in list(module.body.ops):
+            if not is_tensor_function(op):
+                continue
+            try:
+                new = lower_function(op)
+            except ValueError as e:
+                raise self.error(str(e), op.location) from None
+            module.body.insert_before(op, new)
+            op.erase(check_uses=False)
+
+
+from . import lower_linalg, lower_shapes  # noqa: E402,F401  (they register their lowerings here)

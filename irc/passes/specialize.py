@@ -1,0 +1,133 @@
+"""`specialize`: pick the specialised form of general ops (Theano's specialize phase).
+
+    dot(A: matrix, x: vector)  -> gemv(A, x)          dot(x: vector, B: matrix) -> gemv(B^T, x)
+    dot(A: matrix, B: matrix)  -> gemm(A, B)
+    c * gemv(...)              -> gemv(...) {alpha *= c}    (c a splat constant; same for gemm)
+    y + gemv(A, x)             -> gemv(A, x, y) {beta = 1}  (same for gemm; y not broadcast)
+    pow(x, 2) -> x * x         pow(x, 1) -> x       pow(x, 0.5) -> sqrt(x)
+
+gemv/gemm are what BLAS-backed code generation keys on, and what the tutorial's
+"Used the cpu" check looks for (as `CGemv`/`CGemm`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.attributes import FloatAttr
+from ..ir.core import Operation
+from ..ir.pass_manager import Pass, register_pass
+from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
+from ..ir.attributes import DenseArrayAttr
+from .tensor_match import is_float_tensor, producer, splat_value
+
+
+class DotToBlas(RewritePattern):
+    """`tensor.dot` on a matrix becomes `tensor.gemv` or `tensor.gemm`."""
+
+    root = "tensor.dot"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        if not is_float_tensor(op.result):
+            return False
+        a, b = op.operands
+        ranks = (a.type.rank, b.type.rank)
+        attrs = {"alpha": FloatAttr(1.0), "beta": FloatAttr(0.0)}
+        if ranks == (2, 1):
+            new = rewriter.create("tensor.gemv", [a, b], attrs)
+        elif ranks == (1, 2):
+            bt = rewriter.create("tensor.transpose", [b], {"permutation": DenseArrayAttr((1, 0))})
+            new = rewriter.create("tensor.gemv", [bt.result, a], attrs)
+        elif ranks == (2, 2):
+            new = rewriter.create("tensor.gemm", [a, b], attrs)
+        else:
+            return False
+        rewriter.replace_op(op, new)
+        return True
+
+
+def _blas_operand(value) -> Operation | None:
+    """The gemv/gemm producing `value`, if it has no other user (so it can absorb work)."""
+    op = producer(value)
+    if op is None or op.op_name not in ("tensor.gemv", "tensor.gemm") or len(value.uses) != 1:
+        return None
+    return op
+
+
+class ScaleIntoAlpha(RewritePattern):
+    """`c * gemv(...)` → gemv with alpha·c (and beta·c)."""
+
+    root = "tensor.mul"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        for blas_value, other in (op.operands, op.operands[::-1]):
+            blas = _blas_operand(blas_value)
+            c = splat_value(other)
+            if blas is None or c is None or blas_value.type != op.result.type:
+                continue
+            alpha = blas.attributes["alpha"].value * c
+            beta = blas.attributes["beta"].value * c
+            new = rewriter.create(blas.op_name, list(blas.operands),
+                                  {"alpha": FloatAttr(alpha), "beta": FloatAttr(beta)})
+            rewriter.replace_op(op, new)
+            return True
+        return False
+
+
+class AccumulateIntoBeta(RewritePattern):
+    """`y + gemv(A, x)` → `gemv(A, x, y) {beta = 1}` when y has the result's exact type."""
+
+    root = "tensor.add"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        for blas_value, y in (op.operands, op.operands[::-1]):
+            blas = _blas_operand(blas_value)
+            if blas is None or blas.num_operands != 2 or y.type != op.result.type:
+                continue
+            if blas_value.type != op.result.type:
+                continue
+            attrs = {"alpha": blas.attributes["alpha"], "beta": FloatAttr(1.0)}
+            new = rewriter.create(blas.op_name, [*blas.operands, y], attrs)
+            rewriter.replace_op(op, new)
+            return True
+        return False
+
+
+class PowByConstant(RewritePattern):
+    """`x ** 2` → `x * x`, `x ** 1` → `x`, `x ** 0.5` → `sqrt(x)` (same types only)."""
+
+    root = "tensor.pow"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        x, e = op.operands
+        c = splat_value(e)
+        if c is None or x.type != op.result.type:
+            return False
+        if c == 2.0:
+            rewriter.replace_op(op, rewriter.create("tensor.mul", [x, x]))
+        elif c == 1.0:
+            rewriter.replace_op(op, [x])
+        elif c == 0.5 and is_float_tensor(x):
+            rewriter.replace_op(op, rewriter.create("tensor.sqrt", [x]))
+        else:
+            return False
+        return True
+
+
+SPECIALIZE_PATTERNS: tuple[RewritePattern, ...] = (
+    DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), PowByConstant(),
+)
+
+
+@register_pass
+@dataclass
+class Specialize(Pass):
+    """dot → gemv/gemm with folded alpha/beta; cheap forms of pow."""
+
+    name = "specialize"
+    summary = "Specialise general ops: dot -> gemv/gemm (alpha/beta folded), x**2 -> x*x"
+    tags = ("specialize", "blas", "fast_run")
+    max_iterations: int = 10
+
+    def run(self, module: Operation) -> None:
+        apply_patterns_greedily(module, SPECIALIZE_PATTERNS, max_iterations=self.max_iterations,
+                                stats=self.stats)

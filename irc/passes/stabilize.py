@@ -1,0 +1,189 @@
+"""`stabilize`: rewrite numerically fragile forms into stable ones (Theano's stabilize phase).
+
+Without these, logistic regression trained in float32 overflows `exp` and ends in NaN:
+
+    1/(1+exp(-x))      -> sigmoid(x)          1/(1+exp(x))  -> sigmoid(-x)
+    1 - sigmoid(x)     -> sigmoid(-x)         log(sigmoid(x)) -> -softplus(-x)
+    log(1+exp(x)), log1p(exp(x)) -> softplus(x)
+    log(1+x)           -> log1p(x)            exp(x) - 1    -> expm1(x)
+    -a - b             -> -(a + b)            (exposes exp(-(...)) to the rules above)
+
+Every rule keeps the result type; a match whose types would change (through broadcasting) is
+left alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.pass_manager import Pass, register_pass
+from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
+from ..ir.core import Operation
+from .tensor_match import is_float_tensor, is_splat, producer
+
+
+class _FloatPattern(RewritePattern):
+    """Only float tensors are stabilized (integers have nothing to overflow into NaN)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        if not op.results or not is_float_tensor(op.results[0]):
+            return False
+        return self.rewrite(op, rewriter)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        raise NotImplementedError
+
+
+def _one_plus(value) -> "object | None":
+    """`v` when `value` is `1 + v` or `v + 1`."""
+    add = producer(value, "tensor.add")
+    if add is None:
+        return None
+    a, b = add.operands
+    if is_splat(a, 1.0) and b.type == value.type:
+        return b
+    if is_splat(b, 1.0) and a.type == value.type:
+        return a
+    return None
+
+
+class NegSubToNegAdd(_FloatPattern):
+    """`-a - b` → `-(a + b)`: exact in IEEE arithmetic, and shows `exp(-(...))` as a negation."""
+
+    root = "tensor.sub"
+
+    def rewrite(self, op, rewriter):
+        neg = producer(op.operands[0], "tensor.neg")
+        if neg is None:
+            return False
+        total = rewriter.create("tensor.add", [neg.operands[0], op.operands[1]])
+        rewriter.replace_op(op, rewriter.create("tensor.neg", [total.result]))
+        return True
+
+
+def _sigmoid_of_reciprocal(op, denominator, rewriter) -> bool:
+    """Replace `op` = 1/denominator by a sigmoid when denominator is `1 + exp(a)`."""
+    e = _one_plus(denominator)
+    exp = producer(e, "tensor.exp") if e is not None else None
+    if exp is None or exp.operands[0].type != op.result.type:
+        return False
+    arg = exp.operands[0]
+    neg = producer(arg, "tensor.neg")
+    x = neg.operands[0] if neg is not None else rewriter.create("tensor.neg", [arg]).result
+    rewriter.replace_op(op, rewriter.create("tensor.sigmoid", [x]))
+    return True
+
+
+class ReciprocalOfOnePlusExp(_FloatPattern):
+    """`1/(1+exp(-x))` → `sigmoid(x)`; `1/(1+exp(x))` → `sigmoid(-x)`."""
+
+    root = "tensor.div"
+
+    def rewrite(self, op, rewriter):
+        num, den = op.operands
+        return is_splat(num, 1.0) and _sigmoid_of_reciprocal(op, den, rewriter)
+
+
+class ReciprocalOfOnePlusExpUnary(_FloatPattern):
+    """Same rule when the frontend wrote `1/u` as `reciprocal(u)`."""
+
+    root = "tensor.reciprocal"
+
+    def rewrite(self, op, rewriter):
+        return _sigmoid_of_reciprocal(op, op.operands[0], rewriter)
+
+
+class OneMinusSigmoid(_FloatPattern):
+    """`1 - sigmoid(x)` → `sigmoid(-x)` (no cancellation when sigmoid(x) is near 1)."""
+
+    root = "tensor.sub"
+
+    def rewrite(self, op, rewriter):
+        one, s = op.operands
+        sig = producer(s, "tensor.sigmoid")
+        if sig is None or not is_splat(one, 1.0) or s.type != op.result.type:
+            return False
+        neg = rewriter.create("tensor.neg", [sig.operands[0]])
+        rewriter.replace_op(op, rewriter.create("tensor.sigmoid", [neg.result]))
+        return True
+
+
+class LogSigmoid(_FloatPattern):
+    """`log(sigmoid(x))` → `-softplus(-x)`, finite where sigmoid underflows to 0."""
+
+    root = "tensor.log"
+
+    def rewrite(self, op, rewriter):
+        sig = producer(op.operands[0], "tensor.sigmoid")
+        if sig is None:
+            return False
+        x = sig.operands[0]
+        inner = producer(x, "tensor.neg")
+        minus_x = inner.operands[0] if inner is not None else rewriter.create("tensor.neg", [x]).result
+        sp = rewriter.create("tensor.softplus", [minus_x])
+        rewriter.replace_op(op, rewriter.create("tensor.neg", [sp.result]))
+        return True
+
+
+class LogOnePlus(_FloatPattern):
+    """`log(1+exp(x))` → `softplus(x)`; otherwise `log(1+x)` → `log1p(x)`."""
+
+    root = "tensor.log"
+
+    def rewrite(self, op, rewriter):
+        v = _one_plus(op.operands[0])
+        if v is None:
+            return False
+        exp = producer(v, "tensor.exp")
+        if exp is not None:
+            rewriter.replace_op(op, rewriter.create("tensor.softplus", [exp.operands[0]]))
+        else:
+            rewriter.replace_op(op, rewriter.create("tensor.log1p", [v]))
+        return True
+
+
+class Log1pExp(_FloatPattern):
+    """`log1p(exp(x))` → `softplus(x)`."""
+
+    root = "tensor.log1p"
+
+    def rewrite(self, op, rewriter):
+        exp = producer(op.operands[0], "tensor.exp")
+        if exp is None:
+            return False
+        rewriter.replace_op(op, rewriter.create("tensor.softplus", [exp.operands[0]]))
+        return True
+
+
+class ExpMinusOne(_FloatPattern):
+    """`exp(x) - 1` → `expm1(x)`, accurate for small x."""
+
+    root = "tensor.sub"
+
+    def rewrite(self, op, rewriter):
+        a, one = op.operands
+        exp = producer(a, "tensor.exp")
+        if exp is None or not is_splat(one, 1.0) or a.type != op.result.type:
+            return False
+        rewriter.replace_op(op, rewriter.create("tensor.expm1", [exp.operands[0]]))
+        return True
+
+
+STABILIZE_PATTERNS: tuple[RewritePattern, ...] = (
+    NegSubToNegAdd(), ReciprocalOfOnePlusExp(), ReciprocalOfOnePlusExpUnary(), OneMinusSigmoid(),
+    LogSigmoid(), LogOnePlus(), Log1pExp(), ExpMinusOne(),
+)
+
+
+@register_pass
+@dataclass
+class Stabilize(Pass):
+    """Numerically stable rewrites (sigmoid, softplus, log1p, expm1 forms)."""
+
+    name = "stabilize"
+    summary = "Rewrite fragile forms: 1/(1+exp(-x)) -> sigmoid, log(sigmoid) -> -softplus, ..."
+    tags = ("stabilize", "fast_run")
+    max_iterations: int = 10
+
+    def run(self, module: Operation) -> None:
+        apply_patterns_greedily(module, STABILIZE_PATTERNS, max_iterations=self.max_iterations,
+                                stats=self.stats)

@@ -1,0 +1,180 @@
+"""`Function`: the callable `irc.function` returns.
+
+It checks the arguments (count, names, dtype, rank) with errors a user can act on, passes the
+shared variables' values after the inputs, runs the executor, copies outputs the caller might
+otherwise share with irc (unless `borrow`), and only then writes every update, all at once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import InputError
+
+_MISSING = object()
+
+
+@dataclass
+class InputSpec:
+    """One user input: the variable, the name keyword arguments use, an optional default."""
+
+    variable: Any
+    name: str | None
+    default: Any = _MISSING
+    borrow: bool = False
+    mutable: bool = False
+
+    def __post_init__(self) -> None:
+        t = self.variable.type
+        self.type = t
+        self.dtype = t.dtype
+        self.ndim = t.ndim
+        self.plain = not any(t.broadcastable)  # no size-1 dimensions to check
+
+
+@dataclass
+class OutputSpec:
+    """How results are handed back: `kind` is "single", "list" or "dict" (with `keys`)."""
+
+    kind: str
+    count: int
+    borrow: Sequence[bool]
+    keys: Sequence[Any] = ()
+
+
+class FunctionMaker:
+    """What compiled the function (Theano's `f.maker`): the mode, the module, the stages."""
+
+    def __init__(self, mode: str, module: Any, stages: dict[str, str], inputs: Sequence[InputSpec],
+                 outputs: Sequence[Any]):
+        self.mode = mode
+        self.module = module
+        self.stages = stages
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self._fgraph = None
+
+    @property
+    def func(self) -> Any:
+        return self.module.regions[0].blocks[0].ops[0]
+
+    @property
+    def fgraph(self) -> Any:
+        if self._fgraph is None:
+            from .fgraph_view import FunctionGraphView
+            self._fgraph = FunctionGraphView(self.func)
+        return self._fgraph
+
+
+def _fresh(value: Any, protected: set[int]) -> bool:
+    """An array produced by this call that nothing else holds (safe to hand over)."""
+    return type(value) is np.ndarray and value.base is None and id(value) not in protected
+
+
+class Function:
+    """A compiled function. Call with positional or keyword (by input name) arguments."""
+
+    def __init__(self, maker: FunctionMaker, executor: Any, inputs: Sequence[InputSpec],
+                 shared: Sequence[Any], outputs: OutputSpec, updated: Sequence[Any],
+                 name: str | None = None, allow_input_downcast: bool | None = None,
+                 profile: Any = None):
+        self.maker = maker
+        self.executor = executor
+        self.inputs = list(inputs)
+        self.shared = list(shared)
+        self.output_spec = outputs
+        self.updated = list(updated)
+        self.name = name
+        self.allow_input_downcast = allow_input_downcast
+        self.profile = profile
+        self._by_name = {s.name: i for i, s in enumerate(self.inputs) if s.name}
+        self._constant_ids = {id(v) for v in getattr(executor, "constants", {}).values()}
+
+    # -- inspection
+    def ir(self, stage: str = "optimized") -> str:
+        """The module text at `stage`: "tensor" (as lowered), a pass name (after it; `name#2`
+        for its second run) or "optimized" (final)."""
+        stages = self.maker.stages
+        if stage not in stages:
+            raise KeyError(f"no IR stage {stage!r}; available: {', '.join(stages)}")
+        return stages[stage]
+
+    def dump_ir(self, folder: str) -> list[str]:
+        """Write every stage to `folder` as `NNN_<stage>.mlir`; returns the paths."""
+        import os
+        os.makedirs(folder, exist_ok=True)
+        paths = []
+        for i, (stage, text) in enumerate(self.maker.stages.items()):
+            path = os.path.join(folder, f"{i:03d}_{stage.replace('#', '_')}.mlir")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            paths.append(path)
+        return paths
+
+    def __repr__(self) -> str:
+        return f"<irc.Function {self.name or '(unnamed)'}: {len(self.inputs)} input(s)>"
+
+    # -- calling
+    def _where(self) -> str:
+        return f"irc function '{self.name}'" if self.name else "irc function"
+
+    def _gather(self, args: tuple, kwargs: dict) -> list[Any]:
+        specs = self.inputs
+        if len(args) > len(specs):
+            raise InputError(f"{self._where()} takes {len(specs)} input(s), got {len(args)}")
+        values = list(args) + [_MISSING] * (len(specs) - len(args))
+        for key, value in kwargs.items():
+            i = self._by_name.get(key)
+            if i is None:
+                names = ", ".join(repr(n) for n in self._by_name) or "none are named"
+                raise InputError(f"{self._where()} has no input named {key!r} (inputs by name: {names})")
+            if values[i] is not _MISSING:
+                raise InputError(f"{self._where()}: input {key!r} given both by position and by name")
+            values[i] = value
+        for i, v in enumerate(values):
+            if v is _MISSING:
+                if specs[i].default is _MISSING:
+                    label = repr(specs[i].name) if specs[i].name else str(specs[i].variable)
+                    raise InputError(f"{self._where()}: missing required input {label} (#{i})")
+                values[i] = specs[i].default
+        return values
+
+    def _convert(self, i: int, value: Any) -> np.ndarray:
+        spec = self.inputs[i]
+        if type(value) is np.ndarray and value.dtype.name == spec.dtype and value.ndim == spec.ndim \
+                and spec.plain:
+            return value
+        try:
+            return spec.type.filter(value, strict=False, allow_downcast=self.allow_input_downcast)
+        except TypeError as e:
+            label = repr(spec.name) if spec.name else str(spec.variable)
+            raise InputError(f"bad input argument {label} (#{i}) to {self._where()}: {e}") from None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        values = self._gather(args, kwargs)
+        arrays = [self._convert(i, v) for i, v in enumerate(values)]
+        arrays += [s.get_value(borrow=True) for s in self.shared]
+        results = self.executor.run(arrays)
+        spec = self.output_spec
+        protected = self._constant_ids | {id(a) for a in arrays}
+        outs = []
+        for r, borrow in zip(results[:spec.count], spec.borrow):
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)
+            elif not borrow and not _fresh(r, protected):
+                r = r.copy()
+            protected.add(id(r))  # the same array twice must be two arrays
+            outs.append(r)
+        for s, v in zip(self.updated, results[spec.count:]):
+            if type(v) is not np.ndarray:
+                v = np.asarray(v)
+            elif not _fresh(v, protected):
+                v = v.copy()
+            protected.add(id(v))
+            s.set_value(v, borrow=True)
+        if spec.kind == "single":
+            return outs[0]
+        if spec.kind == "dict":
+            return dict(zip(spec.keys, outs))
+        return outs

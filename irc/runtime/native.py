@@ -1,0 +1,215 @@
+"""Native CPU execution: `compile_cpu(module) -> NativeFunction`.
+
+    fn = compile_cpu(tensor_module)        # lower-to-loops, convert-to-llvm, O3, MCJIT
+    outs = fn(x, y)                        # numpy arrays in (any strides), a list of arrays out
+
+A call checks the inputs' dtypes and ranks, looks the result shapes up in a cache keyed by the
+input shapes (computed from the IR on a miss, which also checks that the shapes fit), allocates
+the results with numpy and makes ONE ctypes call. Object code is cached on disk (see
+`object_cache.py`); a warm start lowers to loops (pure Python) and loads the object file into
+MCJIT without running LLVM's optimizer.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..dialects.builtin import ModuleOp
+from ..dialects.func import FuncOp
+from .object_cache import ObjectCache, cache_key
+from .shapes import ShapeError, ShapeProgram
+
+ABI_VERSION = "irc-cpu-abi-1"
+
+
+@functools.lru_cache(maxsize=None)
+def probe_numpy_layout():
+    """numpy's `PyArrayObject_fields` offsets, checked on a live strided array; None if the
+    layout is not the expected one (calls then pass data pointers, sizes and strides)."""
+    from ..codegen_cpu.numpy_abi import ArrayLayout
+    layout = ArrayLayout()
+    a = np.zeros((3, 5), np.float64)[:, ::2]
+    base = id(a)
+    try:
+        data = ctypes.c_void_p.from_address(base + layout.data).value
+        dims = ctypes.c_void_p.from_address(base + layout.dims).value
+        strides = ctypes.c_void_p.from_address(base + layout.strides).value
+        ok = (data == a.ctypes.data and dims and strides
+              and list((ctypes.c_int64 * 2).from_address(dims)) == [3, 3]
+              and list((ctypes.c_int64 * 2).from_address(strides)) == [40, 16])
+    except (ValueError, OSError):
+        ok = False
+    return layout if ok else None
+
+
+@dataclass
+class CompileStats:
+    lower_s: float = 0.0
+    llvm_s: float = 0.0
+    load_s: float = 0.0
+    cache_hit: bool = False
+
+
+@dataclass
+class NativeFunction:
+    """A compiled function: call it with numpy arrays, get a list of numpy arrays."""
+
+    name: str
+    loop_ir: str
+    in_dtypes: list[np.dtype]
+    in_ranks: list[int]
+    in_static: list[tuple[int | None, ...]]
+    out_dtypes: list[np.dtype]
+    shapes: ShapeProgram
+    assert_messages: list[str]
+    stats: CompileStats
+    _engine: object = field(repr=False, default=None)
+    _cfunc: object = field(repr=False, default=None)
+    _by_object: bool = False
+    _shape_cache: dict = field(default_factory=dict, repr=False)
+
+    def __call__(self, *args):
+        if len(args) != len(self.in_dtypes):
+            raise TypeError(f"'{self.name}' takes {len(self.in_dtypes)} inputs, got {len(args)}")
+        arrays = list(args)
+        for i, (a, dt) in enumerate(zip(args, self.in_dtypes)):
+            if type(a) is not np.ndarray or a.dtype != dt:
+                arrays[i] = self._coerce(i, a)
+        key = tuple([a.shape for a in arrays])
+        out_shapes = self._shape_cache.get(key)
+        if out_shapes is None:
+            out_shapes = self._result_shapes(key)
+        outs = [np.empty(s, dt) for s, dt in zip(out_shapes, self.out_dtypes)]
+        if self._by_object:
+            rc = self._cfunc(*arrays, *outs)
+        else:
+            flat: list = []
+            for a in arrays:
+                flat.append(a.ctypes.data)
+                flat.extend(a.shape)
+                flat.extend(a.strides)
+            flat.extend(o.ctypes.data for o in outs)
+            rc = self._cfunc(*flat)
+        if rc:
+            raise ShapeError(f"'{self.name}': {self.assert_messages[rc - 1]}")
+        return outs
+
+    def _coerce(self, i: int, a) -> np.ndarray:
+        dt = self.in_dtypes[i]
+        if isinstance(a, np.ndarray):
+            if a.dtype != dt:
+                raise TypeError(f"'{self.name}': input #{i} has dtype {a.dtype}, expected {dt}")
+            return np.asarray(a)  # an ndarray subclass
+        arr = np.asarray(a)
+        if arr.dtype.kind not in "biuf" or not np.can_cast(arr.dtype, dt, "same_kind"):
+            raise TypeError(f"'{self.name}': input #{i} ({arr.dtype}) cannot be converted to {dt}")
+        return arr.astype(dt)
+
+    def _result_shapes(self, shapes: tuple) -> list[tuple[int, ...]]:
+        for i, (s, rank, static) in enumerate(zip(shapes, self.in_ranks, self.in_static)):
+            if len(s) != rank:
+                raise ShapeError(f"'{self.name}': input #{i} has {len(s)} dimensions, expected {rank}")
+            for axis, (n, d) in enumerate(zip(s, static)):
+                if d is not None and n != d:
+                    raise ShapeError(f"'{self.name}': input #{i} has size {n} in dim {axis}, "
+                                     f"its type requires {d}")
+        out = self.shapes.run(shapes)
+        if len(self._shape_cache) > 256:
+            self._shape_cache.clear()
+        self._shape_cache[shapes] = out
+        return out
+
+
+def _select_function(module: ModuleOp, name: str | None) -> FuncOp:
+    funcs = [op for op in module.body.ops if isinstance(op, FuncOp)]
+    if name is not None:
+        funcs = [f for f in funcs if f.sym_name == name]
+    if len(funcs) != 1:
+        raise ValueError(f"compile_cpu needs exactly one function{f' named {name!r}' if name else ''}, "
+                         f"found {len(funcs)}")
+    return funcs[0]
+
+
+def lower_module(module: ModuleOp, name: str | None = None) -> ModuleOp:
+    """The loop-level module of one tensor-level function (the input is not modified)."""
+    from ..passes.lower_to_loops import is_tensor_function, lower_function
+    func = _select_function(module, name)
+    loop_func = lower_function(func) if is_tensor_function(func) else func.clone()
+    return ModuleOp.create([loop_func])
+
+
+def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None = None,
+                use_cache: bool = True) -> NativeFunction:
+    """Compile one tensor-level (or loop-level) function of `module` for the host CPU."""
+    from ..codegen_cpu.target import host_identity
+    from ..dialects import loop as L
+    from ..ir.printer import print_op
+    stats = CompileStats()
+    t0 = time.perf_counter()
+    func = _select_function(module, name)
+    loop_module = lower_module(module, name)
+    loop_func: FuncOp = loop_module.body.ops[0]
+    from ..ir.verifier import verify
+    verify(loop_module)
+    text = print_op(loop_module)
+    stats.lower_s = time.perf_counter() - t0
+    layout = probe_numpy_layout()
+    key = cache_key(ABI_VERSION, text, host_identity(), layout.key() if layout else "flat")
+    cache = ObjectCache(cache_dir)
+    obj = cache.load(key) if use_cache else None
+    stats.cache_hit = obj is not None
+    if obj is None:
+        t1 = time.perf_counter()
+        obj = build_object(loop_module, layout)
+        stats.llvm_s = time.perf_counter() - t1
+        if use_cache:
+            cache.store(key, obj)
+    t2 = time.perf_counter()
+    engine = load_object(obj)
+    from ..codegen_cpu.convert_to_llvm import entry_symbol
+    from ..codegen_cpu.numpy_abi import numpy_symbol
+    ft = loop_func.function_type
+    if layout is not None:
+        addr = engine.get_function_address(numpy_symbol(loop_func))
+        n_arrays = len(ft.inputs) + len(ft.results)
+        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * n_arrays))(addr)
+    else:
+        addr = engine.get_function_address(entry_symbol(loop_func))
+        argtypes: list = []
+        for t in ft.inputs:
+            argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * t.rank)
+        argtypes += [ctypes.c_void_p] * len(ft.results)
+        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
+    stats.load_s = time.perf_counter() - t2
+    src_ft = func.function_type
+    return NativeFunction(
+        name=func.sym_name, loop_ir=text,
+        in_dtypes=[np.dtype(t.element.numpy_name) for t in ft.inputs],
+        in_ranks=[t.rank for t in ft.inputs],
+        in_static=[tuple(t.shape) for t in src_ft.inputs],
+        out_dtypes=[np.dtype(t.element.numpy_name) for t in ft.results],
+        shapes=ShapeProgram.of(loop_func),
+        assert_messages=[op.message for op in loop_func.walk() if isinstance(op, L.AssertEqOp)],
+        stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None)
+
+
+def build_object(loop_module: ModuleOp, layout=None) -> bytes:
+    """convert-to-llvm, the O3 pipeline, object code."""
+    from ..codegen_cpu.convert_to_llvm import convert_to_llvm
+    from ..codegen_cpu.target import emit_object, parse_and_optimize
+    return emit_object(parse_and_optimize(convert_to_llvm(loop_module, numpy_layout=layout)))
+
+
+def load_object(obj: bytes):
+    """An MCJIT engine holding only this object file (no LLVM optimization runs here)."""
+    import llvmlite.binding as llvm
+    from ..codegen_cpu.target import new_target_machine
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    return engine

@@ -1,0 +1,38 @@
+"""`irc.tensor` (imported as `T`): Theano's tensor namespace.
+
+Constructors (`T.matrix`, `T.fvector`, ...), math on symbolic tensors, reductions, `T.grad`,
+the op classes users test for (`T.Elemwise`, `T.DimShuffle`, `T.CAReduce`, ...) and
+`T.nnet`. Dtype promotion is documented in irc/frontend/dtypes.py."""
+from __future__ import annotations
+
+from .frontend import nnet  # noqa: F401  (T.nnet.sigmoid, T.nnet.softmax, ...)
+from .frontend.basic import (  # noqa: F401
+    abs_, add, and_, as_tensor_variable, cast, ceil, concatenate, constant, cos, dimshuffle, elemwise,
+    eq, exp, expm1, fill, flatten, floor, ge, gt, inc_subtensor, int_div, inv, invert, join, le, log,
+    log1p, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, reciprocal, relu, reshape,
+    round, set_subtensor, sgn, shape, shape_i, sigmoid, sign, sin, softplus, sqr, sqrt, square, stack,
+    sub, switch, tanh, transpose, true_div, where, xor, zeros_like, log2, log10, exp2, isnan, isinf,
+    shape_padleft, shape_padright, pad_left)
+from .frontend.blas import Dot  # noqa: F401
+from .frontend.constructors import *  # noqa: F401,F403
+from .frontend.constructors import CONSTRUCTORS, matrices, scalars, tensor, vectors  # noqa: F401
+from .frontend.elemwise import Cast, Elemwise  # noqa: F401
+from .frontend.grad import DisconnectedInputError, grad, hessian, jacobian  # noqa: F401
+from .frontend.graph import Apply, Constant, Op, Variable  # noqa: F401
+from .frontend.join import Join  # noqa: F401
+from .frontend.mathops import (  # noqa: F401
+    all, any, argmax, argmin, clip, dot, max, mean, min, norm, outer, prod, std, sum, var)
+from .frontend.nnet import (binary_crossentropy, categorical_crossentropy, log_softmax,  # noqa: F401
+                            softmax)
+from .frontend.reduce import Argmax, Argmin, CAReduce, Max, Min, Prod, Sum  # noqa: F401
+from .frontend.shape_ops import Alloc, DimShuffle, Reshape, Shape_i  # noqa: F401
+from .frontend.shared import SharedVariable, shared  # noqa: F401
+from .frontend.subtensor import IncSubtensor, Subtensor  # noqa: F401
+from .frontend.tensor_type import TensorType  # noqa: F401
+
+TensorVariable = Variable
+TensorConstant = Constant
+_shared = shared
+sgn = sgn
+abs = abs_  # noqa: A001  (T.abs, as in newer Theano/PyTensor)
+true_divide = true_div

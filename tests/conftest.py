@@ -1,0 +1,113 @@
+"""pytest plugin: every `tests/**/*.mlir` file with `// RUN:` lines is a test, as under lit.
+
+Each RUN line (a trailing `\\` continues it on the next RUN line) runs through
+`bash -o pipefail -c`, with `%s` the file, `%S` its folder, `%t` a scratch path, `%T` a
+scratch folder and `%%` a percent sign, and with lit's `not` (succeeds when its command fails).
+`irc-opt` and `filecheck` come from PATH; without an installed `irc-opt`, a shim running
+`python -m irc.cli.opt` on this checkout stands in. Files under `Inputs/` are data, not tests.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PRELUDE = 'not() { ! "$@"; }\n'
+_RUN = re.compile(r"^\s*//\s*RUN:\s?(.*?)\s*$")
+_SUBST = re.compile(r"%[%sStT]")
+
+
+def run_lines(text: str) -> list[str]:
+    """The commands of the RUN lines, with continuations joined."""
+    commands: list[str] = []
+    pending = ""
+    for line in text.splitlines():
+        m = _RUN.match(line)
+        if not m:
+            continue
+        part = m.group(1)
+        if part.endswith("\\"):
+            pending += part[:-1] + " "
+            continue
+        commands.append((pending + part).strip())
+        pending = ""
+    if pending.strip():
+        commands.append(pending.strip())
+    return commands
+
+
+_shim_dir: str | None = None
+
+
+def tool_env() -> dict[str, str]:
+    """The environment for RUN lines: `irc-opt` on PATH (a shim if not installed)."""
+    global _shim_dir
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    if shutil.which("irc-opt") is None:
+        if _shim_dir is None:
+            _shim_dir = tempfile.mkdtemp(prefix="irc-tools-")
+            shim = Path(_shim_dir, "irc-opt")
+            shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m irc.cli.opt "$@"\n')
+            shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        env["PATH"] = _shim_dir + os.pathsep + env.get("PATH", "")
+    return env
+
+
+class RunFailure(Exception):
+    def __init__(self, command: str, proc: subprocess.CompletedProcess):
+        super().__init__(command)
+        self.command, self.proc = command, proc
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path):
+    if file_path.suffix == ".mlir" and "Inputs" not in file_path.parts:
+        if run_lines(file_path.read_text(encoding="utf-8", errors="replace")):
+            return MlirFile.from_parent(parent, path=file_path)
+    return None
+
+
+class MlirFile(pytest.File):
+    def collect(self):
+        yield MlirTest.from_parent(self, name=self.path.name)
+
+
+class MlirTest(pytest.Item):
+    """One .mlir file: passes when every RUN line exits 0."""
+
+    def runtest(self) -> None:
+        commands = run_lines(self.path.read_text(encoding="utf-8"))
+        if any(re.search(r"\bfilecheck\b", c) for c in commands) and shutil.which("filecheck") is None:
+            pytest.skip("filecheck is not installed (pip install filecheck)")
+        env = tool_env()
+        scratch = tempfile.mkdtemp(prefix="irc-mlir-test-")
+        subs = {"%%": "%", "%s": str(self.path), "%S": str(self.path.parent),
+                "%t": os.path.join(scratch, self.path.stem + ".tmp"), "%T": scratch}
+        try:
+            for command in commands:
+                expanded = _SUBST.sub(lambda m: subs[m.group()], command)
+                proc = subprocess.run(["bash", "-o", "pipefail", "-c", PRELUDE + expanded],
+                                      capture_output=True, text=True, env=env, cwd=str(self.path.parent),
+                                      timeout=300)
+                if proc.returncode != 0:
+                    raise RunFailure(expanded, proc)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, RunFailure):
+            e = excinfo.value
+            return (f"RUN line failed (exit {e.proc.returncode}):\n  $ {e.command}\n"
+                    f"--- stdout ---\n{e.proc.stdout}--- stderr ---\n{e.proc.stderr}")
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, f"mlir test: {self.name}"

@@ -1,0 +1,53 @@
+"""The tutorial programs in examples/ run unchanged (with few iterations) in a subprocess."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(script: str, flags: str = "", **env: str) -> str:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), "IRC_FLAGS": flags, **env}
+    r = subprocess.run([sys.executable, str(ROOT / "examples" / script)], capture_output=True,
+                       text=True, env=full, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("floatx", ["float32", "float64"])
+def test_check1(floatx):
+    out = _run("check1.py", f"mode=FAST_RUN,device=cpu,floatX={floatx}", IRC_EXAMPLE_ITERS="3")
+    assert "[Elemwise{exp,no_inplace}(" in out
+    assert "Looping 3 times took" in out
+    assert "Used the cpu" in out
+
+
+def test_logistic_regression_runs():
+    out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="3")
+    assert "Used the cpu" in out
+    assert "prediction on D" in out and "b is finite:" in out
+
+
+# In float32 the gradient of 1/(1+exp(-z)) overflows (exp(-z) = inf, inf/inf = nan) unless
+# `stabilize` also rewrites the gradient graph into sigmoid form.
+STABLE_GRAD = pytest.mark.xfail(reason="needs stabilize to rewrite the gradient of the sigmoid",
+                                strict=False)
+
+
+@STABLE_GRAD
+def test_logistic_regression_stays_finite():
+    out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="50")
+    assert "b is finite: True" in out
+
+
+@STABLE_GRAD
+@pytest.mark.slow
+def test_logistic_regression_converges():
+    out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="2000")
+    assert "b is finite: True" in out
+    assert "predictions match targets: True" in out

@@ -1,0 +1,33 @@
+// RUN: not irc-opt %s --split-input-file 2>&1 | filecheck %s
+
+func.func @load_rank(%b: memref<?x?xf32>, %i: index) -> f32 {
+  // CHECK: error: 'loop.load' op needs 2 indices
+  %x = loop.load %b[%i] : memref<?x?xf32>
+  func.return %x : f32
+}
+
+// -----
+
+func.func @alloc_sizes(%n: index) {
+  // CHECK: error: 'loop.alloc' op needs one size operand per dynamic dimension
+  %t = loop.alloc : () -> memref<?xf32>
+  func.return
+}
+
+// -----
+
+func.func @yield_types(%n: index, %z: f32) {
+  // CHECK: error: 'loop.for' op body must end with a 'loop.yield' of the iter_args' types
+  %s = loop.for %k = %n to %n step %n iter_args(%acc = %z) -> (f32) {
+    loop.yield
+  }
+  func.return
+}
+
+// -----
+
+func.func @bad_transpose(%b: memref<?x?xf32>) {
+  // CHECK: error: 'loop.transpose' op 'perm' must be a permutation of the source axes
+  %t = loop.transpose %b {perm = array<i64: 0, 0>} : (memref<?x?xf32>) -> memref<?x?xf32, strided<[?, ?], offset: ?>>
+  func.return
+}

@@ -1,0 +1,82 @@
+"""Measure the inline mathlib's accuracy: max ulp error per function and dtype over its domain.
+
+    python tools/ulp_report.py [--n 4000000] [--only exp,log] [--scalar] [--markdown]
+
+Each function is JIT-compiled as an explicit <8 x float> / <4 x double> loop (``--scalar``: a
+scalar loop) and compared with numpy in float64 (for f32) or long double (for f64).  The
+domain column names the input sets; the worst input is printed with --verbose.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from irc.codegen_cpu.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
+from irc.codegen_cpu.mathlib_jit import compile_kernel  # noqa: E402
+from irc.codegen_cpu.mathlib_ulp import (TRIG_LIMIT, reference, sample_sets,  # noqa: E402
+                                         ulp_error)
+
+DOMAIN = {
+    "exp": "all floats", "expm1": "all floats", "log": "all floats", "log1p": "all floats",
+    "tanh": "all floats", "sigmoid": "all floats", "softplus": "all floats",
+    "sqrt": "all floats", "pow": "all (x, y) pairs",
+}
+
+
+def measure(name: str, dtype, n: int, lanes: int | None, verbose: bool) -> tuple[float, str]:
+    fn, _ = compile_kernel(MATH_EMITTERS[name], dtype, ARITY[name], lanes)
+    worst = 0.0
+    for label, xs in sample_sets(name, dtype, n):
+        got = fn(*xs)
+        err = ulp_error(got, reference(name, *xs))
+        i = int(np.argmax(err))
+        if verbose:
+            args = ", ".join(repr(x[i]) for x in xs)
+            print(f"  {name:8s} {np.dtype(dtype).name:7s} {label:32s} {err[i]:8.3f} ulp "
+                  f"at ({args}) -> {got[i]!r}")
+        worst = max(worst, float(err[i]))
+    if name in ("sin", "cos"):
+        domain = f"abs(x) <= 2^{int(np.log2(TRIG_LIMIT[np.dtype(dtype).name]))}"
+    else:
+        domain = DOMAIN[name]
+    return worst, domain
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=4_000_000, help="random-bit samples per set")
+    ap.add_argument("--only", default="", help="comma-separated functions")
+    ap.add_argument("--scalar", action="store_true", help="scalar loop instead of vectors")
+    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--verbose", action="store_true", help="worst input of every set")
+    args = ap.parse_args(argv)
+    names = [s for s in args.only.split(",") if s] or list(MATH_EMITTERS)
+    rows = []
+    t0 = time.perf_counter()
+    for name in names:
+        for dtype in (np.float32, np.float64):
+            lanes = None if args.scalar else (8 if dtype == np.float32 else 4)
+            n = args.n if dtype == np.float32 else args.n // 2
+            worst, domain = measure(name, dtype, n, lanes, args.verbose)
+            rows.append((name, np.dtype(dtype).name, worst, domain))
+    if args.markdown:
+        print("| function | dtype | max ulp | domain |\n|---|---|---|---|")
+        for r in rows:
+            print(f"| {r[0]} | {r[1]} | {r[2]:.3f} | {r[3]} |")
+    else:
+        print(f"{'function':10s} {'dtype':8s} {'max-ulp':>8s}  domain")
+        for r in rows:
+            print(f"{r[0]:10s} {r[1]:8s} {r[2]:8.3f}  {r[3]}")
+    print(f"({args.n} random-bit samples per f32 set, {args.n // 2} per f64 set, "
+          f"{time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
