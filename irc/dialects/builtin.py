@@ -104,7 +104,7 @@ class DenseAttr(Attribute):
     def from_array(array, type: TensorType | None = None) -> "DenseAttr":
         import numpy as np
         from ..ir.types import scalar_from_numpy
-        arr = np.ascontiguousarray(array)
+        arr = np.array(array, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
         if type is None:
             type = TensorType(tuple(arr.shape), scalar_from_numpy(arr.dtype.name))
         arr = arr.astype(type.element.numpy_name, copy=False)

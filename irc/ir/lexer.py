@@ -10,15 +10,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from itertools import accumulate
-from operator import add, sub
+from operator import sub
 
 from .diagnostics import Diagnostic, ParseError
 from .location import FileLineColLoc
 
 _STRING = r'"(?:[^"\\\n]|\\.)*"'
 # Alternatives are tried in order, most frequent first; a comment is a token (dropped below).
-_TOKEN = re.compile(
-    r"(\s*)(?:("
+_ALTERNATIVES = (
     r"[()\[\]{}<>,:=*+!|]|->"                   # punctuation
     r"|%[A-Za-z0-9_$.\-]+(?:#[0-9]+)?"          # %value, %value#1
     r"|[A-Za-z_][A-Za-z0-9_$.]*"                # bare identifier / keyword
@@ -29,9 +28,11 @@ _TOKEN = re.compile(
     r"|@(?:[A-Za-z0-9_$.\-]+|" + _STRING + r")"  # @symbol, @"symbol"
     r"|[?\-]"                                   # ? and - (after dimension lists and ->)
     r"|//[^\n]*"                                # comment
-    r")|(\S))",                                 # anything else is an error
-    re.S,
 )
+# No capturing group, so findall returns plain strings: each token with the space before it;
+# any other character is a token of its own, rejected by `_VALID` afterwards.
+_TOKEN = re.compile(r"\s*(?:" + _ALTERNATIVES + r"|\S)", re.S)
+_VALID = re.compile(_ALTERNATIVES, re.S)
 
 EOF = ""
 
@@ -44,18 +45,18 @@ class Tokens:
     def __init__(self, text: str, filename: str = "<stdin>"):
         self.text = text
         self.filename = filename
-        # findall (no match objects) gives (space, token, bad) triples; offsets are sums of lengths.
         found = _TOKEN.findall(text)
-        spaces, toks, bad = (list(col) for col in zip(*found)) if found else ([], [], [])
+        ends = list(accumulate(map(len, found)))
+        toks = list(map(str.lstrip, found))
+        starts = list(map(sub, ends, map(len, toks)))
         self.line_starts = [0]
         self.line_starts += [m.end() for m in re.finditer("\n", text)]
-        lengths = list(map(len, toks))
-        ends = list(accumulate(map(add, map(len, spaces), map(add, lengths, map(len, bad)))))
-        if any(bad):
-            k = next(k for k, b in enumerate(bad) if b)
-            msg = "expected '\"' in string literal" if bad[k] == '"' else f"unexpected character {bad[k]!r}"
-            raise ParseError(Diagnostic(msg, self.location(ends[k] - 1)))
-        starts = list(map(sub, ends, lengths))
+        bad = [tok for tok in set(toks) if not _VALID.fullmatch(tok)]  # few distinct tokens
+        if bad:
+            k = min(toks.index(tok) for tok in bad)
+            tok = toks[k]
+            msg = "expected '\"' in string literal" if tok[0] == '"' else f"unexpected character {tok!r}"
+            raise ParseError(Diagnostic(msg, self.location(starts[k])))
         if "//" in text:  # drop comments
             keep = [k for k, t in enumerate(toks) if t[:2] != "//"]
             if len(keep) != len(toks):

@@ -23,7 +23,7 @@ from .diagnostics import SOURCES, Diagnostic, ParseError
 from .lexer import EOF, tokenize
 from .location import UNKNOWN_LOC, FileLineColLoc, Location
 from .printer import usable_hint
-from .types import TYPE_PARSERS, FunctionType, NoneType, ScalarType, Type, i64, f64
+from .types import TYPE_PARSERS, FunctionType, NoneType, ScalarType, Type
 
 _SCALARS = {n: ScalarType(n) for n in ScalarType.NAMES}
 _NONE = NoneType()

@@ -174,7 +174,8 @@ class Printer:
             if bi or (entry_args and block.args) or (empty_block and not block.ops) or block in self._targets:
                 out.append(outer + self.block_name(block))
                 if block.args:
-                    out.append("(" + ", ".join([f"{self.name(a)}: {self.type(a.type)}" for a in block.args]) + ")")
+                    args = [f"{self.name(a)}: {self.type(a.type)}" for a in block.args]
+                    out.append("(" + ", ".join(args) + ")")
                 out.append(":\n")
             for op in block.ops:
                 out.append(inner)
@@ -247,7 +248,8 @@ class Printer:
             out.append(" " + format_attr_dict(op.attributes))
         types = [v.type for v in operands] + [r.type for r in op.results]
         first = types[0] if types else None
-        if first is not None and not isinstance(first, FunctionType) and all(t is first or t == first for t in types):
+        uniform = first is not None and all(t is first or t == first for t in types)
+        if uniform and not isinstance(first, FunctionType):
             out.append(" : " + self.type(first))
         else:
             out.append(" : " + self.function_type(types[:len(operands)], types[len(operands):]))

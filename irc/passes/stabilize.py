@@ -7,6 +7,12 @@ Without these, logistic regression trained in float32 overflows `exp` and ends i
     log(1+exp(x)), log1p(exp(x)) -> softplus(x)
     log(1+x)           -> log1p(x)            exp(x) - 1    -> expm1(x)
     -a - b             -> -(a + b)            (exposes exp(-(...)) to the rules above)
+    x / (1+exp(a))     -> x * sigmoid(-a)
+
+and, for the gradients reverse mode writes (products of `gz`, `out`, `1/u`, `exp(-x)`), the
+product-tree rules of `product_tree.py`: cancel a factor above and below the line,
+`sigmoid(x)*exp(-x)` -> `sigmoid(-x)`, and distribute a product over a sum when a factor then
+cancels. Cancelling `s/s` assumes `s` is finite and non-zero, as Theano's canonizer did.
 
 Every rule keeps the result type; a match whose types would change (through broadcasting) is
 left alone.
@@ -18,6 +24,8 @@ from dataclasses import dataclass
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
 from ..ir.core import Operation
+from ..ir.transforms import eliminate_common_subexpressions
+from .product_tree import Product, cancel, flatten, summands
 from .tensor_match import is_float_tensor, is_splat, producer
 
 
@@ -81,6 +89,97 @@ class ReciprocalOfOnePlusExp(_FloatPattern):
     def rewrite(self, op, rewriter):
         num, den = op.operands
         return is_splat(num, 1.0) and _sigmoid_of_reciprocal(op, den, rewriter)
+
+
+class DivByOnePlusExp(_FloatPattern):
+    """`x / (1+exp(a))` → `x * sigmoid(-a)`: what reverse mode writes for `d(1/u)`."""
+
+    root = "tensor.div"
+    benefit = 0  # after the plain sigmoid rule
+
+    def rewrite(self, op, rewriter):
+        num, den = op.operands
+        e = _one_plus(den)
+        exp = producer(e, "tensor.exp") if e is not None else None
+        if exp is None or exp.operands[0].type != den.type:
+            return False
+        sig = _sigmoid_of_negated(exp.operands[0], rewriter)
+        new = rewriter.create("tensor.mul", [num, sig])
+        if new.result.type != op.result.type:
+            return False
+        rewriter.replace_op(op, new)
+        return True
+
+
+def _sigmoid_of_negated(x, rewriter):
+    """`sigmoid(-x)`, reading through a negation of x."""
+    neg = producer(x, "tensor.neg")
+    arg = neg.operands[0] if neg is not None else rewriter.create("tensor.neg", [x]).result
+    return rewriter.create("tensor.sigmoid", [arg]).result
+
+
+class SimplifyProduct(_FloatPattern):
+    """Cancel factors, merge sigmoid·exp pairs and distribute over sums (see product_tree)."""
+
+    root = None
+
+    def rewrite(self, op, rewriter):
+        if op.op_name not in ("tensor.mul", "tensor.div"):
+            return False
+        target = op.result
+        simplified, made, changed = cancel(flatten(target))
+        terms = self._distribute(simplified, made)
+        if terms is None and not changed:
+            return False
+        if terms is None:
+            terms = [(1, simplified, made)]
+        built = []
+        for sign, product, sigmoids in terms:
+            value = self._build(product, sigmoids, rewriter)
+            if value is None:
+                return False
+            built.append((sign, value))
+        sign0, result = built[0]
+        if sign0 < 0:
+            result = rewriter.create("tensor.neg", [result]).result
+        for sign, value in built[1:]:
+            result = rewriter.create("tensor.add" if sign > 0 else "tensor.sub", [result, value]).result
+        if result.type != target.type:
+            return False  # leftovers are dead and erased by the driver
+        rewriter.replace_op(op, [result])
+        return True
+
+    @staticmethod
+    def _distribute(p: Product, made):
+        """Split over the first sum factor whose summands then cancel something, or None."""
+        for i, leaf in enumerate(p.nums):
+            parts = summands(leaf)
+            if parts is None:
+                continue
+            rest = Product(p.sign, p.nums[:i] + p.nums[i + 1:], p.dens)
+            expanded = []
+            useful = False
+            for sign, value in parts:
+                q, sig, changed = cancel(rest.times(flatten(value)))
+                useful |= changed
+                expanded.append((sign, q, made + sig))
+            if useful:
+                return expanded
+        return None
+
+    @staticmethod
+    def _build(p: Product, sigmoids, rewriter):
+        factors = [_sigmoid_of_negated(x, rewriter) for _, x in sigmoids] + list(p.nums)
+        if not factors:
+            return None  # everything cancelled: leave it (needs a broadcast constant of 1)
+        value = factors[0]
+        for f in factors[1:]:
+            value = rewriter.create("tensor.mul", [value, f]).result
+        for d in p.dens:
+            value = rewriter.create("tensor.div", [value, d]).result
+        if p.sign < 0:
+            value = rewriter.create("tensor.neg", [value]).result
+        return value
 
 
 class ReciprocalOfOnePlusExpUnary(_FloatPattern):
@@ -170,7 +269,7 @@ class ExpMinusOne(_FloatPattern):
 
 STABILIZE_PATTERNS: tuple[RewritePattern, ...] = (
     NegSubToNegAdd(), ReciprocalOfOnePlusExp(), ReciprocalOfOnePlusExpUnary(), OneMinusSigmoid(),
-    LogSigmoid(), LogOnePlus(), Log1pExp(), ExpMinusOne(),
+    LogSigmoid(), LogOnePlus(), Log1pExp(), ExpMinusOne(), DivByOnePlusExp(), SimplifyProduct(),
 )
 
 
@@ -185,5 +284,11 @@ class Stabilize(Pass):
     max_iterations: int = 10
 
     def run(self, module: Operation) -> None:
-        apply_patterns_greedily(module, STABILIZE_PATTERNS, max_iterations=self.max_iterations,
-                                stats=self.stats)
+        # Factors cancel only when equal values are one value: CSE between rounds.
+        for _ in range(self.max_iterations):
+            changed = apply_patterns_greedily(module, STABILIZE_PATTERNS,
+                                              max_iterations=self.max_iterations, stats=self.stats)
+            merged = eliminate_common_subexpressions(module)
+            self.stats["cse"] += merged
+            if not changed and not merged:
+                return

@@ -11,9 +11,10 @@ import pytest
 
 from irc.dialects.builtin import DenseAttr, MemRefType, ModuleOp, TensorType
 from irc.dialects.func import CallOp, FuncOp, ReturnOp
-from irc.ir import (SOURCES, ArrayAttr, Block, BoolAttr, DenseArrayAttr, DictAttr, FileLineColLoc, FloatAttr,
-                    FunctionType, IntegerAttr, NoneType, Operation, ParseError, Region, StringAttr,
-                    SymbolRefAttr, TypeAttr, UNKNOWN_LOC, UnitAttr, create_op, f16, f32, f64, i1, i32, i64, index)
+from irc.ir import (SOURCES, ArrayAttr, Block, BoolAttr, DenseArrayAttr, DictAttr, FileLineColLoc,
+                    FloatAttr, FunctionType, IntegerAttr, NoneType, Operation, ParseError, Region, StringAttr,
+                    SymbolRefAttr, TypeAttr, UNKNOWN_LOC, UnitAttr, create_op, f16, f32, f64, i1, i32, i64,
+                    index)
 from irc.ir.parser import parse_attribute, parse_module, parse_type, split_input_file
 from irc.ir.printer import Printer, print_op
 
@@ -77,7 +78,8 @@ def parse_error(text: str, **kw) -> ParseError:
     "f16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "index", "none",
     "(f32, i64) -> f32", "() -> ()", "(f32) -> (f32, i1)", "(f32) -> ((f32) -> f32)",
     "tensor<400x?xf32>", "tensor<f32>", 'tensor<?xf32, "cuda">', "tensor<0xi1>", "tensor<1x1x1xf64>",
-    "memref<?x?xf32>", "memref<4x4xf32, strided<[4, 1]>>", 'memref<?x?xf32, strided<[?, 1], offset: ?>, "cuda">',
+    "memref<?x?xf32>", "memref<4x4xf32, strided<[4, 1]>>",
+    'memref<?x?xf32, strided<[?, 1], offset: ?>, "cuda">',
     "memref<8xf32, strided<[2], offset: 3>>", 'memref<f32, "cuda">',
 ])
 def test_type_roundtrip(text):
@@ -127,7 +129,8 @@ ATTRIBUTES = [
     StringAttr("ünïcode ✓"), UnitAttr(), TypeAttr(f32), TypeAttr(TensorType((2, None), i64, "cuda")),
     TypeAttr(FunctionType((f32,), (f32, i1))), SymbolRefAttr("f"), SymbolRefAttr("a b"),
     SymbolRefAttr("main.1"), ArrayAttr(()), ArrayAttr((IntegerAttr(1), ArrayAttr((StringAttr("x"),)))),
-    DictAttr(()), DictAttr((("a", IntegerAttr(1)), ("b c", UnitAttr()), ("z", DictAttr((("q", BoolAttr(True)),))))),
+    DictAttr(()),
+    DictAttr((("a", IntegerAttr(1)), ("b c", UnitAttr()), ("z", DictAttr((("q", BoolAttr(True)),))))),
     DenseArrayAttr((1, -2, 3)), DenseArrayAttr((), i32), DenseArrayAttr((0,), i1),
     DenseAttr.from_array(np.array([[1.0, 2.5]], dtype=np.float32)),
     DenseAttr.from_array(np.zeros((4,), dtype=np.float32)),
@@ -184,8 +187,8 @@ def test_attribute_errors(text, message):
 # ---------------------------------------------------------------------------- modules and functions
 FUNC = """\
 module {
-  func.func @f(%arg0: tensor<?xf32> {irc.shared = "w"}, %arg1: f32) -> (tensor<?xf32> {irc.update = 2 : i64}, f32) \
-attributes {irc.note = "n"} {
+  func.func @f(%arg0: tensor<?xf32> {irc.shared = "w"}, %arg1: f32) \
+-> (tensor<?xf32> {irc.update = 2 : i64}, f32) attributes {irc.note = "n"} {
     %0 = "tensor.exp"(%arg0) : (tensor<?xf32>) -> tensor<?xf32>
     %1 = func.call @g(%0) : (tensor<?xf32>) -> tensor<?xf32>
     func.return %1, %arg1 : tensor<?xf32>, f32
@@ -239,7 +242,8 @@ def test_func_built_in_python_prints_like_mlir():
 
 def test_generic_form_everywhere():
     text = roundtrip(FUNC, generic=True, allow_unregistered=True)
-    assert text.startswith('"builtin.module"() ({\n  "func.func"() ({\n  ^bb0(%arg0: tensor<?xf32>, %arg1: f32):\n')
+    assert text.startswith('"builtin.module"() ({\n  "func.func"() ({\n'
+                           '  ^bb0(%arg0: tensor<?xf32>, %arg1: f32):\n')
     assert '"func.call"(%0) {callee = @g} : (tensor<?xf32>) -> tensor<?xf32>' in text
     assert '"func.return"() : () -> ()' in text
     assert text.endswith("}) : () -> ()\n")
@@ -489,10 +493,12 @@ def test_split_input_file_keeps_line_numbers():
     ('"x.a"()[^bb9] : () -> ()', "reference to an undefined block '^bb9'", 1, 9),
     ('"x.a"() ({\n^bb0:\n^bb0:\n}) : () -> ()', "redefinition of block '^bb0'", 3, 1),
     ('"x.a"() ({\n  "x.b"() : () -> ()\n : () -> ()', "expected operation name", 3, 2),
-    ("func.func @f(%a: f32) -> f32 {\n  func.return %a : f32, f32\n}", "expected 1 operand types, got 2", 2, 15),
+    ("func.func @f(%a: f32) -> f32 {\n  func.return %a : f32, f32\n}", "expected 1 operand types, got 2",
+     2, 15),
     ("func.func @f(f32) {\n}", "needs named arguments", 1, 19),
     ("%r = func.call @g(%a) : (f32) -> f32", "use of undeclared SSA value name '%a'", 1, 19),
-    ("%0 = func.call @g() : () -> (f32, f32)", "operation defines 2 results but was provided 1 to bind", 1, 1),
+    ("%0 = func.call @g() : () -> (f32, f32)", "operation defines 2 results but was provided 1 to bind",
+     1, 1),
     ('"x.a"() {a = 1} : () -> () loc("f":1)', "expected ':'", 1, 37),
     ("}", "unexpected '}'", 1, 1),
     ("%0 = 12", "expected operation name", 1, 6),
@@ -525,8 +531,8 @@ def test_error_quotes_the_source_line():
 
 
 def test_comments_are_ignored():
-    text = ('// a comment\nmodule { // trailing\n  // inside\n  "x.a"() {s = "// kept"} : () -> () // after\n}\n'
-            "// end")
+    text = ('// a comment\nmodule { // trailing\n  // inside\n'
+            '  "x.a"() {s = "// kept"} : () -> () // after\n}\n// end')
     module = parse_module(text, allow_unregistered=True)
     assert module.body.ops[0].attributes["s"] == StringAttr("// kept")
 

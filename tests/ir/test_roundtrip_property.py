@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from irc.dialects.builtin import DenseAttr, MemRefType, ModuleOp, TensorType
 from irc.dialects.func import CallOp, FuncOp, ReturnOp
-from irc.ir import (ArrayAttr, Block, BoolAttr, DenseArrayAttr, DictAttr, FileLineColLoc, FloatAttr, FunctionType,
-                    IntegerAttr, NoneType, ParseError, Region, ScalarType, StringAttr, SymbolRefAttr, TypeAttr,
-                    UNKNOWN_LOC, UnitAttr, Value, create_op)
+from irc.ir import (ArrayAttr, Block, BoolAttr, DenseArrayAttr, DictAttr, FileLineColLoc, FloatAttr,
+                    FunctionType, IntegerAttr, NoneType, ParseError, Region, ScalarType, StringAttr,
+                    SymbolRefAttr, TypeAttr, UNKNOWN_LOC, UnitAttr, Value, create_op)
 from irc.ir.parser import parse_attribute, parse_module, parse_type
 from irc.ir.printer import print_op
 
@@ -39,7 +39,8 @@ def memrefs(draw):
 
 simple_types = st.one_of(scalars, tensors, memrefs(), st.just(NoneType()))
 types = st.recursive(simple_types, lambda inner: st.builds(
-    FunctionType, st.lists(inner, max_size=2).map(tuple), st.lists(inner, max_size=2).map(tuple)), max_leaves=4)
+    FunctionType, st.lists(inner, max_size=2).map(tuple), st.lists(inner, max_size=2).map(tuple)),
+    max_leaves=4)
 
 names = st.one_of(st.from_regex(r"[A-Za-z_][A-Za-z0-9_.$]{0,6}", fullmatch=True), st.text(max_size=6))
 
@@ -88,7 +89,8 @@ attrs = st.recursive(leaf_attrs, lambda inner: st.one_of(
 attr_dicts = st.dictionaries(names, attrs, max_size=3)
 locations = st.one_of(st.just(UNKNOWN_LOC), st.builds(FileLineColLoc, st.text(max_size=6),
                                                      st.integers(0, 9999), st.integers(0, 200)))
-hints = st.one_of(st.none(), st.sampled_from(["x", "y", "x_1", "arg0", "arg", "0", "a.b", "$v", "bad name", ""]))
+hints = st.one_of(st.none(),
+                  st.sampled_from(["x", "y", "x_1", "arg0", "arg", "0", "a.b", "$v", "bad name", ""]))
 
 
 @given(types)
@@ -161,8 +163,8 @@ class ModuleGen:
         if callees and draw(st.booleans()):
             callee = draw(st.sampled_from(callees))
             ft = callee.function_type
-            args = [draw(st.sampled_from([v for v in scope if v.type == t])) if any(v.type == t for v in scope)
-                    else None for t in ft.inputs]
+            args = [draw(st.sampled_from([v for v in scope if v.type == t]))
+                    if any(v.type == t for v in scope) else None for t in ft.inputs]
             if None not in args:
                 body.append(CallOp(args, list(ft.results), {"callee": SymbolRefAttr(callee.sym_name)}))
                 scope += body.ops[-1].results
@@ -189,6 +191,9 @@ def modules(draw):
     return module
 
 
+SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+
 def _same_ir(a, b) -> None:
     ops_a, ops_b = list(a.walk()), list(b.walk())
     assert [op.op_name for op in ops_a] == [op.op_name for op in ops_b]
@@ -202,7 +207,7 @@ def _same_ir(a, b) -> None:
                [[len(blk.args) for blk in r.blocks] for r in y.regions]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=100, deadline=None, suppress_health_check=SLOW)
 @given(modules(), st.booleans())
 def test_modules_roundtrip(module, generic):
     for debuginfo in (False, True):
@@ -217,12 +222,13 @@ def test_modules_roundtrip(module, generic):
     assert print_op(other, generic=generic) == print_op(module, generic=generic)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
 @given(modules(), st.data())
 def test_corrupted_text_gives_parse_errors_only(module, data):
     text = print_op(module, debuginfo=data.draw(st.booleans()))
     cut = data.draw(st.integers(0, len(text)))
-    junk = data.draw(st.sampled_from(["", "%", "^", "@", '"', "(", ")", "{", "}", "<", ">", ":", ",", "=", "-",
+    junk = data.draw(st.sampled_from(["", "%", "^", "@", '"', "(", ")", "{", "}", "<", ">", ":", ",", "=",
+                                      "-",
                                       "x", "?", "0", "1.5", "loc(", "%0", "^bb1", "tensor<", "// -----\n"]))
     drop = data.draw(st.integers(0, 3))
     for variant in (text[:cut], text[:cut] + junk + text[cut + drop:]):
