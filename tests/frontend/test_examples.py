@@ -34,20 +34,20 @@ def test_logistic_regression_runs():
 
 
 # In float32 the gradient of 1/(1+exp(-z)) overflows (exp(-z) = inf, inf/inf = nan) unless
-# `stabilize` also rewrites the gradient graph into sigmoid form.
-STABLE_GRAD = pytest.mark.xfail(reason="needs stabilize to rewrite the gradient of the sigmoid",
-                                strict=False)
-
-
-@STABLE_GRAD
+# `stabilize` rewrites the forward graph and the gradient into sigmoid/softplus forms.
 def test_logistic_regression_stays_finite():
     out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="50")
     assert "b is finite: True" in out
 
 
-@STABLE_GRAD
+def test_logistic_regression_breaks_without_stabilize():
+    out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="50",
+               IRC_FLAGS="optimizer_excluding=stabilize")
+    assert "b is finite: False" in out
+
+
 @pytest.mark.slow
 def test_logistic_regression_converges():
-    out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="2000")
+    out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="10000")
     assert "b is finite: True" in out
     assert "predictions match targets: True" in out

@@ -70,3 +70,26 @@ func.func @untouched(%z: tensor<1xf32>) -> tensor<3xf32> {
   %p = tensor.div %one, %u : tensor<3xf32>
   func.return %p : tensor<3xf32>
 }
+
+// -----
+
+// The gradient reverse mode writes for p = 1/(1+exp(-z)) under log(p): g/p * p/u * exp(-z).
+// After stabilize no division by a sigmoid or by 1+exp remains: it is g * sigmoid(-z).
+// CHECK-LABEL: func.func @grad_of_log_sigmoid
+// CHECK-NOT:     tensor.div
+// CHECK-NOT:     tensor.exp
+// CHECK:         tensor.sigmoid
+// CHECK-NOT:     tensor.div
+// CHECK:         func.return
+func.func @grad_of_log_sigmoid(%z: tensor<?xf32>, %g: tensor<?xf32>) -> tensor<?xf32> {
+  %one = tensor.constant {value = dense<1.0> : tensor<1xf32>} : tensor<1xf32>
+  %n = tensor.neg %z : tensor<?xf32>
+  %e = tensor.exp %n : tensor<?xf32>
+  %u = tensor.add %one, %e : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %p = tensor.div %one, %u : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %gp = tensor.div %g, %p : tensor<?xf32>
+  %t = tensor.mul %gp, %p : tensor<?xf32>
+  %gu = tensor.div %t, %u : tensor<?xf32>
+  %ge = tensor.mul %gu, %e : tensor<?xf32>
+  func.return %ge : tensor<?xf32>
+}
