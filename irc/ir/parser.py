@@ -12,6 +12,7 @@ called after the op name with `parser.num_results` set; the helpers below are th
 """
 from __future__ import annotations
 
+import gc
 import math
 import re
 from typing import Callable, Sequence
@@ -680,10 +681,17 @@ def _module_class() -> type[Operation]:
 
 
 def _guard(parse: Callable, parser: Parser):
+    """Run a parse with the cyclic GC paused (it would rescan the growing IR many times over)
+    and with runaway nesting reported as a parse error."""
+    paused = gc.isenabled()
+    gc.disable()
     try:
         return parse()
     except RecursionError:
         raise parser.error("nesting too deep") from None
+    finally:
+        if paused:
+            gc.enable()
 
 
 def parse_module(text: str, filename: str = "<stdin>", allow_unregistered: bool = False) -> Operation:
@@ -719,13 +727,15 @@ def parse_attribute(text: str) -> Attribute:
 
 
 def split_input_file(text: str) -> list[tuple[str, int]]:
-    """Split on `// -----` lines into (chunk, first line number) pairs. Each chunk keeps
-    blank lines in place of the lines before it, so its errors point at the original lines."""
+    """Split on lines starting with `// -----` into (chunk, first line number) pairs, so an
+    IR dump (whose headers start `// -----// IR Dump`) splits back into its modules. Each
+    chunk keeps blank lines in place of the lines before it, so errors point at the original
+    lines."""
     chunks: list[tuple[str, int]] = []
     start = 0
     current: list[str] = []
     for n, line in enumerate(text.split("\n")):
-        if line.strip() == "// -----":
+        if line.lstrip().startswith("// -----"):
             chunks.append(("\n" * start + "\n".join(current), start + 1))
             start, current = n + 1, []
         else:

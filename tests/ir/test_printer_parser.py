@@ -226,14 +226,14 @@ def test_func_custom_form():
 
 def test_func_built_in_python_prints_like_mlir():
     func = FuncOp.create("main", [T, f32], [T], arg_attrs=[{}, {"irc.shared": StringAttr("b")}])
-    exp = create_op("tensor.exp", [func.args[0]], [T], allow_unregistered=True)
+    exp = create_op("test.exp", [func.args[0]], [T], allow_unregistered=True)
     func.body.append(exp)
     func.body.append(ReturnOp([exp.result]))
     text = print_op(ModuleOp.create([func]))
     assert text == (
         "module {\n"
         '  func.func @main(%arg0: tensor<?xf32>, %arg1: f32 {irc.shared = "b"}) -> tensor<?xf32> {\n'
-        '    %0 = "tensor.exp"(%arg0) : (tensor<?xf32>) -> tensor<?xf32>\n'
+        '    %0 = "test.exp"(%arg0) : (tensor<?xf32>) -> tensor<?xf32>\n'
         "    func.return %0 : tensor<?xf32>\n"
         "  }\n"
         "}\n")
