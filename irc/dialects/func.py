@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..ir.attributes import ArrayAttr, Attribute, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ..ir.assembly_forms import OperandListForm
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Region, Terminator
 from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.types import FunctionType, Type
@@ -177,32 +178,11 @@ class FuncOp(Operation):
                 raise self.error(f"'{key}' must be an array of {n} dictionaries")
 
 
-class ReturnOp(Operation):
+class ReturnOp(OperandListForm, Operation):
     """`func.return %a, %b : t1, t2` — ends a function; types must match its results."""
 
     name = "func.return"
     traits = (Terminator, Pure)
-
-    def print_custom(self, printer) -> None:
-        """`func.return %a, %b : t1, t2`, or a bare `func.return`."""
-        if self.operands:
-            printer.write(" ", printer.names(self.operands))
-        printer.write(printer.attr_dict(self.attributes))
-        if self.operands:
-            printer.write(" : ", printer.types(v.type for v in self.operands))
-
-    @classmethod
-    def parse_custom(cls, parser) -> "ReturnOp":
-        # `%x =` / `%x:2 =` after a bare return starts the next op, not an operand list.
-        after = parser.peek(1)
-        next_op = after == "=" or (after == ":" and parser.peek(2).isdigit())
-        refs = [] if next_op else parser.parse_operand_refs()
-        attrs = parser.parse_optional_attr_dict()
-        types: list[Type] = []
-        if refs:
-            parser.expect(":", "':' and the returned types")
-            types = parser.parse_type_list()
-        return parser.create(cls, parser.resolve_operands(refs, types), (), attrs)
 
     def verify_(self) -> None:
         func = self.parent_op

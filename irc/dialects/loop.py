@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
+from ..ir.assembly_forms import OperandListForm
 from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
 from ..ir.types import ScalarType, Type, index
 from .builtin import DenseAttr, MemRefType
@@ -423,31 +424,11 @@ class ParallelOp(Operation):
             raise self.error("body must end with an empty 'loop.yield'")
 
 
-class YieldOp(Operation):
+class YieldOp(OperandListForm, Operation):
     """`loop.yield %a, %b : f32, f32`: ends a loop body, passing the next iter_args."""
 
     name = "loop.yield"
     traits = (Terminator, Pure)
-
-    def print_custom(self, printer) -> None:
-        if self.operands:
-            printer.write(" ", printer.names(self.operands))
-        printer.write(printer.attr_dict(self.attributes))
-        if self.operands:
-            printer.write(" : ", printer.types(v.type for v in self.operands))
-
-    @classmethod
-    def parse_custom(cls, parser) -> "YieldOp":
-        # `%x =` / `%x:2 =` after a bare yield starts the next op, not an operand list.
-        after = parser.peek(1)
-        next_op = after == "=" or (after == ":" and parser.peek(2).isdigit())
-        refs = [] if next_op else parser.parse_operand_refs()
-        attrs = parser.parse_optional_attr_dict()
-        types: list[Type] = []
-        if refs:
-            parser.expect(":", "':' and the yielded types")
-            types = parser.parse_type_list()
-        return parser.create(cls, parser.resolve_operands(refs, types), [], attrs)
 
     def verify_(self) -> None:
         if not isinstance(self.parent_op, (ForOp, ParallelOp)):

@@ -13,6 +13,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from ..ir.attributes import Attribute, BoolAttr, FloatAttr, IntegerAttr
+from ..ir.assembly_forms import OperandListForm
 from ..ir.core import Commutative, ElementwiseTrait, Operation, Pure, Terminator
 from ..ir.location import Location
 from ..ir.types import ScalarType, Type, i1
@@ -117,25 +118,11 @@ class CastOp(ScalarOp):
             return [scalar_attr(args[0].astype(t.numpy_name).item(), t)]
 
 
-class YieldOp(Operation):
+class YieldOp(OperandListForm, Operation):
     """`scalar.yield %a, %b : f32, i1` — ends a `tensor.fused` body; the fused op checks types."""
 
     name = "scalar.yield"
     traits = (Terminator, Pure)
-
-    def print_custom(self, printer) -> None:
-        if self.operands:
-            types = printer.types(v.type for v in self.operands)
-            printer.write(" ", printer.names(self.operands), " : ", types)
-
-    @classmethod
-    def parse_custom(cls, parser) -> "YieldOp":
-        refs = parser.parse_operand_refs()
-        types = []
-        if refs:
-            parser.expect(":", "':' and the yielded types")
-            types = parser.parse_type_list()
-        return parser.create(cls, parser.resolve_operands(refs, types))
 
     def verify_(self) -> None:
         for i, v in enumerate(self.operands):
