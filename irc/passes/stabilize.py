@@ -68,16 +68,21 @@ class NegSubToNegAdd(_FloatPattern):
         return True
 
 
+def _exp_argument_of_one_plus(value):
+    """`a` when `value` is `1 + exp(a)` (either order) and `a` has `value`'s type."""
+    e = _one_plus(value)
+    exp = producer(e, "tensor.exp") if e is not None else None
+    if exp is None or exp.operands[0].type != value.type:
+        return None
+    return exp.operands[0]
+
+
 def _sigmoid_of_reciprocal(op, denominator, rewriter) -> bool:
     """Replace `op` = 1/denominator by a sigmoid when denominator is `1 + exp(a)`."""
-    e = _one_plus(denominator)
-    exp = producer(e, "tensor.exp") if e is not None else None
-    if exp is None or exp.operands[0].type != op.result.type:
+    arg = _exp_argument_of_one_plus(denominator)
+    if arg is None or arg.type != op.result.type:
         return False
-    arg = exp.operands[0]
-    neg = producer(arg, "tensor.neg")
-    x = neg.operands[0] if neg is not None else rewriter.create("tensor.neg", [arg]).result
-    rewriter.replace_op(op, rewriter.create("tensor.sigmoid", [x]))
+    rewriter.replace_op(op, [_sigmoid_of_negated(arg, rewriter)])
     return True
 
 
@@ -99,11 +104,10 @@ class DivByOnePlusExp(_FloatPattern):
 
     def rewrite(self, op, rewriter):
         num, den = op.operands
-        e = _one_plus(den)
-        exp = producer(e, "tensor.exp") if e is not None else None
-        if exp is None or exp.operands[0].type != den.type:
+        arg = _exp_argument_of_one_plus(den)
+        if arg is None:
             return False
-        sig = _sigmoid_of_negated(exp.operands[0], rewriter)
+        sig = _sigmoid_of_negated(arg, rewriter)
         new = rewriter.create("tensor.mul", [num, sig])
         if new.result.type != op.result.type:
             return False
@@ -113,9 +117,13 @@ class DivByOnePlusExp(_FloatPattern):
 
 def _sigmoid_of_negated(x, rewriter):
     """`sigmoid(-x)`, reading through a negation of x."""
+    return rewriter.create("tensor.sigmoid", [_negate(x, rewriter)]).result
+
+
+def _negate(x, rewriter):
+    """`-x`, reading through a negation (`-(-y)` is `y`) instead of stacking another."""
     neg = producer(x, "tensor.neg")
-    arg = neg.operands[0] if neg is not None else rewriter.create("tensor.neg", [x]).result
-    return rewriter.create("tensor.sigmoid", [arg]).result
+    return neg.operands[0] if neg is not None else rewriter.create("tensor.neg", [x]).result
 
 
 class SimplifyProduct(_FloatPattern):
@@ -201,8 +209,7 @@ class OneMinusSigmoid(_FloatPattern):
         sig = producer(s, "tensor.sigmoid")
         if sig is None or not is_splat(one, 1.0) or s.type != op.result.type:
             return False
-        neg = rewriter.create("tensor.neg", [sig.operands[0]])
-        rewriter.replace_op(op, rewriter.create("tensor.sigmoid", [neg.result]))
+        rewriter.replace_op(op, [_sigmoid_of_negated(sig.operands[0], rewriter)])
         return True
 
 
@@ -215,9 +222,7 @@ class LogSigmoid(_FloatPattern):
         sig = producer(op.operands[0], "tensor.sigmoid")
         if sig is None:
             return False
-        x = sig.operands[0]
-        inner = producer(x, "tensor.neg")
-        minus_x = inner.operands[0] if inner is not None else rewriter.create("tensor.neg", [x]).result
+        minus_x = _negate(sig.operands[0], rewriter)
         sp = rewriter.create("tensor.softplus", [minus_x])
         rewriter.replace_op(op, rewriter.create("tensor.neg", [sp.result]))
         return True
