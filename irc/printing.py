@@ -1,4 +1,4 @@
-"""`irc.printing`: `debugprint` (Theano's indented tree with ids) and `pp` (infix).
+"""`irc.printing`: `debugprint` (Theano's indented tree with ids), `pp` (infix), `pydotprint`.
 
 Both work on anything shaped like a graph: a frontend variable, a compiled function (through
 its `maker.fgraph` view) or a list of them, so one printer serves before and after compiling."""
@@ -128,3 +128,11 @@ def pp(var: Any) -> str:
     if getattr(var, "maker", None) is not None:
         return "\n".join(pp(o) for o in var.maker.fgraph.outputs)
     return show(var)[0]
+
+
+def pydotprint(obj: Any, outfile: str | None = None, format: str | None = None,
+               print_output_file: bool = True) -> str:
+    """Draw the graph of a compiled function, a module or variables (see `printing_dot.py`);
+    imported on use, so `import irc` does not pay for networkx."""
+    from .printing_dot import pydotprint as draw
+    return draw(obj, outfile, format, print_output_file)

@@ -111,3 +111,16 @@ class MlirTest(pytest.Item):
 
     def reportinfo(self):
         return self.path, 0, f"mlir test: {self.name}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_compiledir_for_all(tmp_path_factory):
+    """Compiled functions (every `irc.function` on the cpu) never write into the user's cache."""
+    folder = str(tmp_path_factory.mktemp("irc-compiledir"))
+    old = os.environ.get("IRC_COMPILEDIR")
+    os.environ["IRC_COMPILEDIR"] = folder
+    yield folder
+    if old is None:
+        os.environ.pop("IRC_COMPILEDIR", None)
+    else:
+        os.environ["IRC_COMPILEDIR"] = old

@@ -1,38 +1,35 @@
-"""CPU benchmarks of the native path, one row per case: median µs per call over repeated runs.
+"""CPU benchmarks of `irc.function` (native code), against numpy (and PyTensor if installed).
 
-    python tools/bench_cpu.py [--repeat N]
+    python3 tools/bench_cpu.py [--repeat N] [--quick]
 
-Rows: exp over 230,400 float32 (the tutorial's check1) compiled vs `np.exp`; the per-call
-overhead of a tiny function (one input of one element) compiled vs a no-op Python call.
+Every time is the median over `repeat` samples, each the mean of several back-to-back calls;
+a ratio compares two rows measured in this same run (irc / baseline: below 1 is faster).
+Compile times run in fresh processes: cold (empty compile dir) and warm (from the disk cache).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-EXP = """
-func.func @check1(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = tensor.exp %x : tensor<?xf32>
-  func.return %r : tensor<?xf32>
-}"""
-
-TINY = """
-func.func @tiny(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = tensor.neg %x : tensor<?xf32>
-  func.return %r : tensor<?xf32>
-}"""
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 
-def median_us(fn, repeat: int, inner: int) -> float:
-    """Median over `repeat` samples of the mean time of `inner` back-to-back calls."""
-    fn()
+def median_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
+    """Median over `repeat` samples of the mean time of `inner` back-to-back calls, in µs."""
+    for _ in range(3):
+        fn()
     samples = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -42,69 +39,230 @@ def median_us(fn, repeat: int, inner: int) -> float:
     return statistics.median(samples) * 1e6
 
 
-def compile_text(text: str):
-    from irc.dialects import load_all
-    from irc.ir.parser import parse_module
-    from irc.runtime.native import compile_cpu
-    load_all()
-    t0 = time.perf_counter()
-    fn = compile_cpu(parse_module(text))
-    return fn, time.perf_counter() - t0
+def machine() -> str:
+    model = platform.processor() or "unknown cpu"
+    try:
+        info = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        info = []
+    names = [ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")]
+    flags = next((ln.split(":", 1)[1].split() for ln in info if ln.startswith("flags")), [])
+    model = names[0] if names else model
+    simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else ""
+    model += f" ({simd})" if simd else ""
+    return (f"{model}, {os.cpu_count()} logical cores, numpy {np.__version__}, "
+            f"Python {platform.python_version()}")
 
 
-def logistic_regression_row(repeat: int):
-    """The tutorial's training step, built with the frontend, run natively (updates not applied
-    between calls: the same inputs every call)."""
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, str]] = []
+
+    def add(self, name: str, us: float, note: str = "") -> float:
+        self.rows.append((name, us, note))
+        return us
+
+    def ratio(self, name: str, mine: float, base: float, what: str) -> None:
+        self.rows.append((name, float("nan"), f"{mine / base:.2f}x {what}"))
+
+    def print(self) -> None:
+        width = max(len(r[0]) for r in self.rows)
+        print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
+        for name, us, note in self.rows:
+            num = "" if us != us else f"{us:10.2f}"
+            print(f"{name.ljust(width)}  {num:>10}  {note}")
+
+
+# ---------------------------------------------------------------------------- cases
+def bench_exp(t: Table, repeat: int) -> None:
+    """The tutorial's check1: `irc.function([], T.exp(x))` on a shared x of 230,400 float32."""
     import irc
     import irc.tensor as T
-    from irc.runtime.native import compile_cpu
-    rng = np.random.RandomState(0)
-    n, feats = 400, 784
-    data = (rng.randn(n, feats).astype("float32"), rng.randint(size=n, low=0, high=2).astype("float32"))
+    x = irc.shared(np.random.RandomState(22).rand(230400).astype("float32"), name="x")
+    f = irc.function([], T.exp(x))
+    xv = x.get_value()
+    err = float(np.max(np.abs(f() - np.exp(xv)) / np.exp(xv)))
+    mine = t.add("exp 230,400 f32: irc f()", median_us(f, repeat, 20), f"max rel err {err:.1e}")
+    base = t.add("exp 230,400 f32: np.exp", median_us(lambda: np.exp(xv), repeat, 20))
+    t.ratio("  exp ratio", mine, base, "of np.exp's time")
+
+
+def lr_data(seed: int = 0) -> tuple:
+    rng = np.random.RandomState(seed)
+    return (rng.randn(400, 784).astype("float32"), rng.randint(0, 2, 400).astype("float32"),
+            rng.randn(784).astype("float32") * 0.01)
+
+
+def lr_irc(T, shared, function, data, lr=0.1):
+    """The tutorial's training function (same code for irc and PyTensor)."""
     x, y = T.matrix("x", dtype="float32"), T.vector("y", dtype="float32")
-    w = irc.shared(rng.randn(feats).astype("float32"), name="w")
-    b = irc.shared(np.asarray(0.0, dtype="float32"), name="b")
+    w = shared(data[2].copy(), name="w")
+    b = shared(np.asarray(0.0, dtype="float32"), name="b")
     p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
     xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
     cost = xent.mean() + 0.01 * (w ** 2).sum()
     gw, gb = T.grad(cost, [w, b])
-    train = irc.function([x, y], [p_1 > 0.5, xent], updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
-    fn = compile_cpu(train.maker.module)
-    args = [data[0], data[1], w.get_value(), b.get_value()]
-    return ("logistic regression step 400x784 (irc native)", median_us(lambda: fn(*args), repeat, 20),
-            "predictions, xent, new w, new b")
+    return function([x, y], [p_1 > 0.5, xent], updates=[(w, w - lr * gw), (b, b - lr * gb)])
+
+
+def lr_numpy(data, lr=np.float32(0.1)):
+    """The same training step written by hand in numpy (forward, cross-entropy, gradient, update)."""
+    state = {"w": data[2].copy(), "b": np.float32(0.0)}
+    n = np.float32(data[0].shape[0])
+
+    def step(x, y):
+        w, b = state["w"], state["b"]
+        p = 1 / (1 + np.exp(-(x @ w) - b))
+        xent = -y * np.log(p) - (1 - y) * np.log(1 - p)
+        g = (p - y) / n
+        state["w"] = w - lr * (x.T @ g + np.float32(0.02) * w)
+        state["b"] = b - lr * g.sum()
+        return p > 0.5, xent
+    return step
+
+
+def bench_lr(t: Table, repeat: int) -> None:
+    import irc
+    import irc.tensor as T
+    data = lr_data()
+    f = lr_irc(T, irc.shared, irc.function, data)
+    mine = t.add("LR step 400x784: irc", median_us(lambda: f(data[0], data[1]), repeat, 20))
+    step = lr_numpy(data)
+    base = t.add("LR step 400x784: numpy by hand", median_us(lambda: step(data[0], data[1]), repeat, 20))
+    t.ratio("  LR ratio vs numpy", mine, base, "of numpy's time")
+    try:
+        import pytensor
+        import pytensor.tensor as PT
+    except Exception as e:  # optional
+        t.add("LR step 400x784: PyTensor", float("nan"), f"skipped ({type(e).__name__}: not installed)")
+        return
+    pytensor.config.floatX = "float32"
+    try:
+        g = lr_irc(PT, pytensor.shared, pytensor.function, data)
+    except Exception as e:  # a PyTensor version we do not know
+        t.add("LR step 400x784: PyTensor", float("nan"), f"skipped ({type(e).__name__}: {e})"[:100])
+        return
+    pt = t.add("LR step 400x784: PyTensor default mode", median_us(lambda: g(data[0], data[1]), repeat, 20),
+               f"pytensor {pytensor.__version__}, linker {pytensor.config.linker}")
+    t.ratio("  LR ratio vs PyTensor", mine, pt, "of PyTensor's time")
+
+
+def bench_chain(t: Table, repeat: int) -> None:
+    """Ten elementwise ops on 10^6 float32 (fusable into one loop)."""
+    import irc
+    import irc.tensor as T
+    x = T.fvector("x")
+
+    def chain(m, v):
+        return m.tanh(m.exp(-(v * 0.5 + 1.0) ** 2) * 3.0 - v) + m.sqrt(m.abs(v) + 1.0)
+
+    class NpMath:
+        tanh, exp, sqrt, abs = np.tanh, np.exp, np.sqrt, np.abs
+
+    f = irc.function([x], chain(T, x))
+    a = np.random.RandomState(1).randn(10 ** 6).astype("float32")
+    np.testing.assert_allclose(f(a), chain(NpMath, a), rtol=1e-4, atol=1e-5)
+    mine = t.add("10-op chain 1e6 f32: irc", median_us(lambda: f(a), repeat, 3))
+    base = t.add("10-op chain 1e6 f32: numpy", median_us(lambda: chain(NpMath, a), repeat, 3))
+    t.ratio("  chain ratio", mine, base, "of numpy's time")
+
+
+def bench_sums(t: Table, repeat: int) -> None:
+    import irc
+    import irc.tensor as T
+    m = T.fmatrix("m")
+    a = np.random.RandomState(2).rand(2000, 2000).astype("float32")
+    for axis, what in ((0, "over rows (axis=0)"), (1, "over columns (axis=1)")):
+        f = irc.function([m], m.sum(axis=axis))
+        np.testing.assert_allclose(f(a), a.sum(axis=axis), rtol=1e-4)
+        mine = t.add(f"sum 2000x2000 {what}: irc", median_us(lambda: f(a), repeat, 5))
+        base = t.add(f"sum 2000x2000 {what}: numpy", median_us(lambda: a.sum(axis=axis), repeat, 5))
+        t.ratio(f"  sum axis={axis} ratio", mine, base, "of numpy's time")
+
+
+def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
+    import irc
+    import irc.tensor as T
+    rng = np.random.RandomState(3)
+    m, v, m2 = T.fmatrix("m"), T.fvector("v"), T.fmatrix("m2")
+    gemv = irc.function([m, v], T.dot(m, v))
+    gemm = irc.function([m, m2], T.dot(m, m2))
+    for n in sizes:
+        a, b, x = (rng.rand(n, n).astype("float32"), rng.rand(n, n).astype("float32"),
+                   rng.rand(n).astype("float32"))
+        np.testing.assert_allclose(gemv(a, x), a @ x, rtol=1e-3)
+        mine = t.add(f"gemv {n}: irc", median_us(lambda: gemv(a, x), repeat, 10))
+        base = t.add(f"gemv {n}: numpy", median_us(lambda: a @ x, repeat, 10))
+        t.ratio(f"  gemv {n} ratio", mine, base, "of numpy's time")
+        np.testing.assert_allclose(gemm(a, b), a @ b, rtol=1e-3)
+        inner = max(1, 2 * 256 ** 3 // n ** 3)
+        mine = median_us(lambda: gemm(a, b), max(3, repeat // 4), inner)
+        t.add(f"gemm {n}: irc", mine, f"{2 * n ** 3 / mine / 1e3:.1f} GFLOP/s")
+        base = median_us(lambda: a @ b, max(3, repeat // 4), inner)
+        t.add(f"gemm {n}: numpy", base, f"{2 * n ** 3 / base / 1e3:.1f} GFLOP/s")
+        t.ratio(f"  gemm {n} ratio", mine, base, "of numpy's time")
+
+
+def bench_overhead(t: Table, repeat: int) -> None:
+    import irc
+    import irc.tensor as T
+    x = T.fvector("x")
+    f = irc.function([x], x + 1)
+    one = np.ones(1, "float32")
+    t.add("tiny function (x + 1, 1 element): irc", median_us(lambda: f(one), repeat, 500))
+    t.add("  of which the native call alone", median_us(lambda: f.maker.native(one), repeat, 500))
+    t.add("np.add on 1 element", median_us(lambda: np.add(one, 1), repeat, 500))
+
+
+COMPILE = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import irc, irc.tensor as T
+sys.path.insert(0, sys.argv[1] + "/tools")
+from bench_cpu import lr_data, lr_irc
+data = lr_data()
+t0 = time.perf_counter()
+f = lr_irc(T, irc.shared, irc.function, data)
+s = f.maker.native.stats
+print(json.dumps({"total": time.perf_counter() - t0, "lower": s.lower_s, "llvm": s.llvm_s,
+                  "load": s.load_s, "hit": s.cache_hit}))
+"""
+
+
+def bench_compile(t: Table) -> None:
+    """Compile time of the LR training function in fresh processes (imports not counted)."""
+    with tempfile.TemporaryDirectory(prefix="irc-bench-cache-") as folder:
+        env = dict(os.environ)
+        env.pop("IRC_COMPILEDIR", None)
+        env["IRC_FLAGS"] = f"compiledir={folder}"
+        for label in ("cold, empty compile dir", "warm, from the disk cache"):
+            out = subprocess.run([sys.executable, "-c", COMPILE, str(ROOT)], env=env, capture_output=True,
+                                 text=True, check=True).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            t.add(f"compile LR training function ({label})", r["total"] * 1e6,
+                  f"{r['total'] * 1e3:.0f} ms: to loops {r['lower'] * 1e3:.0f} ms, LLVM "
+                  f"{r['llvm'] * 1e3:.0f} ms, load {r['load'] * 1e3:.0f} ms, cache hit {r['hit']}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=30, help="samples per case (median)")
+    ap.add_argument("--quick", action="store_true", help="fewer samples and sizes")
     args = ap.parse_args()
-    rows = []
-
-    fn, secs = compile_text(EXP)
-    x = np.random.RandomState(22).rand(230400).astype(np.float32)
-    got = fn(x)[0]
-    ref = np.exp(x)
-    err = float(np.max(np.abs(got - ref) / ref))
-    rows.append(("exp 230,400 f32 (irc native)", median_us(lambda: fn(x), args.repeat, 5),
-                 f"compile {secs * 1e3:.1f} ms ({'cache hit' if fn.stats.cache_hit else 'cold'}), "
-                 f"max rel err {err:.1e}"))
-    rows.append(("exp 230,400 f32 (np.exp)", median_us(lambda: np.exp(x), args.repeat, 5), ""))
-
-    tiny, _ = compile_text(TINY)
-    one = np.ones(1, np.float32)
-    rows.append(("tiny function, per call (irc native)", median_us(lambda: tiny(one), args.repeat, 200), ""))
-    rows.append(("np.negative on 1 element", median_us(lambda: np.negative(one), args.repeat, 200), ""))
-
-    try:
-        rows.append(logistic_regression_row(args.repeat))
-    except Exception as e:  # the frontend is optional for this tool
-        rows.append(("logistic regression step 400x784 (irc native)", float("nan"), f"skipped: {e}"))
-
-    width = max(len(r[0]) for r in rows)
-    print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
-    for name, us, note in rows:
-        print(f"{name.ljust(width)}  {us:10.2f}  {note}")
+    import irc
+    irc.config.floatX = "float32"
+    repeat = 7 if args.quick else args.repeat
+    print(f"machine: {machine()}")
+    t = Table()
+    bench_exp(t, repeat)
+    bench_lr(t, repeat)
+    bench_chain(t, repeat)
+    bench_sums(t, repeat)
+    bench_blas(t, repeat, (256, 512) if args.quick else (256, 512, 1024))
+    bench_overhead(t, repeat)
+    bench_compile(t)
+    t.print()
 
 
 if __name__ == "__main__":

@@ -40,6 +40,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="passes to run, e.g. 'canonicalize,stabilize{max-iterations=3}'")
     p.add_argument("-t", "--target", default="mlir", metavar="NAME",
                    help="what to emit (see --list-targets; default: mlir)")
+    p.add_argument("--emit-stage", choices=("tensor", "loop"), default=None,
+                   help="stop at this level: 'loop' lowers tensor functions to loops (after the "
+                        "pipeline) and emits that, even with -t llvm/asm")
+    p.add_argument("--view-graph", nargs="?", const="-", default=None, metavar="FILE",
+                   help="draw the result's graph: DOT on stderr, or FILE (.png/.svg/.pdf need "
+                        "Graphviz's dot; .dot always works)")
     p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
     p.add_argument("--list-targets", action="store_true", help="list the output targets and exit")
     p.add_argument("--split-input-file", action="store_true",

@@ -111,10 +111,23 @@ class OptSession:
             self.timing.add("Parser", time.perf_counter() - t0)
         self.pm.run(module)
         t0 = time.perf_counter()
-        result = self.target.emit(module, **self.print_opts)
+        module, target = self._stage(module)
+        if self.args.view_graph is not None:
+            _view_graph(module, self.args.view_graph)
+        result = target.emit(module, **self.print_opts)
         if self.timing is not None:
             self.timing.add("Output", time.perf_counter() - t0)
         return result
+
+    def _stage(self, module):
+        """`--emit-stage`: lower to loops now and print MLIR (the target is not run)."""
+        stage = self.args.emit_stage
+        if stage is None:
+            return module, self.target
+        if stage == "loop":
+            from ..ir.pass_manager import PassManager
+            PassManager.parse("lower-to-loops").run(module)
+        return module, TARGETS["mlir"]
 
     def _write(self, outputs: list[str]) -> None:
         sep = SPLIT_MARKER + "\n"
@@ -128,3 +141,13 @@ class OptSession:
                 fh.write(text)
         except OSError as e:
             raise UsageError(f"could not write output file '{self.args.output}': {e.strerror}") from None
+
+
+def _view_graph(module, where: str) -> None:
+    """`--view-graph[=FILE]`: the module's graph as DOT on stderr, or drawn into FILE."""
+    from ..printing_dot import graph_of, pydotprint, to_dot
+    if where == "-":
+        sys.stderr.write(to_dot(graph_of(module)))
+        return
+    path = pydotprint(module, where, print_output_file=False)
+    sys.stderr.write(f"irc-opt: graph written to {path}\n")

@@ -39,13 +39,14 @@ OUTPUT_ALIGN = 16
 TEMP_ALIGN = 64
 
 
-def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None) -> ir.Module:
+def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None, op_timers=None) -> ir.Module:
     """Every `func.func` of a loop-dialect module as an exported LLVM function (and, given a
-    numpy array layout, its `.np` wrapper taking array objects: see `numpy_abi.py`)."""
+    numpy array layout, its `.np` wrapper taking array objects: see `numpy_abi.py`).
+    `op_timers` (profiling, see `op_timers.py`) times the top-level ops of the function."""
     llmod = ir.Module(name=name)
     for op in module.body.ops:
         if isinstance(op, FuncOp):
-            FunctionConverter(llmod, op).convert()
+            FunctionConverter(llmod, op, op_timers).convert()
             if numpy_layout is not None:
                 from .numpy_abi import emit_numpy_wrapper
                 emit_numpy_wrapper(llmod, op, numpy_layout)
@@ -62,6 +63,17 @@ def entry_arg_layout(func: FuncOp) -> list[tuple[str, int, int]]:
     layout = [("in", i, a.type.rank) for i, a in enumerate(func.args)]
     layout += [("out", j, t.rank) for j, t in enumerate(func.function_type.results)]
     return layout
+
+
+def may_alias(func: FuncOp) -> set[tuple[str, int]]:
+    """The ("in", N) and ("out", k) pointers that the caller may make equal: result k marked
+    `irc.inplace = N` (an update written over shared variable N's storage) — no `noalias`."""
+    out: set[tuple[str, int]] = set()
+    for k in range(len(func.function_type.results)):
+        n = func.res_attrs(k).get("irc.inplace")
+        if n is not None:
+            out |= {("in", n.value), ("out", k)}  # type: ignore[attr-defined]
+    return out
 
 
 def reduction_accumulators(func: Operation) -> set[int]:
@@ -82,8 +94,9 @@ def reduction_accumulators(func: Operation) -> set[int]:
 class FunctionConverter:
     """Emits one function: walks its ops in order, mapping IR values to LLVM values/memrefs."""
 
-    def __init__(self, llmod: ir.Module, func: FuncOp):
+    def __init__(self, llmod: ir.Module, func: FuncOp, op_timers=None):
         self.llmod = llmod
+        self.timers = op_timers
         self.func = func
         self.values: dict[Value, object] = {}
         self.asserts = 0
@@ -102,9 +115,11 @@ class FunctionConverter:
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         self.scalar = ScalarEmitter(self.b)
         args = iter(fn.args)
+        shared_out = may_alias(func)
         for kind, k, rank in entry_arg_layout(func):
             ptr = next(args)
-            ptr.add_attribute("noalias")
+            if (kind, k) not in shared_out:
+                ptr.add_attribute("noalias")
             if kind == "in":
                 t: MemRefType = func.args[k].type
                 ptr.attributes.align = max(1, memory_type(t.element).get_abi_size(_target_data()))
@@ -115,6 +130,8 @@ class FunctionConverter:
                 ptr.attributes.align = OUTPUT_ALIGN
                 ret = func.body.terminator
                 self.outputs[ret.operands[k]] = ptr
+        if self.timers is not None:  # profiling hook: see op_timers.py
+            self.timers.begin_function(self.llmod, func.sym_name)
         self.block(func.body)
         return fn
 
@@ -129,6 +146,8 @@ class FunctionConverter:
     # ------------------------------------------------------------------ ops
     def block(self, block: Block) -> None:
         for op in block.ops:
+            if self.timers is not None:
+                self.timers.before_op(self.b, op)
             self.op(op)
 
     def get(self, v: Value):
@@ -160,8 +179,26 @@ class FunctionConverter:
             nbytes = M.mul(self.b, M.num_elements(self.b, sizes), i64(item))
             # aligned_alloc wants a multiple of the alignment; never 0 bytes
             rounded = self.b.and_(self.b.add(nbytes, i64(TEMP_ALIGN)), i64(-TEMP_ALIGN))
-            ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
+            if "irc.workspace" in op.attributes:
+                ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
+            else:
+                ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
         self.values[op.result] = M.contiguous(self.b, t, ptr, sizes)
+
+    def _workspace(self, slot: int, nbytes) -> ir.Value:
+        """`allow_gc=False`: buffer `slot` lives in module globals across calls and only grows
+        (one workspace per compiled function; calls must not run concurrently)."""
+        names = [f"{self.func.sym_name}.ws{slot}", f"{self.func.sym_name}.ws{slot}.cap"]
+        gp, gc = (ir.GlobalVariable(self.llmod, t, name=n) for t, n in zip((PTR, I64), names))
+        for g, init in ((gp, ir.Constant(PTR, None)), (gc, i64(0))):
+            g.linkage, g.initializer = "internal", init
+        grow = self.b.icmp_unsigned("<", self.b.load(gc, typ=I64), nbytes)
+        with self.b.if_then(grow, likely=False):
+            self.b.call(self._libc("free", ir.VoidType(), [PTR]), [self.b.load(gp, typ=PTR)])
+            fresh = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), nbytes])
+            self.b.store(fresh, gp)
+            self.b.store(nbytes, gc)
+        return self.b.load(gp, typ=PTR)
 
     def op_loop_dealloc(self, op: Operation) -> None:
         m: MemRef = self.get(op.operand(0))

@@ -14,6 +14,7 @@ from .tensor_base import (DYNAMIC, FOLD_MAX_ELEMENTS, NO_BOUND, ConstantOp, Tens
                           constant_value)
 from .tensor_elementwise import ELEMENTWISE_OPS, CastOp, ElementwiseOp
 from .tensor_fused import FusedOp
+from .tensor_fused_reduce import FusedReduceOp
 from .tensor_linalg import REDUCE_KINDS, DotOp, GemmOp, GemvOp, ReduceOp
 from .tensor_shape_ops import (BroadcastOp, ConcatOp, DimOp, DimShuffleOp, InsertSliceOp, ReshapeOp, SliceOp,
                                ToDeviceOp, ToHostOp, TransposeOp)
@@ -22,7 +23,7 @@ from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 __all__ = [
     "DYNAMIC", "FOLD_MAX_ELEMENTS", "NO_BOUND", "ConstantOp", "TensorOp", "broadcast_shapes",
     "constant_value",
-    "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
+    "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "FusedReduceOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
     "ToDeviceOp", "ToHostOp", "TransposeOp", "InferError",
 ]

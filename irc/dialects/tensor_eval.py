@@ -230,6 +230,12 @@ def _transfer(op, arrays):
 _REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 
 
+@evaluator("tensor.fused_reduce")
+def _fused_reduce(op, arrays):
+    """The body's value over the broadcast shape, then reduced as `tensor.reduce` would."""
+    return _reduce(op, [np.ascontiguousarray(_fused(op, arrays)[0])])
+
+
 @evaluator("tensor.reduce")
 def _reduce(op, arrays):
     x = arrays[0]

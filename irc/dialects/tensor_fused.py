@@ -112,6 +112,18 @@ class FusedOp(TensorOp):
         return self.regions[0].blocks[0]
 
     def verify_(self) -> None:
+        shape, device, yields = self.verify_body()
+        if len(yields) != len(self.results):
+            raise self.error(f"body yields {len(yields)} value(s) but the op has "
+                             f"{len(self.results)} result(s)")
+        for i, (v, r) in enumerate(zip(yields, self.results)):
+            expected = TensorType(shape, v.type, device)
+            if not compatible(r.type, expected):
+                raise self.error(f"result #{i} has type {r.type}, but the operands and body give {expected}")
+
+    def verify_body(self) -> tuple[tuple, str | None, list[Value]]:
+        """Checks the operands and the scalar body; returns the operands' broadcast shape, their
+        placement and the yielded scalars."""
         try:
             types = tensor_types([v.type for v in self.operands])
             if not types:
@@ -138,13 +150,8 @@ class FusedOp(TensorOp):
                 if id(v) not in defined:
                     raise self.error(f"body op '{op.op_name}' uses a value defined outside the body")
             defined.update(id(r) for r in op.results)
-        yields = block.ops[-1].operands
-        if len(yields) != len(self.results):
-            raise self.error(f"body yields {len(yields)} value(s) but the op has "
-                             f"{len(self.results)} result(s)")
-        for i, (v, r) in enumerate(zip(yields, self.results)):
+        yields = list(block.ops[-1].operands)
+        for i, v in enumerate(yields):
             if not isinstance(v.type, ScalarType):
                 raise self.error(f"yielded value #{i} must be a scalar, got {v.type}")
-            expected = TensorType(shape, v.type, device)
-            if not compatible(r.type, expected):
-                raise self.error(f"result #{i} has type {r.type}, but the operands and body give {expected}")
+        return shape, device, yields

@@ -238,13 +238,20 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
     from .lowering import LoweringSpec, lower
     from .modes import optimize
     load_all()
+    from ..runtime.profile_hook import CompileClock
+    clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
     lowered = lower(LoweringSpec([s.variable for s in in_specs], out_vars, upd, borrow, name or "main",
                                  location))
+    clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
-    stages = optimize(lowered.module, mode, lowered.func.sym_name)
+    stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
+                      per_pass=False)  # per-pass texts are replayed on request (`f.ir`)
     _check_float64(lowered.func)
     _check_cpu_ops(lowered.func)
-    executor: Any = ReferenceExecutor(lowered.func, allow_gc=config.allow_gc)
+    profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
+    executor, native = _executor(lowered, config, profiling)
+    if native is not None:
+        stages["loop"] = native.loop_ir
     if unoptimized is not None:
         from ..runtime.debugmode import DebugExecutor
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
@@ -258,17 +265,38 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
             arbiter = ReferenceExecutor(promote_to_f64(unoptimized).regions[0].blocks[0].ops[0])
         executor = DebugExecutor(executor, reference, labels, arbiter)
     stats = None
-    if profile or (profile is None and (config.profile or mode == "ProfileMode")):
-        from ..runtime.profile import ProfileStats, ProfilingExecutor
-        at_exit = mode == "ProfileMode" or bool(config.profile)
-        stats = profile if hasattr(profile, "record_op") else ProfileStats(name, at_exit)
-        executor = ProfilingExecutor(executor, stats)
+    if profiling:  # the profiler's hook: see irc/runtime/profile_hook.py
+        from ..runtime.profile_hook import attach_profile
+        executor, stats = attach_profile(executor, profile, mode, name, lowered.func, clock, native,
+                                         lowered.module)
     inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _missing(),
                         s.borrow, s.mutable) for s in in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars)
+    maker.native = native
     outputs = OutputSpec(kind, len(out_vars), borrow, keys)
+    if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
+        from ..runtime.ir_dump import dump_folder, dump_stages
+        dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
+                    codegen=native is not None)
+    if stats is not None:
+        from ..runtime.profile import profiled_function_class
+        return profiled_function_class()(maker, executor, inputs, lowered.shared, outputs,
+                                         [t for t, _ in upd], name, allow_input_downcast, stats)
     return Function(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
                     allow_input_downcast, stats)
+
+
+def _executor(lowered: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
+    """Native code on the cpu (with per-op timers when profiling), the reference executor for
+    another device; (executor, NativeFunction or None)."""
+    from ..runtime.reference import ReferenceExecutor
+    if config.device == "cpu" and profiling:  # native code with per-op timers compiled in
+        from ..runtime.profile_native import make_profiled_cpu_executor
+        return make_profiled_cpu_executor(lowered.module, lowered.func, config.allow_gc)
+    if config.device == "cpu":
+        from ..runtime.native_executor import make_cpu_executor
+        return make_cpu_executor(lowered.module, lowered.func, config.allow_gc)
+    return ReferenceExecutor(lowered.func, allow_gc=config.allow_gc), None
 
 
 def unoptimized_results(module: Any) -> list[Any]:

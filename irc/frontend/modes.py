@@ -13,7 +13,7 @@ from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassMana
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode")
 
 PIPELINES: dict[str, tuple[str, ...]] = {
-    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize"),
+    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize", "fuse-elementwise", "inplace"),
     "FAST_COMPILE": ("canonicalize",),
     "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
     "ProfileMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
@@ -49,11 +49,14 @@ def pipeline_for(mode: str, excluding: str | Iterable[str] = "") -> str:
 
 
 class StageRecorder(PassInstrumentation):
-    """Keeps the module's text before the pipeline (`tensor`) and after each pass (by pass
-    name; a pass that runs twice keeps its last text, also under `name#1`, `name#2`)."""
+    """Keeps the module's text before the pipeline (`tensor`) and, with `per_pass`, after each
+    pass (by pass name; a pass that runs twice keeps its last text, also under `name#1`,
+    `name#2`). `irc.function` records per pass only when asked (`Function.ir`): printing
+    every stage was a quarter of a warm compile."""
 
-    def __init__(self) -> None:
+    def __init__(self, per_pass: bool = True) -> None:
         self.stages: dict[str, str] = {}
+        self.per_pass = per_pass
         self._counts: dict[str, int] = {}
 
     def before_pipeline(self, pm: PassManager, module: Operation) -> None:
@@ -61,6 +64,8 @@ class StageRecorder(PassInstrumentation):
         self.stages.setdefault("tensor", render_ir(module, debuginfo=True))
 
     def after_pass(self, pass_: Pass, module: Operation) -> None:
+        if not self.per_pass:
+            return
         from ..ir.instrumentation import render_ir
         text = render_ir(module, debuginfo=True)
         n = self._counts.get(pass_.name, 0) + 1
@@ -79,16 +84,17 @@ def dump_folder(root: str, name: str) -> str:
     return os.path.join(root, f"{os.getpid()}_{_dump_counter:03d}_{name}")
 
 
-def optimize(module: Operation, mode: str, name: str, record: bool = True) -> dict[str, str]:
-    """Run `mode`'s pipeline over `module` in place; returns the recorded stage texts."""
+def optimize(module: Operation, mode: str, name: str, record: bool = True,
+             instrumentations: Iterable[PassInstrumentation] = (),
+             per_pass: bool = True) -> dict[str, str]:
+    """Run `mode`'s pipeline over `module` in place; returns the recorded stage texts.
+    (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
     from ..config import config
     insts: list[PassInstrumentation] = []
-    recorder = StageRecorder()
+    recorder = StageRecorder(per_pass)
     if record:
         insts.append(recorder)
-    if config.dump_ir:
-        from ..ir.instrumentation import IRTreeDir
-        insts.append(IRTreeDir(dump_folder(config.dump_ir, name), debuginfo=True))
+    insts.extend(instrumentations)
     pipeline = pipeline_for(mode, config.optimizer_excluding)
     pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
     pm.run(module)

@@ -48,21 +48,48 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     t: TensorType = op.results[0].type
     out = ctx.alloc(t, [sizes[a] for a in kept])
     out_sizes = ctx.sizes_of(out)
+    load = lambda idx: ctx.lb.load(x, idx)  # noqa: E731
     if not axes:
         ctx.copy(x, out, out_sizes)
     elif kind in ("argmax", "argmin"):
         _arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
     elif rank - 1 in axes:
-        _reduce_inner(ctx, kind, x, sizes, axes, kept, out, out_sizes)
+        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes)
     else:
-        _reduce_outer(ctx, kind, x, sizes, kept, out, out_sizes)
+        _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes)
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
 
 
-def _reduce_inner(ctx, kind, x, sizes, axes, kept, out, out_sizes) -> None:
+@lowering("tensor.fused_reduce")
+def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
+    """The reduction's loops with the fused body computed where `tensor.reduce` loads: one pass
+    over the operands, no intermediate buffer."""
+    kind, axes = op.attributes["kind"].value, tuple(op.attributes["axes"])
+    block = op.regions[0].blocks[0]
+    rank = op.operand(0).type.rank
+    sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
+    kept = [a for a in range(rank) if a not in axes]
+    out = ctx.alloc(op.results[0].type, [sizes[a] for a in kept])
+    out_sizes = ctx.sizes_of(out)
+
+    def load(idx: list[Index]) -> Value:
+        mapping: dict[Value, Value] = {a: ctx.broadcast_load(v, idx) for a, v in zip(block.args, op.operands)}
+        for inner in block.ops[:-1]:
+            ctx.lb.b.insert(inner.clone(mapping))
+        y = block.ops[-1].operand(0)
+        return mapping.get(y, y)
+
+    if rank - 1 in axes:
+        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes)
+    else:
+        _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes)
+    ctx.bind(op.results[0], out, out_sizes, contiguous=True)
+
+
+def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes) -> None:
     """Innermost axis reduced: one accumulator per output element, carried through the loops."""
     lb = ctx.lb
-    element = x.type.element
+    element = out.type.element
     with lb.parallel(out_sizes) as ivs:
         index = dict(zip(kept, ivs))
 
@@ -73,7 +100,7 @@ def _reduce_inner(ctx, kind, x, sizes, axes, kept, out, out_sizes) -> None:
                 if level + 1 < len(axes):
                     value = nest(level + 1, loop.iter_args[0])
                 else:
-                    v = lb.load(x, [index[a] for a in range(x.type.rank)])
+                    v = load([index[a] for a in range(rank)])
                     value = lb.scalar(COMBINE[kind], [loop.iter_args[0], v])
                 lb.yield_(loop, [value])
             return loop.results[0]
@@ -82,19 +109,19 @@ def _reduce_inner(ctx, kind, x, sizes, axes, kept, out, out_sizes) -> None:
         lb.store(result, out, ivs)
 
 
-def _reduce_outer(ctx, kind, x, sizes, kept, out, out_sizes) -> None:
+def _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes) -> None:
     """Innermost axis kept: fill with the identity, then combine rows into the output in the
     input's order, so the inner loop walks both contiguously."""
     lb = ctx.lb
-    element = x.type.element
+    element = out.type.element
     with lb.parallel(out_sizes) as ivs:
         lb.store(lb.scalar_const(identity(kind, element), element), out, ivs)
     index: dict[int, Index] = {}
 
     def nest(axis: int) -> None:
-        if axis == x.type.rank:
+        if axis == rank:
             out_idx = [index[a] for a in kept]
-            v = lb.load(x, [index[a] for a in range(x.type.rank)])
+            v = load([index[a] for a in range(rank)])
             lb.store(lb.scalar(COMBINE[kind], [lb.load(out, out_idx), v]), out, out_idx)
             return
         with lb.for_(lb.const(0), sizes[axis]) as loop:

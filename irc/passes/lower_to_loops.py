@@ -18,12 +18,14 @@ in `lower_linalg.py` and `lower_shapes.py`. Dead buffers are freed and reused by
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from ..dialects import loop as L
 from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
 from ..dialects.builtin import MemRefType, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
+from ..ir.attributes import IntegerAttr
 from ..ir.core import Operation, Value
 from ..ir.builder import InsertionPoint
 from ..ir.pass_manager import Pass, register_pass
@@ -54,8 +56,9 @@ class FuncLowering:
     """Lowers one function; `buf` maps tensor values to memrefs, `sizes` memrefs to their
     sizes as index values (so no `loop.dim` is needed except on arguments)."""
 
-    def __init__(self, func: FuncOp):
+    def __init__(self, func: FuncOp, allow_gc: bool = True):
         self.src = func
+        self.allow_gc = allow_gc
         ft = func.function_type
         for t in (*ft.inputs, *ft.results):
             if not isinstance(t, TensorType):
@@ -91,7 +94,7 @@ class FuncLowering:
                                  f"(at {op.location})")
             fn(self, op)
         from .plan_buffers import plan_buffers
-        plan_buffers(self.func)
+        plan_buffers(self.func, allow_gc=self.allow_gc)
         return self.func
 
     def _return(self, op: Operation) -> None:
@@ -105,7 +108,27 @@ class FuncLowering:
                 m = self.copy_to_new(m, t)
             returned.add(m)
             results.append(m)
+        self._mark_inplace_updates(op)
         self.lb.b.create(ReturnOp, results, result_types=[])
+
+    def _mark_inplace_updates(self, ret: Operation) -> None:
+        """`irc.inplace = N` on result k: computed elementwise from argument N, which nothing
+        reads afterwards, so the caller may pass argument N's storage as this result's buffer
+        (the `inplace` pass checked it; see the runtime contract in `passes/inplace.py`)."""
+        dicts = [dict(self.func.res_attrs(k)) for k in range(len(ret.operands))]
+        changed = False
+        for k, v in enumerate(ret.operands):
+            owner = v.owner
+            marks = owner.attributes.get("inplace") if isinstance(owner, Operation) else None
+            if marks is None:
+                continue
+            i = list(marks)[v.index]
+            arg = owner.operand(i) if i >= 0 else None
+            if arg is not None and arg.owner is self.src.body and "irc.update" in dicts[k]:
+                dicts[k]["irc.inplace"] = IntegerAttr(arg.index)
+                changed = True
+        if changed:
+            self.func.set_res_attrs(dicts)
 
     # ------------------------------------------------------------------ helpers for lowerings
     def operand(self, op: Operation, i: int) -> Value:
@@ -181,7 +204,7 @@ class FuncLowering:
 def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]], list[Value]]) -> None:
     rank = op.results[0].type.rank
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
-    outs = [ctx.alloc(r.type, sizes) for r in op.results]
+    outs = [_inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes) for j, r in enumerate(op.results)]
     sizes = ctx.sizes[outs[0]]
     with ctx.lb.parallel(sizes) as ivs:
         values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
@@ -189,6 +212,21 @@ def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]],
             ctx.lb.store(v, out, ivs)
     for r, out in zip(op.results, outs):
         ctx.bind(r, out, sizes, contiguous=True)
+
+
+def _inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
+    """The operand buffer result `j` may overwrite (the `inplace` pass's mark), when it is a
+    temporary of the result's exact type made at the top level; None: allocate."""
+    marks = op.attributes.get("inplace")
+    i = list(marks)[j] if marks is not None else -1
+    if i < 0:
+        return None
+    m = ctx.buf.get(op.operand(i))
+    want = contiguous_type(op.results[j].type)
+    if (m is None or not isinstance(m.owner, L.AllocOp) or m.owner.parent is not ctx.func.body
+            or m.type != want or m not in ctx.contiguous):
+        return None
+    return m
 
 
 def _register_elementwise() -> None:
@@ -233,9 +271,10 @@ def _constant(ctx: FuncLowering, op: Operation) -> None:
 
 
 # ---------------------------------------------------------------------------- the pass
-def lower_function(func: FuncOp) -> FuncOp:
-    """The loop-level version of a tensor-level function (the input is left untouched)."""
-    return FuncLowering(func).lower()
+def lower_function(func: FuncOp, allow_gc: bool = True) -> FuncOp:
+    """The loop-level version of a tensor-level function (the input is left untouched);
+    `allow_gc=False` keeps temporaries in a workspace across calls (see `plan_buffers`)."""
+    return FuncLowering(func, allow_gc).lower()
 
 
 def is_tensor_function(op: Operation) -> bool:
@@ -244,12 +283,14 @@ def is_tensor_function(op: Operation) -> bool:
 
 
 @register_pass
+@dataclass
 class LowerToLoops(Pass):
     """Bufferize every tensor-level function of the module into loops over memrefs."""
 
     name = "lower-to-loops"
     summary = "bufferize tensor functions into loop-dialect loops over memrefs"
     tags = ("lowering",)
+    allow_gc: bool = True
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
@@ -257,7 +298,7 @@ class LowerToLoops(Pass):
             if not is_tensor_function(op):
                 continue
             try:
-                new = lower_function(op)
+                new = lower_function(op, self.allow_gc)
             except ValueError as e:
                 raise self.error(str(e), op.location) from None
             module.body.insert_before(op, new)

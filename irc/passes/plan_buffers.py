@@ -1,68 +1,182 @@
-"""Memory planning for a loop-level function: free each temporary after its last use and reuse
-a dead buffer for a later allocation of the same type and sizes.
+"""Memory planning for a loop-level function: reuse dead buffers, free temporaries after their
+last use (or keep them across calls with `allow_gc=False`), and state the peak memory.
 
-Simple and safe: liveness is counted in top-level ops of the function body (a loop nest is one
-step), a view keeps its root buffer alive, returned buffers are never freed nor reused (the
-caller owns them), and a buffer is reused only by an allocation strictly after its last use.
+Liveness is counted in top-level ops of the function body (a loop nest is one step); a view
+keeps its root buffer alive; returned buffers are never freed nor reused (the caller owns
+them). One forward sweep with a free pool keyed by (type, size values): a buffer whose last use
+is before an allocation of the same key replaces it — linear in the number of ops.
+
+`allow_gc=False` (Theano's flag): temporaries are never freed; each is marked
+`irc.workspace = slot` and code generation keeps it in a per-function workspace that is
+allocated on the first call and grown only when shapes grow, so a call after the first
+allocates nothing. The function gets `irc.peak_bytes`: an integer when every size is static,
+else a formula over the arguments' sizes (`x.shape[0]`), max over the points where it may peak.
 """
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+
 from ..dialects import loop as L
 from ..dialects.func import FuncOp, ReturnOp
+from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 
 VIEW_OPS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
 
 
-def _root(v: Value, alias: dict[Value, Value]) -> Value:
-    return alias.get(v, v)
+class SizeClasses:
+    """Index values known equal: union-find over the `loop.assert_eq`s seen so far (a size
+    asserted equal earlier in the body is equal at every later point)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[Value, Value] = {}
+
+    def find(self, v: Value) -> Value:
+        while self.parent.get(v, v) is not v:
+            v = self.parent[v] = self.parent.get(self.parent[v], self.parent[v])
+        return v
+
+    def union(self, a: Value, b: Value) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra is not rb:
+            self.parent[rb] = ra
+
+    def key(self, op: L.AllocOp) -> tuple:
+        return (op.result.type, tuple(self.find(v) for v in op.operands))
 
 
-def _key(op: L.AllocOp) -> tuple:
-    return (op.result.type, tuple(op.operands))
+def _liveness(func: FuncOp) -> tuple[dict[Operation, int], dict[Value, int]]:
+    """Top-level positions and, per root buffer, the position of its last reader."""
+    pos: dict[Operation, int] = {}
+    alias: dict[Value, Value] = {}
+    last: dict[Value, int] = {}
+    for i, top in enumerate(func.body.ops):
+        pos[top] = i
+        for op in top.walk():
+            if isinstance(op, VIEW_OPS):
+                alias[op.result] = alias.get(op.operand(0), op.operand(0))
+            for v in op.operands:
+                last[alias.get(v, v)] = i
+    return pos, last
 
 
-def plan_buffers(func: FuncOp, reuse: bool = True) -> None:
+def plan_buffers(func: FuncOp, reuse: bool = True, allow_gc: bool = True) -> None:
     body = func.body
     ret = body.terminator
     returned = set(ret.operands) if isinstance(ret, ReturnOp) else set()
-    alias: dict[Value, Value] = {}
-    last_use: dict[Value, int] = {}
-    allocs: dict[Value, L.AllocOp] = {}
+    pos, last = _liveness(func)
+    temps = [op for op in body.ops if isinstance(op, L.AllocOp) and op.result not in returned]
+    for op in temps:
+        last.setdefault(op.result, pos[op])
+    kept: list[L.AllocOp] = []
+    if reuse:
+        sizes = SizeClasses()
+        pool: dict[tuple, list[Value]] = defaultdict(list)
+        release: dict[int, list[Value]] = defaultdict(list)
+        temp_ops = set(temps)
+        for top in list(body.ops):
+            i = pos[top]
+            if isinstance(top, L.AssertEqOp):
+                sizes.union(*top.operands)
+            if top in temp_ops:
+                free = pool[sizes.key(top)]
+                if free:
+                    buf = free.pop()
+                    end = last[top.result]
+                    top.result.replace_all_uses_with(buf)
+                    top.erase()
+                    last[buf] = end
+                    release[end].append(buf)
+                    continue
+                kept.append(top)
+                release[last[top.result]].append(top.result)
+            for buf in release.pop(i, ()):  # keyed now: later asserts may have joined sizes
+                pool[sizes.key(buf.owner)].append(buf)
+    else:
+        kept = temps
+    if allow_gc:
+        at = {p: op for op, p in pos.items()}
+        for alloc in sorted(kept, key=lambda a: -last[a.result]):
+            anchor = _surviving(body, at, last[alloc.result])
+            dealloc = L.DeallocOp([alloc.result], [], {}, (), (), anchor.location)
+            if anchor is body.terminator:
+                body.insert_before(anchor, dealloc)
+            else:
+                body.insert_after(anchor, dealloc)
+    else:
+        for slot, alloc in enumerate(kept):
+            alloc.attributes["irc.workspace"] = IntegerAttr(slot)
+    func.attributes["irc.peak_bytes"] = peak_bytes_attr(func)
 
-    def liveness() -> None:
-        alias.clear()
-        last_use.clear()
-        allocs.clear()
-        for pos, top in enumerate(body.ops):
-            for op in top.walk():
-                if isinstance(op, VIEW_OPS):
-                    alias[op.result] = _root(op.operand(0), alias)
-                for v in op.operands:
-                    last_use[_root(v, alias)] = pos
-            if isinstance(top, L.AllocOp) and top.result not in returned:
-                allocs[top.result] = top
-                last_use.setdefault(top.result, pos)
 
-    liveness()
-    i = 0
-    while reuse and i < len(body.ops):
-        top = body.ops[i]
+def _surviving(body, at: dict[int, Operation], i: int) -> Operation:
+    """The op at original position i, or the next one still in the body (an alloc that
+    nothing reads may have been replaced by a reused buffer)."""
+    while at[i].parent is not body:
         i += 1
-        if not isinstance(top, L.AllocOp) or top.result not in allocs:
+    return at[i]
+
+
+# ---------------------------------------------------------------------------- peak memory
+def _index_exprs(func: FuncOp) -> dict[Value, str | int]:
+    names = {a: (a.name_hint or f"arg{i}") for i, a in enumerate(func.args)}
+    env: dict[Value, str | int] = {}
+    for op in func.body.ops:
+        if isinstance(op, L.ConstantOp):
+            env[op.result] = op.value
+        elif isinstance(op, L.DimOp) and op.operand(0) in names:
+            env[op.result] = f"{names[op.operand(0)]}.shape[{op.axis}]"
+        elif op.op_name in L.INDEX_BINARY and all(v in env for v in op.operands):
+            a, b = (env[v] for v in op.operands)
+            if isinstance(a, int) and isinstance(b, int):
+                env[op.result] = L.INDEX_BINARY[op.op_name](a, b)
+            else:
+                sym = {"loop.add": "+", "loop.sub": "-", "loop.mul": "*", "loop.floordiv": "//"}
+                s = sym.get(op.op_name)
+                env[op.result] = f"({a} {s} {b})" if s else f"{op.op_name[5:]}({a}, {b})"
+    return env
+
+
+def alloc_bytes_expr(op: L.AllocOp, env: dict[Value, str | int]) -> str | int:
+    t = op.result.type
+    item = t.element.bitwidth // 8 if t.element.bitwidth >= 8 else 1
+    static = item
+    syms: list[str] = []
+    dyn = iter(op.operands)
+    for d in t.shape:
+        if d is not None:
+            static *= d
             continue
-        for buf, other in allocs.items():
-            if (buf is not top.result and last_use[buf] < i - 1 and _key(other) == _key(top)
-                    and body.ops.index(other) < i - 1):
-                top.result.replace_all_uses_with(buf)
-                top.erase()
-                liveness()
-                i -= 1
-                break
-    for buf in sorted(allocs, key=lambda b: -last_use[b]):
-        anchor = body.ops[last_use[buf]]
-        dealloc = L.DeallocOp([buf], [], {}, (), (), anchor.location)
-        if anchor is body.terminator:
-            body.insert_before(anchor, dealloc)
+        e = env.get(next(dyn), "?")
+        if isinstance(e, int):
+            static *= e
         else:
-            body.insert_after(anchor, dealloc)
+            syms.append(e)
+    return static if not syms else "*".join([str(static)] + syms)
+
+
+def peak_bytes_attr(func: FuncOp):
+    """Peak of live buffers (temporaries and results) over the body, as an attribute."""
+    env = _index_exprs(func)
+    live: Counter = Counter()
+    current: dict[Value, str | int] = {}
+    candidates: list[Counter] = []
+    for op in func.body.ops:
+        if isinstance(op, L.AllocOp):
+            current[op.result] = alloc_bytes_expr(op, env)
+            live[current[op.result]] += 1
+            candidates.append(live.copy())
+        elif isinstance(op, L.DeallocOp) and op.operand(0) in current:
+            live[current.pop(op.operand(0))] -= 1
+            live = +live
+    kept = [c for c in candidates if not any(c != o and not (c - o) for o in candidates)]
+    uniq: list[Counter] = []
+    for c in kept:
+        if c not in uniq:
+            uniq.append(c)
+    if not uniq:
+        return IntegerAttr(0)
+    if all(isinstance(t, int) for c in uniq for t in c):
+        return IntegerAttr(max(sum(t * n for t, n in c.items()) for c in uniq))
+    sums = [" + ".join(f"{n}*{t}" if n > 1 else str(t) for t, n in sorted(c.items(), key=str)) for c in uniq]
+    return StringAttr(sums[0] if len(sums) == 1 else "max(" + ", ".join(sums) + ")")

@@ -53,7 +53,22 @@ class FunctionMaker:
         self.stages = stages
         self.inputs = list(inputs)
         self.outputs = list(outputs)
+        self.native: Any = None  # the NativeFunction when the function runs as native code
         self._fgraph = None
+        self._replayed = False
+
+    def replay_passes(self) -> None:
+        """Add each pass's text to `stages` by running the mode's pipeline again over the
+        "tensor" text (compiling records only the ends, to keep compiles fast)."""
+        if self._replayed or "tensor" not in self.stages:
+            return
+        self._replayed = True
+        from ..frontend.modes import optimize
+        from ..ir.parser import parse_module
+        module = parse_module(self.stages["tensor"], "<stage tensor>")
+        name = getattr(self.func, "sym_name", "main")
+        for key, text in optimize(module, self.mode, name, per_pass=True).items():
+            self.stages.setdefault(key, text)
 
     @property
     def func(self) -> Any:
@@ -89,28 +104,36 @@ class Function:
         self.allow_input_downcast = allow_input_downcast
         self.profile = profile
         self._by_name = {s.name: i for i, s in enumerate(self.inputs) if s.name}
+        # Native code returns fresh arrays of the declared dtypes that alias nothing: no copies
+        # and no re-checks are needed, and updates can simply swap the containers' arrays.
+        self._fresh_results = bool(getattr(executor, "fresh_results", False))
+        self._containers = [getattr(s, "container", None) for s in self.shared]
+        self._updated_containers = [getattr(s, "container", None) for s in self.updated]
+        if None in self._containers or None in self._updated_containers:
+            self._fresh_results = False
         self._constant_ids = {id(v) for v in getattr(executor, "constants", {}).values()}
 
     # -- inspection
     def ir(self, stage: str = "optimized") -> str:
         """The module text at `stage`: "tensor" (as lowered), a pass name (after it; `name#2`
-        for its second run) or "optimized" (final)."""
+        for its second run), "optimized" (final tensor level), "loop" (what the native code is
+        built from), "llvm" (LLVM IR after O3) or "asm" (host assembly); the last two are
+        generated on request."""
         stages = self.maker.stages
+        if stage in ("llvm", "asm") and stage not in stages:
+            from ..codegen_cpu.emit import emit_asm, emit_llvm_ir
+            stages[stage] = (emit_llvm_ir if stage == "llvm" else emit_asm)(self.maker.module)
+        if stage not in stages:
+            self.maker.replay_passes()
         if stage not in stages:
             raise KeyError(f"no IR stage {stage!r}; available: {', '.join(stages)}")
         return stages[stage]
 
     def dump_ir(self, folder: str) -> list[str]:
-        """Write every stage to `folder` as `NNN_<stage>.mlir`; returns the paths."""
-        import os
-        os.makedirs(folder, exist_ok=True)
-        paths = []
-        for i, (stage, text) in enumerate(self.maker.stages.items()):
-            path = os.path.join(folder, f"{i:03d}_{stage.replace('#', '_')}.mlir")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            paths.append(path)
-        return paths
+        """Write every stage to `folder`, one file per pass down to LLVM IR, each replayable
+        with the `irc-opt` command on its first line (see `irc/runtime/ir_dump.py`)."""
+        from .ir_dump import dump_function
+        return dump_function(self, folder)
 
     def __repr__(self) -> str:
         return f"<irc.Function {self.name or '(unnamed)'}: {len(self.inputs)} input(s)>"
@@ -152,6 +175,8 @@ class Function:
             raise InputError(f"bad input argument {label} (#{i}) to {self._where()}: {e}") from None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fresh_results:
+            return self._call_native(args, kwargs)
         values = self._gather(args, kwargs)
         arrays = [self._convert(i, v) for i, v in enumerate(values)]
         arrays += [s.get_value(borrow=True) for s in self.shared]
@@ -178,3 +203,20 @@ class Function:
         if spec.kind == "dict":
             return dict(zip(spec.keys, outs))
         return outs
+
+    def _call_native(self, args: tuple, kwargs: dict) -> Any:
+        """`__call__` when the executor's results are fresh arrays (native code): the same
+        checks on the way in, no copies on the way out, updates written after the outputs."""
+        values = self._gather(args, kwargs) if kwargs or len(args) != len(self.inputs) else args
+        arrays = [self._convert(i, v) for i, v in enumerate(values)]
+        arrays += [c.value for c in self._containers]
+        results = self.executor.run(arrays)
+        spec = self.output_spec
+        n = spec.count
+        for c, v in zip(self._updated_containers, results[n:]):
+            c.value = v
+        if spec.kind == "single":
+            return results[0]
+        if spec.kind == "dict":
+            return dict(zip(spec.keys, results))
+        return results[:n] if len(results) > n else results

@@ -68,6 +68,7 @@ class NativeFunction:
     shapes: ShapeProgram
     assert_messages: list[str]
     stats: CompileStats
+    assert_ops: list = field(default_factory=list, repr=False)  # the `loop.assert_eq`s, by rc - 1
     _engine: object = field(repr=False, default=None)
     _cfunc: object = field(repr=False, default=None)
     _by_object: bool = False
@@ -96,7 +97,9 @@ class NativeFunction:
             flat.extend(o.ctypes.data for o in outs)
             rc = self._cfunc(*flat)
         if rc:
-            raise ShapeError(f"'{self.name}': {self.assert_messages[rc - 1]}")
+            err = ShapeError(f"'{self.name}': {self.assert_messages[rc - 1]}")
+            err.op = self.assert_ops[rc - 1] if rc <= len(self.assert_ops) else None
+            raise err
         return outs
 
     def _coerce(self, i: int, a) -> np.ndarray:
@@ -187,6 +190,7 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
         cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
     stats.load_s = time.perf_counter() - t2
     src_ft = func.function_type
+    asserts = [op for op in loop_func.walk() if isinstance(op, L.AssertEqOp)]
     return NativeFunction(
         name=func.sym_name, loop_ir=text,
         in_dtypes=[np.dtype(t.element.numpy_name) for t in ft.inputs],
@@ -194,7 +198,7 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
         in_static=[tuple(t.shape) for t in src_ft.inputs],
         out_dtypes=[np.dtype(t.element.numpy_name) for t in ft.results],
         shapes=ShapeProgram.of(loop_func),
-        assert_messages=[op.message for op in loop_func.walk() if isinstance(op, L.AssertEqOp)],
+        assert_messages=[op.message for op in asserts], assert_ops=asserts,
         stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None)
 
 

@@ -1,73 +1,143 @@
-"""A small per-op profile (`f.profile`): call counts and time per op class and per op.
+"""The profiler's data (`f.profile`): calls, time in `__call__` and in the compiled code, the
+compile time split per pass and stage, and per-op times from the backend's `TimingSource`.
 
-A placeholder for the full profiler (compile-time split, cpu/gpu/transfer split); it already
-gives the Theano-style "where does the time go" table for the reference executor."""
+`summary()` prints it in Theano's layout (see `profile_report.py`); with `at_exit`
+(`config.profile`, ProfileMode) every profile prints when the program ends, followed by their
+sum when there are several, as Theano does."""
 from __future__ import annotations
 
+import functools
 import sys
-from collections import defaultdict
+from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Sequence, TextIO
 
+from .profile_timing import ApplyInfo, ReferenceTiming, TimingSource
 
 _AT_EXIT: list["ProfileStats"] = []
 
 
 def _print_at_exit() -> None:
-    for stats in _AT_EXIT:
-        if stats.calls:
-            stats.summary(sys.stderr)
+    from .profile_report import merge
+    printed = [s for s in _AT_EXIT if s.calls]
+    for stats in printed:
+        stats.summary(sys.stderr)
+    if len(printed) > 1:
+        merge(printed).summary(sys.stderr)
 
 
+@dataclass
+class ApplyStat:
+    info: ApplyInfo
+    seconds: float = 0.0
+    calls: int = 0
+
+
+@dataclass(eq=False)  # compared by identity (the at-exit list)
 class ProfileStats:
-    """Accumulates time per op (keyed by the op object) over every call. With `at_exit`
-    (ProfileMode, `config.profile`), the summary prints when the program ends, as in Theano."""
+    """Accumulates over every call; per-op times are pulled from `sources` when read."""
 
-    def __init__(self, name: str | None = None, at_exit: bool = False):
-        if at_exit:
+    name: str | None = None
+    at_exit: bool = False
+    calls: int = 0
+    call_time: float = 0.0       # in Function.__call__ (argument checks, copies, updates)
+    fn_time: float = 0.0         # in the executor (the native call)
+    compile_times: dict[str, float] = field(default_factory=dict)  # stage -> seconds, in order
+    n_apply: int = 0
+    executor_kind: str = "native code"
+    float64_notes: list[str] = field(default_factory=list)
+    memory_lines: list[str] = field(default_factory=list)
+    input_shapes: list[tuple] | None = None
+    module: Any = None
+    sources: list[TimingSource] = field(default_factory=list)
+    applies: dict[int, ApplyStat] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.at_exit:
             if not _AT_EXIT:
                 import atexit
                 atexit.register(_print_at_exit)
             _AT_EXIT.append(self)
-        self.name = name
-        self.calls = 0
-        self.call_time = 0.0
-        self.op_time: dict[Any, float] = defaultdict(float)
-        self.op_calls: dict[Any, int] = defaultdict(int)
+
+    # -- feeding
+    def add_source(self, source: TimingSource) -> None:
+        self.sources.append(source)
+        for info in source.applies():
+            self.applies.setdefault(id(info.key), ApplyStat(info))
 
     def record_op(self, op: Any, seconds: float) -> None:
-        self.op_time[op] += seconds
-        self.op_calls[op] += 1
+        """The reference executor's per-op hook (a `ReferenceTiming` source is made on demand)."""
+        src = next((s for s in self.sources if isinstance(s, ReferenceTiming)), None)
+        if src is None:  # a ProfileStats fed by hand, without attach_profile
+            src = ReferenceTiming(None)
+            self.sources.append(src)
+        src.record_op(op, seconds)
 
-    def summary(self, file: TextIO | None = None) -> None:
-        from ..frontend.opview import view_op
-        out = file or sys.stdout
-        out.write(f"Function profiling\n==================\n  Message: {self.name or '(unnamed)'}\n")
-        out.write(f"  Time in {self.calls} calls to Function.__call__: {self.call_time:.6e}s\n")
-        by_class: dict[str, float] = defaultdict(float)
-        for op, t in self.op_time.items():
-            by_class[type(view_op(op)).__name__] += t
-        total = sum(self.op_time.values()) or 1.0
-        out.write("\nClass\n---\n<% time> <total time> <class>\n")
-        for cls, t in sorted(by_class.items(), key=lambda kv: -kv[1]):
-            out.write(f"  {100 * t / total:5.1f}%  {t:.3e}s  {cls}\n")
-        out.write("\nOps\n---\n<% time> <total time> <calls> <op> <location>\n")
-        for op, t in sorted(self.op_time.items(), key=lambda kv: -kv[1]):
-            out.write(f"  {100 * t / total:5.1f}%  {t:.3e}s  {self.op_calls[op]:6d}  {op.op_name}  "
-                      f"{op.location}\n")
+    def collect(self) -> None:
+        """Pull what the timing sources accumulated since the last pull."""
+        for src in self.sources:
+            for key, (seconds, calls) in src.collect().items():
+                st = self.applies.get(id(key))
+                if st is None:
+                    name = getattr(key, "op_name", str(key))
+                    info = ApplyInfo(key, len(self.applies), name, name, name, "Py")
+                    st = self.applies[id(key)] = ApplyStat(info)
+                st.seconds += seconds
+                st.calls += calls
+
+    # -- reading
+    @property
+    def op_time(self) -> dict[Any, float]:
+        """Seconds per IR op (the apply's key), for code that wants the raw numbers."""
+        self.collect()
+        return {st.info.key: st.seconds for st in self.applies.values() if st.calls}
+
+    def summary(self, file: TextIO | None = None, n_ops_to_print: int = 20,
+                n_apply_to_print: int = 20) -> None:
+        from .profile_hook import memory_lines
+        from .profile_report import format_profile
+        self.collect()
+        if not self.memory_lines and self.module is not None:
+            self.memory_lines = memory_lines(None, self.module, self.input_shapes)
+        (file or sys.stdout).write(format_profile(self, n_ops_to_print, n_apply_to_print))
 
 
 class ProfilingExecutor:
-    """Wraps an executor with a `hook` argument so every op's time goes to `stats`."""
+    """Wraps an executor: times each run (and, for the reference executor, each op)."""
 
-    def __init__(self, inner: Any, stats: ProfileStats):
+    def __init__(self, inner: Any, stats: ProfileStats, per_op_hook: bool = False):
         self.inner = inner
         self.stats = stats
+        self.per_op_hook = per_op_hook
         self.constants = getattr(inner, "constants", {})
+        # forwarded so that Function keeps its no-copy fast path for native results
+        self.fresh_results = getattr(inner, "fresh_results", False)
 
     def run(self, args: Sequence[Any]) -> list:
+        stats = self.stats
+        if stats.input_shapes is None:
+            stats.input_shapes = [getattr(a, "shape", ()) for a in args]
         t0 = perf_counter()
-        out = self.inner.run(args, hook=self.stats.record_op)
-        self.stats.calls += 1
-        self.stats.call_time += perf_counter() - t0
+        if self.per_op_hook:
+            out = self.inner.run(args, hook=stats.record_op)
+        else:
+            out = self.inner.run(args)
+        stats.fn_time += perf_counter() - t0
         return out
+
+
+@functools.lru_cache(maxsize=None)
+def profiled_function_class() -> type:
+    """A `Function` whose calls are timed whole (Theano's "Time in Function.__call__")."""
+    from .function import Function
+
+    class ProfiledFunction(Function):
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            t0 = perf_counter()
+            try:
+                return super().__call__(*args, **kwargs)
+            finally:
+                self.profile.calls += 1
+                self.profile.call_time += perf_counter() - t0
+
+    return ProfiledFunction

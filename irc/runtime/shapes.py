@@ -17,7 +17,11 @@ from ..ir.core import OP_REGISTRY, Operation, Value
 
 
 class ShapeError(ValueError):
-    """Input shapes that do not fit together (the message says which op and dims)."""
+    """Input shapes that do not fit together (the message says which op and dims); `op` is the
+    failing `loop.assert_eq` when known (its location is the user's line)."""
+
+    op: Operation | None = None
+    sizes: tuple[int, int] | None = None
 
 
 @dataclass
@@ -55,8 +59,10 @@ class ShapeProgram:
             elif isinstance(op, L.AssertEqOp):
                 a, b = (env[v] for v in op.operands)
                 if a != b:
-                    raise ShapeError(f"{op.message} ({a} vs {b}; input shapes "
+                    err = ShapeError(f"{op.message} ({a} vs {b}; input shapes "
                                      + ", ".join(map(str, shapes)) + ")")
+                    err.op, err.sizes = op, (a, b)
+                    raise err
             else:
                 a, b = (env[v] for v in op.operands)
                 env[op.result] = L.INDEX_BINARY[op.op_name](a, b)

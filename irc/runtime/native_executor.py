@@ -1,0 +1,82 @@
+"""The executor `irc.function` uses on the CPU: the optimized module compiled by `compile_cpu`,
+one foreign call per run.
+
+`make_cpu_executor` picks it, and falls back to the reference executor only when lowering or
+code generation reports an op it cannot handle — with a warning (once per op) naming the op
+and the user's line, never silently."""
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Callable, Sequence
+
+from .errors import ExecutionError
+from .native import NativeFunction, compile_cpu
+from .shapes import ShapeError
+
+_warned: set[str] = set()
+_OP_NAME = re.compile(r"'([a-z_]+\.[a-z_0-9]+)'")
+
+
+class NativeExecutor:
+    """`run(args) -> results` through one native call; shape errors become `ExecutionError`s
+    naming the op, the user's Python line and the sizes that disagree."""
+
+    constants: dict = {}
+    fresh_results = True  # every result is a new array of its declared dtype (see `Function`)
+
+    def __init__(self, native: NativeFunction):
+        self.native = native
+        self.call = native.__call__
+
+    def run(self, args: Sequence[Any], hook: Callable | None = None) -> list:
+        try:
+            return self.call(*args)
+        except ShapeError as e:
+            raise _execution_error(e, args) from None
+
+
+def _execution_error(e: ShapeError, args: Sequence[Any]) -> ExecutionError:
+    op = e.op
+    shapes = [getattr(a, "shape", ()) for a in args]
+    if op is None:
+        return ExecutionError("func.func", None, shapes, str(e))
+    m = _OP_NAME.match(op.message)
+    name = m.group(1) if m else "loop.assert_eq"
+    reason = op.message[m.end():].lstrip(": ") if m else op.message
+    if e.sizes is not None:
+        reason += f" (sizes {e.sizes[0]} and {e.sizes[1]})"
+    return ExecutionError(name, op.location, shapes, reason)
+
+
+class UnsupportedOnCpu(Exception):
+    """Lowering or code generation has no rule for an op (the message names it)."""
+
+
+def compile_or_explain(module: Any, name: str) -> NativeFunction:
+    """`compile_cpu`, with "no lowering for this op" errors turned into `UnsupportedOnCpu`."""
+    try:
+        return compile_cpu(module, name)
+    except NotImplementedError as e:
+        raise UnsupportedOnCpu(str(e)) from e
+    except ValueError as e:
+        if str(e).startswith("lower-to-loops:"):
+            raise UnsupportedOnCpu(str(e)) from e
+        raise
+
+
+def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, NativeFunction | None]:
+    """(executor, native function or None): native code, or the reference executor with a
+    warning when an op cannot be compiled."""
+    try:
+        native = compile_or_explain(module, func.sym_name)
+    except UnsupportedOnCpu as e:
+        m = _OP_NAME.search(str(e))
+        key = m.group(1) if m else str(e)  # once per op name
+        if key not in _warned:
+            _warned.add(key)
+            warnings.warn(f"irc: function '{func.sym_name}' runs in the (slow) reference executor, "
+                          f"not as native code: {e}", RuntimeWarning, stacklevel=4)
+        from .reference import ReferenceExecutor
+        return ReferenceExecutor(func, allow_gc=allow_gc), None
+    return NativeExecutor(native), native

@@ -1,0 +1,119 @@
+"""The CPU timing source: native code compiled with per-op cycle counters (`op_timers.py`).
+
+`compile_cpu_profiled(module)` is `compile_cpu` with timers: lowered with op tags, converted
+with `OpTimers`, never cached on disk (a profiled object must not serve a plain run).
+`NativeTiming` reads the counters array straight from the JIT's memory when a summary asks,
+so a profiled call costs no Python work beyond the plain native call.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import time
+from typing import Any
+
+import numpy as np
+
+from .profile_timing import ApplyInfo, describe_ops
+
+
+@functools.lru_cache(maxsize=None)
+def seconds_per_cycle(tsc_addr: int) -> float:
+    """Calibrate the cycle counter against `perf_counter` over ~20 ms (once per process)."""
+    tsc = ctypes.CFUNCTYPE(ctypes.c_int64)(tsc_addr)
+    c0, t0 = tsc(), time.perf_counter()
+    time.sleep(0.02)
+    c1, t1 = tsc(), time.perf_counter()
+    return (t1 - t0) / max(1, c1 - c0)
+
+
+class NativeTiming:
+    """Per-op (seconds, calls) from the `irc.prof.<func>` counters of one native function."""
+
+    name = "cpu-native"
+
+    def __init__(self, engine: Any, func: Any, ops: list[Any]):
+        from ..codegen_cpu.op_timers import TSC_SYMBOL, counters_symbol
+        self.func, self.ops = func, ops
+        addr = engine.get_global_value_address(counters_symbol(func.sym_name))
+        self.counters = (ctypes.c_int64 * (2 * max(1, len(ops)))).from_address(addr)
+        self.engine = engine  # keeps the memory alive
+        self.scale = seconds_per_cycle(engine.get_function_address(TSC_SYMBOL))
+
+    def applies(self) -> list[ApplyInfo]:
+        return describe_ops(self.func, self.ops, "C")
+
+    def raw(self) -> np.ndarray:
+        return np.ctypeslib.as_array(self.counters).reshape(-1, 2)
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        arr = self.raw()
+        out = {op: (float(arr[i, 0]) * self.scale, int(arr[i, 1])) for i, op in enumerate(self.ops)}
+        arr[:] = 0
+        return out
+
+
+def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, NativeTiming]:
+    """(NativeFunction with timers, its timing source). Mirrors `native.compile_cpu`."""
+    from ..codegen_cpu.convert_to_llvm import convert_to_llvm, entry_symbol
+    from ..codegen_cpu.numpy_abi import numpy_symbol
+    from ..codegen_cpu.op_timers import OpTimers, lower_tagged
+    from ..codegen_cpu.target import emit_object, parse_and_optimize
+    from ..dialects import loop as L
+    from ..dialects.builtin import ModuleOp
+    from ..ir.printer import print_op
+    from ..ir.verifier import verify
+    from . import native as N
+    from .shapes import ShapeProgram
+    stats = N.CompileStats()
+    t0 = time.perf_counter()
+    func = N._select_function(module, name)
+    loop_func, tags, ops = lower_tagged(func)
+    loop_module = ModuleOp.create([loop_func])
+    verify(loop_module)
+    text = print_op(loop_module)
+    stats.lower_s = time.perf_counter() - t0
+    layout = N.probe_numpy_layout()
+    t1 = time.perf_counter()
+    llmod = convert_to_llvm(loop_module, numpy_layout=layout, op_timers=OpTimers(tags, len(ops)))
+    obj = emit_object(parse_and_optimize(llmod))
+    stats.llvm_s = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    engine = N.load_object(obj)
+    ft = loop_func.function_type
+    if layout is not None:
+        addr = engine.get_function_address(numpy_symbol(loop_func))
+        n = len(ft.inputs) + len(ft.results)
+        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * n))(addr)
+    else:
+        addr = engine.get_function_address(entry_symbol(loop_func))
+        argtypes: list = []
+        for t in ft.inputs:
+            argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * t.rank)
+        argtypes += [ctypes.c_void_p] * len(ft.results)
+        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
+    stats.load_s = time.perf_counter() - t2
+    asserts = [op for op in loop_func.walk() if isinstance(op, L.AssertEqOp)]
+    fn = N.NativeFunction(
+        name=func.sym_name, loop_ir=text,
+        in_dtypes=[np.dtype(t.element.numpy_name) for t in ft.inputs],
+        in_ranks=[t.rank for t in ft.inputs],
+        in_static=[tuple(t.shape) for t in func.function_type.inputs],
+        out_dtypes=[np.dtype(t.element.numpy_name) for t in ft.results],
+        shapes=ShapeProgram.of(loop_func), assert_messages=[op.message for op in asserts],
+        stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None)
+    if hasattr(fn, "assert_ops"):
+        fn.assert_ops = asserts
+    return fn, NativeTiming(engine, func, ops)
+
+
+def make_profiled_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Any]:
+    """(executor, NativeFunction carrying `.timing`) for a profiled `irc.function`; falls back
+    like `make_cpu_executor` (reference executor, warning) when an op cannot be compiled."""
+    from .native_executor import NativeExecutor, make_cpu_executor
+    try:
+        native, timing = compile_cpu_profiled(module, func.sym_name)
+    except (NotImplementedError, ValueError):
+        return make_cpu_executor(module, func, allow_gc)  # warns, or raises the real error
+    native.timing = timing
+    return NativeExecutor(native), native

@@ -1,0 +1,96 @@
+"""Where per-op times come from: the `TimingSource` plug-in point of the profiler.
+
+The profiler itself only sums and prints. A backend supplies a timing source: the reference
+executor times each op in Python (`ReferenceTiming`), native CPU code carries compiled-in
+cycle counters (`profile_native.NativeTiming`), a GPU backend would read CUDA events. A source
+names its applies once (`applies()`), then `collect()` returns what accumulated since the last
+collect, so a source may count in native memory and be read only when a summary prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass
+class ApplyInfo:
+    """One op of the compiled function as the profile names it (Theano's Apply node)."""
+
+    key: Any          # identifies the apply for this source (an IR op, a slot number)
+    order: int        # position in execution order (Theano's <id>)
+    class_name: str   # e.g. "irc.tensor.elemwise.Elemwise"
+    op_name: str      # e.g. "Elemwise{add,no_inplace}"
+    apply_name: str   # e.g. "Elemwise{add,no_inplace}(CGemv.0, DimShuffle.0)"
+    kind: str = "C"   # "C" native code, "Py" interpreted (Theano's <type>)
+    device: str = "cpu"  # "cpu", "gpu" or "transfer"
+
+
+@runtime_checkable
+class TimingSource(Protocol):
+    """What a backend implements to feed the profiler."""
+
+    name: str
+
+    def applies(self) -> list[ApplyInfo]:
+        """Every op this source times, once."""
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        """{apply key: (seconds, calls)} accumulated since the previous collect."""
+
+
+def device_of(class_name: str) -> str:
+    """Theano's split: GpuFromHost/HostFromGpu are transfers, classes named Gpu* run on the gpu."""
+    short = class_name.rsplit(".", 1)[-1]
+    if short in ("GpuFromHost", "HostFromGpu"):
+        return "transfer"
+    return "gpu" if short.startswith("Gpu") else "cpu"
+
+
+def describe_ops(func: Any, ops: list[Any], kind: str) -> list[ApplyInfo]:
+    """ApplyInfo for tensor-level `ops` of `func` (keys are the ops), named like `fgraph`."""
+    from .fgraph_view import FunctionGraphView
+    nodes = {id(n.ir): n for n in FunctionGraphView(func).toposort()}
+    out = []
+    for i, op in enumerate(ops):
+        node = nodes.get(id(op))
+        view = node.op if node is not None else None
+        cls = type(view).__name__ if view is not None else op.op_name
+        name = str(view) if view is not None else op.op_name
+        out.append(ApplyInfo(op, i, f"irc.{_family(cls)}.{cls}", name,
+                             str(node) if node is not None else name, kind, device_of(cls)))
+    return out
+
+
+def _family(cls: str) -> str:
+    base = cls[3:] if cls.startswith("Gpu") else cls
+    if base in ("Gemv", "CGemv", "Gemm", "CGemm", "Dot"):
+        return "blas"
+    if base in ("FromHost", "HostFromGpu", "GpuFromHost") or cls in ("GpuFromHost", "HostFromGpu"):
+        return "transfer"
+    return "elemwise" if base in ("Elemwise", "CAReduce", "DimShuffle") else "basic"
+
+
+class ReferenceTiming:
+    """Times each op of the reference (Python) executor through its per-op hook."""
+
+    name = "reference"
+
+    def __init__(self, func: Any):
+        self.func = func
+        self._times: dict[int, list] = {}
+
+    def applies(self) -> list[ApplyInfo]:
+        ops = [op for op in self.func.regions[0].blocks[0].ops if op.op_name != "func.return"]
+        return describe_ops(self.func, ops, "Py")
+
+    def record_op(self, op: Any, seconds: float) -> None:
+        row = self._times.get(id(op))
+        if row is None:
+            row = self._times[id(op)] = [op, 0.0, 0]
+        row[1] += seconds
+        row[2] += 1
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        out = {row[0]: (row[1], row[2]) for row in self._times.values()}
+        self._times.clear()
+        return out

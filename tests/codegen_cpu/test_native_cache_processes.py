@@ -1,0 +1,82 @@
+"""The object cache across processes: `config.compiledir` is where it lives, a second process
+starts warm (no LLVM optimization), and two processes compiling the same function at the
+same moment both succeed and leave one complete file."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = r"""
+import json, os, sys, time
+start = float(sys.argv[1])
+import numpy as np
+import irc, irc.tensor as T
+import irc.runtime.native as native
+if os.environ.get("FORBID_LLVM"):
+    def no_llvm(*a, **k):
+        raise AssertionError("a warm start ran LLVM")
+    native.build_object = no_llvm
+x, y = T.fmatrix("x"), T.fvector("y")
+w = irc.shared(np.ones(7, "float32"), name="w")
+p = T.nnet.sigmoid(T.dot(x, w)) if hasattr(T, "nnet") else 1 / (1 + T.exp(-T.dot(x, w)))
+cost = ((p - y) ** 2).mean()
+while time.time() < start:
+    time.sleep(0.001)
+f = irc.function([x, y], cost, updates=[(w, w - 0.1 * T.grad(cost, w))])
+out = float(f(np.ones((3, 7), "float32"), np.zeros(3, "float32")))
+s = f.maker.native.stats
+print(json.dumps({"hit": s.cache_hit, "llvm_s": s.llvm_s, "out": out}))
+"""
+
+
+def _env(folder: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("IRC_COMPILEDIR", None)  # the folder must come from config.compiledir
+    env["IRC_FLAGS"] = f"compiledir={folder},floatX=float32"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    env.update(extra)
+    return env
+
+
+def _start(folder: str, start: float, **extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(start)], env=_env(folder, **extra),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _result(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _objects(folder: str) -> list[str]:
+    return sorted(os.listdir(os.path.join(folder, "cpu")))
+
+
+def test_second_process_starts_warm(tmp_path):
+    folder = str(tmp_path / "compiledir")
+    cold = _result(_start(folder, 0))
+    assert not cold["hit"] and cold["llvm_s"] > 0
+    files = _objects(folder)
+    assert len(files) == 1 and files[0].endswith(".o")
+    warm = _result(_start(folder, 0, FORBID_LLVM="1"))
+    assert warm["hit"] and warm["llvm_s"] == 0.0
+    assert warm["out"] == cold["out"]
+
+
+def test_concurrent_writers_are_safe(tmp_path):
+    folder = str(tmp_path / "compiledir")
+    start = time.time() + 2.0  # both processes have imported irc by then
+    procs = [_start(folder, start) for _ in range(2)]
+    results = [_result(p) for p in procs]
+    assert results[0]["out"] == results[1]["out"]
+    files = _objects(folder)
+    assert len(files) == 1 and files[0].endswith(".o")  # one complete file, no temporaries
+    warm = _result(_start(folder, 0, FORBID_LLVM="1"))
+    assert warm["hit"] and warm["out"] == results[0]["out"]

@@ -1,0 +1,88 @@
+// RUN: irc-opt %s -p inplace --split-input-file | filecheck %s
+
+// A temporary nothing reads afterwards is overwritten; a user's input never is.
+// CHECK-LABEL: func.func @temporary
+// CHECK:         %[[E:.*]] = tensor.exp %x : tensor<?xf32>
+// CHECK-NEXT:    %{{.*}} = tensor.neg %[[E]] {inplace = array<i64: 0>}
+func.func @temporary(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %e = tensor.exp %x : tensor<?xf32>
+  %n = tensor.neg %e : tensor<?xf32>
+  func.return %n : tensor<?xf32>
+}
+
+// -----
+
+// Read again later (%e by %b), or returned to the user (%b): not overwritten; %b may take
+// over %e's buffer, as %b is %e's last reader.
+// CHECK-LABEL: func.func @still_live
+// CHECK:         %a = tensor.neg %e : tensor<?xf32>
+// CHECK-NEXT:    %b = tensor.add %e, %a {inplace = array<i64: 0>}
+// CHECK-NEXT:    %c = tensor.tanh %b : tensor<?xf32>
+func.func @still_live(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %e = tensor.exp %x : tensor<?xf32>
+  %a = tensor.neg %e : tensor<?xf32>
+  %b = tensor.add %e, %a : tensor<?xf32>
+  %c = tensor.tanh %b : tensor<?xf32>
+  func.return %b, %c : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A broadcast operand (another shape) or one of another dtype is not a candidate.
+// CHECK-LABEL: func.func @shape_and_dtype
+// CHECK-NOT:     inplace
+func.func @shape_and_dtype(%x: tensor<?x?xf32>, %v: tensor<1x?xf32>) -> tensor<?x?xf64> {
+  %e = tensor.exp %v : tensor<1x?xf32>
+  %a = tensor.add %x, %e : (tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  %c = tensor.cast %a {to = f64} : (tensor<?x?xf32>) -> tensor<?x?xf64>
+  func.return %c : tensor<?x?xf64>
+}
+
+// -----
+
+// A view of the buffer is read by the same op at other indices: not overwritten.
+// CHECK-LABEL: func.func @view_alias
+// CHECK-NOT:     inplace
+func.func @view_alias(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %e = tensor.exp %x : tensor<?x?xf32>
+  %t = tensor.transpose %e {permutation = array<i64: 1, 0>} : tensor<?x?xf32>
+  %a = tensor.add %e, %t : tensor<?x?xf32>
+  func.return %a : tensor<?x?xf32>
+}
+
+// -----
+
+// A shared variable's update is done over its storage when nothing reads the old value
+// afterwards; the user's input %x is never overwritten.
+// CHECK-LABEL: func.func @update
+// CHECK:         tensor.sub %w, %g {inplace = array<i64: 0>}
+func.func @update(%x: tensor<?xf32>, %w: tensor<?xf32> {irc.shared = "w"})
+    -> (tensor<?xf32>, tensor<?xf32> {irc.update = 1 : i64}) {
+  %g = tensor.mul %x, %w : tensor<?xf32>
+  %n = tensor.sub %w, %g : tensor<?xf32>
+  %y = tensor.exp %x : tensor<?xf32>
+  func.return %y, %n : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// The old value is read after the update (%late): the update gets a fresh buffer.
+// CHECK-LABEL: func.func @update_read_later
+// CHECK-NOT:     inplace
+func.func @update_read_later(%x: tensor<?xf32>, %w: tensor<?xf32> {irc.shared = "w"})
+    -> (tensor<?xf32>, tensor<?xf32> {irc.update = 1 : i64}) {
+  %n = tensor.sub %w, %x : tensor<?xf32>
+  %late = tensor.mul %x, %w : tensor<?xf32>
+  func.return %late, %n : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// The update is also returned to the user (no borrow): it must not be the shared storage.
+// CHECK-LABEL: func.func @update_also_output
+// CHECK-NOT:     inplace
+func.func @update_also_output(%x: tensor<?xf32>, %w: tensor<?xf32> {irc.shared = "w"})
+    -> (tensor<?xf32>, tensor<?xf32> {irc.update = 1 : i64}) {
+  %n = tensor.sub %w, %x : tensor<?xf32>
+  func.return %n, %n : tensor<?xf32>, tensor<?xf32>
+}
