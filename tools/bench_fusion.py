@@ -150,7 +150,8 @@ def bench_lr(repeat: int) -> list[tuple]:
         results[label] = (w.get_value().copy(), r[1])
         t = median_us(lambda: f(X, Y), repeat, 200)
         shapes = [X.shape, Y.shape, (784,), ()]
-        rows.append(("LR step 400x784", label, t, traced_bytes(lambda: f(X, Y)), native_temporaries(f, shapes)))
+        rows.append(("LR step 400x784", label, t, traced_bytes(lambda: f(X, Y)),
+                     native_temporaries(f, shapes)))
     (w1, e1), (w2, e2) = results.values()
     np.testing.assert_allclose(w1, w2, rtol=1e-4, atol=1e-6)
     ins, outs, upd, w, b = lr_graph()

@@ -28,10 +28,8 @@ def inlinable_constant(v: Value) -> bool:
 
 def fusable(op: Operation) -> bool:
     """A tensor op one loop nest can compute per element, from tensors of its rank."""
-    if op.op_name == "tensor.broadcast":
-        pass
-    elif not op.has_trait(ElementwiseTrait) or not op.op_name.startswith("tensor.") or op.attributes.get(
-            "inplace") is not None:
+    elementwise = op.has_trait(ElementwiseTrait) and op.op_name.startswith("tensor.")
+    if op.op_name not in SHAPE_ONLY_SECOND and (not elementwise or "inplace" in op.attributes):
         return False
     types = [v.type for v in (*op.operands, *op.results)]
     if not op.results or not all(isinstance(t, TensorType) and t.device is None for t in types):

@@ -54,7 +54,8 @@ def test_native_fused_graph_matches_reference() -> None:
 
 
 SUM_EXP_MUL = """
-func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %b: tensor<1x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %b: tensor<1x?xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>) {
   %e = tensor.exp %x : tensor<?x?xf32>
   %m = tensor.mul %e, %y : tensor<?x?xf32>
   %r = tensor.reduce %m {axes = array<i64: 1>, kind = "sum"} : (tensor<?x?xf32>) -> tensor<?xf32>
