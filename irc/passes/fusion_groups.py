@@ -158,7 +158,8 @@ class Grouping:
         for v in values:
             if not isinstance(v.type, TensorType):
                 continue
-            readers = [u for u in v.users if u in self.group]
+            # In program order, not use-list order: a re-parsed dump must fuse the same way.
+            readers = sorted((u for u in v.users if u in self.group), key=self.pos.__getitem__)
             current: Group | None = None
             for u in readers:
                 g = self.group[u]  # looked up now: earlier merges may have moved u

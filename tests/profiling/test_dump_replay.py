@@ -10,11 +10,7 @@ from irc.runtime.ir_dump import REPLAY, strip_comments
 
 # Passes whose output depends on more than their input text are bugs this test finds; list
 # one here only with the issue that tracks it.
-NONDETERMINISTIC: dict[str, str] = {
-    "fuse-elementwise": "fuse-elementwise: its output depends on the IR's history (use-list or "
-                        "set order), not only on its text: run after earlier passes in-process it "
-                        "prints different IR than on the same text freshly parsed",
-}
+NONDETERMINISTIC: dict[str, str] = {}  # passes whose output depends on more than the text
 
 
 def _replay(folder: str, path: str, capsys) -> str:
