@@ -15,7 +15,6 @@ import ctypes
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -150,7 +149,6 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
                 use_cache: bool = True) -> NativeFunction:
     """Compile one tensor-level (or loop-level) function of `module` for the host CPU."""
     from ..codegen_cpu.target import host_identity
-    from ..dialects import loop as L
     from ..ir.printer import print_op
     stats = CompileStats()
     t0 = time.perf_counter()
@@ -172,10 +170,18 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
         stats.llvm_s = time.perf_counter() - t1
         if use_cache:
             cache.store(key, obj)
-    t2 = time.perf_counter()
-    engine = load_object(obj)
+    return bind_native(func, loop_func, text, obj, layout, stats)
+
+
+def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, layout,
+                stats: "CompileStats") -> NativeFunction:
+    """Load object code and wrap its entry point (the numpy-object ABI when `layout` is known,
+    else the flat pointer/size/stride ABI) as a `NativeFunction`."""
     from ..codegen_cpu.convert_to_llvm import entry_symbol
     from ..codegen_cpu.numpy_abi import numpy_symbol
+    from ..dialects import loop as L
+    t2 = time.perf_counter()
+    engine = load_object(obj)
     ft = loop_func.function_type
     if layout is not None:
         addr = engine.get_function_address(numpy_symbol(loop_func))
@@ -189,13 +195,12 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
         argtypes += [ctypes.c_void_p] * len(ft.results)
         cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
     stats.load_s = time.perf_counter() - t2
-    src_ft = func.function_type
     asserts = [op for op in loop_func.walk() if isinstance(op, L.AssertEqOp)]
     return NativeFunction(
-        name=func.sym_name, loop_ir=text,
+        name=func.sym_name, loop_ir=loop_text,
         in_dtypes=[np.dtype(t.element.numpy_name) for t in ft.inputs],
         in_ranks=[t.rank for t in ft.inputs],
-        in_static=[tuple(t.shape) for t in src_ft.inputs],
+        in_static=[tuple(t.shape) for t in func.function_type.inputs],
         out_dtypes=[np.dtype(t.element.numpy_name) for t in ft.results],
         shapes=ShapeProgram.of(loop_func),
         assert_messages=[op.message for op in asserts], assert_ops=asserts,

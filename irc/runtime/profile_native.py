@@ -55,16 +55,13 @@ class NativeTiming:
 
 def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, NativeTiming]:
     """(NativeFunction with timers, its timing source). Mirrors `native.compile_cpu`."""
-    from ..codegen_cpu.convert_to_llvm import convert_to_llvm, entry_symbol
-    from ..codegen_cpu.numpy_abi import numpy_symbol
+    from ..codegen_cpu.convert_to_llvm import convert_to_llvm
     from ..codegen_cpu.op_timers import OpTimers, lower_tagged
     from ..codegen_cpu.target import emit_object, parse_and_optimize
-    from ..dialects import loop as L
     from ..dialects.builtin import ModuleOp
     from ..ir.printer import print_op
     from ..ir.verifier import verify
     from . import native as N
-    from .shapes import ShapeProgram
     stats = N.CompileStats()
     t0 = time.perf_counter()
     func = N._select_function(module, name)
@@ -78,33 +75,8 @@ def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, Nat
     llmod = convert_to_llvm(loop_module, numpy_layout=layout, op_timers=OpTimers(tags, len(ops)))
     obj = emit_object(parse_and_optimize(llmod))
     stats.llvm_s = time.perf_counter() - t1
-    t2 = time.perf_counter()
-    engine = N.load_object(obj)
-    ft = loop_func.function_type
-    if layout is not None:
-        addr = engine.get_function_address(numpy_symbol(loop_func))
-        n = len(ft.inputs) + len(ft.results)
-        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * n))(addr)
-    else:
-        addr = engine.get_function_address(entry_symbol(loop_func))
-        argtypes: list = []
-        for t in ft.inputs:
-            argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * t.rank)
-        argtypes += [ctypes.c_void_p] * len(ft.results)
-        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
-    stats.load_s = time.perf_counter() - t2
-    asserts = [op for op in loop_func.walk() if isinstance(op, L.AssertEqOp)]
-    fn = N.NativeFunction(
-        name=func.sym_name, loop_ir=text,
-        in_dtypes=[np.dtype(t.element.numpy_name) for t in ft.inputs],
-        in_ranks=[t.rank for t in ft.inputs],
-        in_static=[tuple(t.shape) for t in func.function_type.inputs],
-        out_dtypes=[np.dtype(t.element.numpy_name) for t in ft.results],
-        shapes=ShapeProgram.of(loop_func), assert_messages=[op.message for op in asserts],
-        stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None)
-    if hasattr(fn, "assert_ops"):
-        fn.assert_ops = asserts
-    return fn, NativeTiming(engine, func, ops)
+    fn = N.bind_native(func, loop_func, text, obj, layout, stats)
+    return fn, NativeTiming(fn._engine, func, ops)
 
 
 def make_profiled_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Any]:
