@@ -137,23 +137,25 @@ def _select_function(module: ModuleOp, name: str | None) -> FuncOp:
     return funcs[0]
 
 
-def lower_module(module: ModuleOp, name: str | None = None) -> ModuleOp:
-    """The loop-level module of one tensor-level function (the input is not modified)."""
+def lower_module(module: ModuleOp, name: str | None = None, allow_gc: bool = True) -> ModuleOp:
+    """The loop-level module of one tensor-level function (the input is not modified);
+    `allow_gc=False` keeps temporaries in a workspace across calls."""
     from ..passes.lower_to_loops import is_tensor_function, lower_function
     func = _select_function(module, name)
-    loop_func = lower_function(func) if is_tensor_function(func) else func.clone()
+    loop_func = lower_function(func, allow_gc) if is_tensor_function(func) else func.clone()
     return ModuleOp.create([loop_func])
 
 
 def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None = None,
-                use_cache: bool = True) -> NativeFunction:
-    """Compile one tensor-level (or loop-level) function of `module` for the host CPU."""
+                use_cache: bool = True, allow_gc: bool = True) -> NativeFunction:
+    """Compile one tensor-level (or loop-level) function of `module` for the host CPU
+    (`allow_gc=False`: temporaries stay allocated between calls; calls must not overlap)."""
     from ..codegen_cpu.target import host_identity
     from ..ir.printer import print_op
     stats = CompileStats()
     t0 = time.perf_counter()
     func = _select_function(module, name)
-    loop_module = lower_module(module, name)
+    loop_module = lower_module(module, name, allow_gc)
     loop_func: FuncOp = loop_module.body.ops[0]
     from ..ir.verifier import verify
     verify(loop_module)

@@ -53,10 +53,10 @@ class UnsupportedOnCpu(Exception):
     """Lowering or code generation has no rule for an op (the message names it)."""
 
 
-def compile_or_explain(module: Any, name: str) -> NativeFunction:
+def compile_or_explain(module: Any, name: str, allow_gc: bool = True) -> NativeFunction:
     """`compile_cpu`, with "no lowering for this op" errors turned into `UnsupportedOnCpu`."""
     try:
-        return compile_cpu(module, name)
+        return compile_cpu(module, name, allow_gc=allow_gc)
     except NotImplementedError as e:
         raise UnsupportedOnCpu(str(e)) from e
     except ValueError as e:
@@ -69,7 +69,7 @@ def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Nati
     """(executor, native function or None): native code, or the reference executor with a
     warning when an op cannot be compiled."""
     try:
-        native = compile_or_explain(module, func.sym_name)
+        native = compile_or_explain(module, func.sym_name, allow_gc)
     except UnsupportedOnCpu as e:
         m = _OP_NAME.search(str(e))
         key = m.group(1) if m else str(e)  # once per op name
