@@ -15,9 +15,7 @@ Times are medians of `repeat` samples, each the mean of several back-to-back cal
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Callable
@@ -26,21 +24,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
+from bench_cpu import median_us  # noqa: E402  (the same timing rule in both tables)
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
-
-
-def median_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
-    for _ in range(3):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples) * 1e6
 
 
 def traced_bytes(fn: Callable[[], object], calls: int = 5) -> int:
