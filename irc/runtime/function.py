@@ -112,6 +112,22 @@ class Function:
         if None in self._containers or None in self._updated_containers:
             self._fresh_results = False
         self._constant_ids = {id(v) for v in getattr(executor, "constants", {}).values()}
+        self._plan_buffers(getattr(executor, "native", None))
+
+    def _plan_buffers(self, native: Any) -> None:
+        """Which result buffers the native code may be handed instead of fresh arrays: the
+        shared variable's own storage for an update computed in place (`irc.inplace = N`, see
+        the inplace pass), and the previous array of an `Out(borrow=True)` result."""
+        self._inplace_outs: list[tuple[int, Any]] = []
+        self._borrow_outs: list[int] = []
+        self._last: dict[int, Any] = {}
+        if not self._fresh_results or native is None:
+            return
+        n_in = len(self.inputs)
+        for k, arg in getattr(native, "inplace_results", {}).items():
+            if n_in <= arg < n_in + len(self._containers):
+                self._inplace_outs.append((k, self._containers[arg - n_in]))
+        self._borrow_outs = [k for k, b in enumerate(self.output_spec.borrow) if b]
 
     # -- inspection
     def ir(self, stage: str = "optimized") -> str:
@@ -204,15 +220,34 @@ class Function:
             return dict(zip(spec.keys, outs))
         return outs
 
+    def _result_buffers(self, user_arrays: list) -> list:
+        """Buffers for this call's results (None: the native side allocates one)."""
+        outs: list = [None] * (self.output_spec.count + len(self.updated))
+        taken = {id(a) for a in user_arrays}  # never write over what the user passed in
+        for k, container in self._inplace_outs:
+            value = container.value
+            if id(value) not in taken:
+                outs[k] = value
+                taken.add(id(value))
+        for k in self._borrow_outs:
+            last = self._last.get(k)
+            if last is not None and id(last) not in taken:
+                outs[k] = last
+                taken.add(id(last))
+        return outs
+
     def _call_native(self, args: tuple, kwargs: dict) -> Any:
         """`__call__` when the executor's results are fresh arrays (native code): the same
         checks on the way in, no copies on the way out, updates written after the outputs."""
         values = self._gather(args, kwargs) if kwargs or len(args) != len(self.inputs) else args
         arrays = [self._convert(i, v) for i, v in enumerate(values)]
+        outs = self._result_buffers(arrays) if self._inplace_outs or self._borrow_outs else None
         arrays += [c.value for c in self._containers]
-        results = self.executor.run(arrays)
+        results = self.executor.run(arrays) if outs is None else self.executor.run(arrays, outs=outs)
         spec = self.output_spec
         n = spec.count
+        for k in self._borrow_outs:
+            self._last[k] = results[k]
         for c, v in zip(self._updated_containers, results[n:]):
             c.value = v
         if spec.kind == "single":

@@ -46,6 +46,12 @@ def probe_numpy_layout():
     return layout if ok else None
 
 
+def _fits(a, shape: tuple, dtype: np.dtype) -> bool:
+    """Whether `a` can be a result buffer: a writeable C-contiguous array of that shape/dtype."""
+    return (type(a) is np.ndarray and a.shape == shape and a.dtype == dtype
+            and a.flags.c_contiguous and a.flags.writeable)
+
+
 @dataclass
 class CompileStats:
     lower_s: float = 0.0
@@ -72,8 +78,12 @@ class NativeFunction:
     _cfunc: object = field(repr=False, default=None)
     _by_object: bool = False
     _shape_cache: dict = field(default_factory=dict, repr=False)
+    # result index -> argument index the native code may write it over (`irc.inplace = N`)
+    inplace_results: dict = field(default_factory=dict)
 
-    def __call__(self, *args):
+    def __call__(self, *args, outs: list | None = None):
+        """`outs` (optional): per result, an array to write into (used when its shape, dtype
+        and layout fit; None or a misfit gets a new array)."""
         if len(args) != len(self.in_dtypes):
             raise TypeError(f"'{self.name}' takes {len(self.in_dtypes)} inputs, got {len(args)}")
         arrays = list(args)
@@ -84,7 +94,11 @@ class NativeFunction:
         out_shapes = self._shape_cache.get(key)
         if out_shapes is None:
             out_shapes = self._result_shapes(key)
-        outs = [np.empty(s, dt) for s, dt in zip(out_shapes, self.out_dtypes)]
+        if outs is None:
+            outs = [np.empty(s, dt) for s, dt in zip(out_shapes, self.out_dtypes)]
+        else:
+            outs = [o if _fits(o, s, dt) else np.empty(s, dt)
+                    for o, s, dt in zip(outs, out_shapes, self.out_dtypes)]
         if self._by_object:
             rc = self._cfunc(*arrays, *outs)
         else:
@@ -206,7 +220,17 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, lay
         out_dtypes=[np.dtype(t.element.numpy_name) for t in ft.results],
         shapes=ShapeProgram.of(loop_func),
         assert_messages=[op.message for op in asserts], assert_ops=asserts,
-        stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None)
+        stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
+        inplace_results=_inplace_results(loop_func))
+
+
+def _inplace_results(loop_func: FuncOp) -> dict[int, int]:
+    found = {}
+    for k in range(len(loop_func.function_type.results)):
+        attr = loop_func.res_attrs(k).get("irc.inplace")
+        if attr is not None:
+            found[k] = attr.value
+    return found
 
 
 def build_object(loop_module: ModuleOp, layout=None) -> bytes:

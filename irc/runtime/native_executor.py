@@ -29,9 +29,9 @@ class NativeExecutor:
         self.native = native
         self.call = native.__call__
 
-    def run(self, args: Sequence[Any], hook: Callable | None = None) -> list:
+    def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
         try:
-            return self.call(*args)
+            return self.call(*args) if outs is None else self.call(*args, outs=outs)
         except ShapeError as e:
             raise _execution_error(e, args) from None
 

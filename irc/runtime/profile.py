@@ -112,14 +112,17 @@ class ProfilingExecutor:
         self.constants = getattr(inner, "constants", {})
         # forwarded so that Function keeps its no-copy fast path for native results
         self.fresh_results = getattr(inner, "fresh_results", False)
+        self.native = getattr(inner, "native", None)
 
-    def run(self, args: Sequence[Any]) -> list:
+    def run(self, args: Sequence[Any], outs: list | None = None) -> list:
         stats = self.stats
         if stats.input_shapes is None:
             stats.input_shapes = [getattr(a, "shape", ()) for a in args]
         t0 = perf_counter()
         if self.per_op_hook:
             out = self.inner.run(args, hook=stats.record_op)
+        elif outs is not None:
+            out = self.inner.run(args, outs=outs)
         else:
             out = self.inner.run(args)
         stats.fn_time += perf_counter() - t0
