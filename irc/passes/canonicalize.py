@@ -62,56 +62,27 @@ def _zeros_like(rewriter: PatternRewriter, like: Value) -> Value:
 
 
 # ---------------------------------------------------------------------------- identities
-class MulByOne(RewritePattern):
-    """`x * 1 -> x` (either side)."""
+class DropIdentityElement(RewritePattern):
+    """`x op e -> x` where `e` is a splat of op's identity element (one instance per rule)."""
 
-    root = "tensor.mul"
+    def __init__(self, name: str, root: str, element: float, commutative: bool, summary: str):
+        self.name, self.root, self.element, self.commutative = name, root, element, commutative
+        self.summary = summary
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        x = _other_if_splat(op, 1.0, commutative=True)
+        x = _other_if_splat(op, self.element, commutative=self.commutative)
         if x is None:
             return False
         rewriter.replace_op(op, [x])
         return True
 
 
-class AddZero(RewritePattern):
-    """`x + 0 -> x` (either side)."""
-
-    root = "tensor.add"
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        x = _other_if_splat(op, 0.0, commutative=True)
-        if x is None:
-            return False
-        rewriter.replace_op(op, [x])
-        return True
-
-
-class SubZero(RewritePattern):
-    """`x - 0 -> x`."""
-
-    root = "tensor.sub"
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        x = _other_if_splat(op, 0.0, commutative=False)
-        if x is None:
-            return False
-        rewriter.replace_op(op, [x])
-        return True
-
-
-class DivByOne(RewritePattern):
-    """`x / 1 -> x`."""
-
-    root = "tensor.div"
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        x = _other_if_splat(op, 1.0, commutative=False)
-        if x is None:
-            return False
-        rewriter.replace_op(op, [x])
-        return True
+IDENTITY_PATTERNS = (
+    DropIdentityElement("MulByOne", "tensor.mul", 1.0, True, "`x * 1 -> x` (either side)."),
+    DropIdentityElement("AddZero", "tensor.add", 0.0, True, "`x + 0 -> x` (either side)."),
+    DropIdentityElement("SubZero", "tensor.sub", 0.0, False, "`x - 0 -> x`."),
+    DropIdentityElement("DivByOne", "tensor.div", 1.0, False, "`x / 1 -> x`."),
+)
 
 
 class NegNeg(RewritePattern):
@@ -219,7 +190,7 @@ class CastOfWideningCast(RewritePattern):
 
 
 CANONICALIZE_PATTERNS: tuple[RewritePattern, ...] = (
-    MulByOne(), AddZero(), SubZero(), DivByOne(), NegNeg(), SubSelf(), MulByZero(),
+    *IDENTITY_PATTERNS, NegNeg(), SubSelf(), MulByZero(),
     CastToSameType(), CastOfWideningCast(),
 )
 
@@ -248,7 +219,8 @@ class Canonicalize(Pass):
         "cse": "ops replaced by an equivalent dominating op",
         "dce": "dead ops erased after CSE",
         "did not converge": "rewrite rounds stopped by max-iterations",
-        **{type(p).name: (type(p).__doc__ or "").strip().splitlines()[0] for p in CANONICALIZE_PATTERNS},
+        **{p.name: getattr(p, "summary", None) or (type(p).__doc__ or "").strip().splitlines()[0]
+           for p in CANONICALIZE_PATTERNS},
     }
     max_iterations: int = 10
     cse: bool = True

@@ -40,6 +40,6 @@ def test_pass_is_registered_with_statistics():
 
 
 def test_patterns_have_names_and_roots():
-    names = [type(p).name for p in CANONICALIZE_PATTERNS]
+    names = [p.name for p in CANONICALIZE_PATTERNS]
     assert len(set(names)) == len(names)
     assert all(p.root and p.root.startswith("tensor.") for p in CANONICALIZE_PATTERNS)
