@@ -2,15 +2,12 @@
 import os
 import shlex
 
-import pytest
 
 import irc
 from irc.cli.opt import main as irc_opt
 from irc.runtime.ir_dump import REPLAY, strip_comments
 
-# Passes whose output depends on more than their input text are bugs this test finds; list
-# one here only with the issue that tracks it.
-NONDETERMINISTIC: dict[str, str] = {}  # passes whose output depends on more than the text
+# Every pass must depend on its input text alone: this test replays each dumped stage.
 
 
 def _replay(folder: str, path: str, capsys) -> str:
@@ -38,9 +35,7 @@ def test_config_dump_ir_writes_every_stage_and_replays(logreg, tmp_path, capsys)
         assert first.startswith(REPLAY + f"irc-opt {os.path.basename(path)} -p ")
         assert header.startswith("// -----// IR Dump")
         pass_name = shlex.split(first[len(REPLAY):])[3]
-        if pass_name in NONDETERMINISTIC:
-            continue
-        assert _replay(str(folder), path, capsys) == strip_comments(open(nxt).read()), (path, nxt)
+        assert _replay(str(folder), path, capsys) == strip_comments(open(nxt).read()), (pass_name, path, nxt)
     raw = os.path.join(folder, names[-2])
     assert _replay(str(folder), mlir[-1], capsys) == "".join(open(raw).readlines()[1:])
     assert open(raw).readline() == f"; replay: irc-opt {os.path.basename(mlir[-1])} -t llvm-raw\n"
@@ -57,11 +52,3 @@ def test_f_dump_ir_and_f_ir_stages(logreg, tmp_path):
     assert "define" in f.ir("llvm")
     assert f.ir("asm").strip()
     assert f.ir("canonicalize")
-
-
-@pytest.mark.parametrize("pass_name", sorted(NONDETERMINISTIC))
-def test_known_nondeterministic_passes_are_still_listed(pass_name):
-    """Drop the entry from NONDETERMINISTIC once the pass is fixed (this then fails as a reminder
-    only if the pass has disappeared)."""
-    from irc.ir.pass_manager import lookup_pass
-    assert lookup_pass(pass_name) is not None
