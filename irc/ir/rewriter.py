@@ -112,21 +112,20 @@ class PatternRewriter:
 
     def insert_before(self, op: Operation, new_op: Operation) -> Operation:
         """Insert (or move) `new_op` right before `op`."""
-        if op.parent is None:
-            raise ValueError(f"cannot insert before '{op.op_name}': it is not in a block")
-        if new_op.parent is not None:
-            new_op.detach()
-        op.parent.insert_before(op, new_op)
-        self.listener.notify_op_inserted(new_op)
-        return new_op
+        return self._insert_next_to(op, new_op, after=False)
 
     def insert_after(self, op: Operation, new_op: Operation) -> Operation:
         """Insert (or move) `new_op` right after `op`."""
-        if op.parent is None:
-            raise ValueError(f"cannot insert after '{op.op_name}': it is not in a block")
+        return self._insert_next_to(op, new_op, after=True)
+
+    def _insert_next_to(self, op: Operation, new_op: Operation, after: bool) -> Operation:
+        block = op.parent
+        if block is None:
+            where = "after" if after else "before"
+            raise ValueError(f"cannot insert {where} '{op.op_name}': it is not in a block")
         if new_op.parent is not None:
             new_op.detach()
-        op.parent.insert_after(op, new_op)
+        (block.insert_after if after else block.insert_before)(op, new_op)
         self.listener.notify_op_inserted(new_op)
         return new_op
 
