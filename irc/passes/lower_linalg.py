@@ -1,161 +1,18 @@
-"""Loop lowerings of reductions and products, shaped so that LLVM vectorizes the inner loop:
-
-* a reduction over the innermost axis is a `loop.for` with an accumulator marked `reduction`
-  (code generation gives the combining op `reassoc`);
-* a reduction that keeps the innermost axis accumulates into the output row by row, so the
-  inner loop runs along the contiguous axis with independent iterations;
-* gemv is one dot product per row (a reduction over A's contiguous rows); gemm and vector-matrix
-  products run i-k-j, the inner loop along the contiguous rows of B and of the output.
+"""Loop lowerings of products, shaped so that LLVM vectorizes the inner loop: gemv is one
+dot product per row (a reduction over A's contiguous rows); gemm and vector-matrix products
+run i-k-j, the inner loop along the contiguous rows of B and of the output.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
-from ..ir.types import ScalarType, i64
+from ..ir.types import ScalarType
 from .lower_to_loops import FuncLowering, lowering
 from .loop_builder import Index
 
-COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
 # gemm cache blocking, in elements: a block of B is GEMM_KB rows of GEMM_NB columns
 GEMM_KB = 128
 GEMM_NB = 512
-
-
-def identity(kind: str, t: ScalarType):
-    """The neutral element of a reduction (numpy's result for an empty sum/prod)."""
-    if kind == "sum":
-        return 0
-    if kind == "prod":
-        return 1
-    if t.is_bool:
-        return kind == "min"
-    if t.is_float:
-        return float("-inf") if kind == "max" else float("inf")
-    info = np.iinfo(t.numpy_name)
-    return int(info.min) if kind == "max" else int(info.max)
-
-
-@lowering("tensor.reduce")
-def _reduce(ctx: FuncLowering, op: Operation) -> None:
-    kind = op.attributes["kind"].value
-    axes = tuple(op.attributes["axes"])
-    x = ctx.operand(op, 0)
-    rank = x.type.rank
-    sizes = ctx.sizes_of(x)
-    kept = [a for a in range(rank) if a not in axes]
-    t: TensorType = op.results[0].type
-    out = ctx.alloc(t, [sizes[a] for a in kept])
-    out_sizes = ctx.sizes_of(out)
-    load = lambda idx: ctx.lb.load(x, idx)  # noqa: E731
-    if not axes:
-        ctx.copy(x, out, out_sizes)
-    elif kind in ("argmax", "argmin"):
-        _arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
-    elif rank - 1 in axes:
-        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes)
-    else:
-        _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes)
-    ctx.bind(op.results[0], out, out_sizes, contiguous=True)
-
-
-@lowering("tensor.fused_reduce")
-def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
-    """The reduction's loops with the fused body computed where `tensor.reduce` loads: one pass
-    over the operands, no intermediate buffer."""
-    kind, axes = op.attributes["kind"].value, tuple(op.attributes["axes"])
-    block = op.regions[0].blocks[0]
-    rank = op.operand(0).type.rank
-    sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
-    kept = [a for a in range(rank) if a not in axes]
-    out = ctx.alloc(op.results[0].type, [sizes[a] for a in kept])
-    out_sizes = ctx.sizes_of(out)
-
-    def load(idx: list[Index]) -> Value:
-        mapping: dict[Value, Value] = {a: ctx.broadcast_load(v, idx) for a, v in zip(block.args, op.operands)}
-        for inner in block.ops[:-1]:
-            ctx.lb.b.insert(inner.clone(mapping))
-        y = block.ops[-1].operand(0)
-        return mapping.get(y, y)
-
-    if rank - 1 in axes:
-        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes)
-    else:
-        _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes)
-    ctx.bind(op.results[0], out, out_sizes, contiguous=True)
-
-
-def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes) -> None:
-    """Innermost axis reduced: one accumulator per output element, carried through the loops."""
-    lb = ctx.lb
-    element = out.type.element
-    with lb.parallel(out_sizes) as ivs:
-        index = dict(zip(kept, ivs))
-
-        def nest(level: int, acc: Value) -> Value:
-            axis = axes[level]
-            with lb.for_(lb.const(0), sizes[axis], inits=[acc], reduction=True) as loop:
-                index[axis] = loop.iv
-                if level + 1 < len(axes):
-                    value = nest(level + 1, loop.iter_args[0])
-                else:
-                    v = load([index[a] for a in range(rank)])
-                    value = lb.scalar(COMBINE[kind], [loop.iter_args[0], v])
-                lb.yield_(loop, [value])
-            return loop.results[0]
-
-        result = nest(0, lb.scalar_const(identity(kind, element), element))
-        lb.store(result, out, ivs)
-
-
-def _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes) -> None:
-    """Innermost axis kept: fill with the identity, then combine rows into the output in the
-    input's order, so the inner loop walks both contiguously."""
-    lb = ctx.lb
-    element = out.type.element
-    with lb.parallel(out_sizes) as ivs:
-        lb.store(lb.scalar_const(identity(kind, element), element), out, ivs)
-    index: dict[int, Index] = {}
-
-    def nest(axis: int) -> None:
-        if axis == rank:
-            out_idx = [index[a] for a in kept]
-            v = load([index[a] for a in range(rank)])
-            lb.store(lb.scalar(COMBINE[kind], [lb.load(out, out_idx), v]), out, out_idx)
-            return
-        with lb.for_(lb.const(0), sizes[axis]) as loop:
-            index[axis] = loop.iv
-            nest(axis + 1)
-
-    nest(0)
-
-
-def _arg_reduce(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
-    """argmax/argmin: the first extremum, the first NaN winning (numpy's rule)."""
-    lb = ctx.lb
-    element = x.type.element
-    n = sizes[axis]
-    one = lb.const(1)
-    lb.assert_eq(lb.min(n, one), one, f"'tensor.reduce': {kind} over an empty axis")
-    kept = [a for a in range(x.type.rank) if a != axis]
-    with lb.parallel(out_sizes) as ivs:
-        index = dict(zip(kept, ivs))
-        index[axis] = lb.const(0)
-        first = lb.load(x, [index[a] for a in range(x.type.rank)])
-        zero64 = lb.scalar_const(0, i64)
-        with lb.for_(one, n, inits=[first, zero64]) as loop:
-            index[axis] = loop.iv
-            v = lb.load(x, [index[a] for a in range(x.type.rank)])
-            best, at = loop.iter_args
-            better = lb.scalar("gt" if kind == "argmax" else "lt", [v, best])
-            if element.is_float:
-                v_nan = lb.scalar("ne", [v, v])
-                best_ok = lb.scalar("eq", [best, best])
-                better = lb.scalar("or", [better, lb.scalar("and", [v_nan, best_ok])])
-            lb.yield_(loop, [lb.scalar("select", [better, v, best]),
-                             lb.scalar("select", [better, lb.cast(loop.iv, i64), at])])
-        lb.store(loop.results[1], out, ivs)
 
 
 # ---------------------------------------------------------------------------- products

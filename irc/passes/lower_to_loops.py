@@ -13,7 +13,7 @@ The function's ABI at the loop level (what `convert-to-llvm` and the runtime rel
 Per op: elementwise ops and `tensor.fused` are one `loop.parallel` nest over the result
 (broadcast operands read index 0 on their static-1 dims); views (dimshuffle, transpose, slice,
 broadcast, reshape of a contiguous buffer) only make a view; reductions, products and copies are
-in `lower_linalg.py` and `lower_shapes.py`. Dead buffers are freed and reused by
+in `lower_linalg.py`, `lower_reduce.py` and `lower_shapes.py`. Dead buffers are freed and reused by
 `plan_buffers.py`.
 """
 from __future__ import annotations
@@ -305,4 +305,4 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import lower_linalg, lower_shapes  # noqa: E402,F401  (they register their lowerings here)
+from . import lower_linalg, lower_reduce, lower_shapes  # noqa: E402,F401  (they register their lowerings here)
