@@ -76,6 +76,14 @@ def _tags(v: Any) -> str:
     return ":".join(t for t in s.split(":") if t)
 
 
+def _count(v: Any) -> int:
+    """A non-negative integer."""
+    n = int(str(v).strip())
+    if n < 0:
+        raise ValueError(v)
+    return n
+
+
 def _path(v: Any) -> str:
     return os.path.expanduser(str(v)) if str(v) else ""
 
@@ -95,6 +103,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("optimizer_excluding", "", _tags, "colon-separated rewrite tags", "turn off rewrites"),
     Flag("optimizer_including", "", _tags, "colon-separated rewrite tags", "turn on extra rewrites"),
     Flag("allow_gc", True, _bool, "True, False", "free intermediate values after their last use"),
+    Flag("cpu_threads", 0, _count, "0 (OMP_NUM_THREADS, else all cores), or a count",
+         "threads for parallel loops on the cpu, process-wide, applied when a function loads"),
     Flag("profile", False, _bool, "True, False", "profile every compiled function"),
     Flag("force_device", False, _bool, "True, False", "fail instead of falling back to the cpu"),
     Flag("print_active_device", True, _bool, "True, False", "print the device in use at start"),

@@ -31,6 +31,7 @@ from ..ir.core import Block, Operation, Value
 from ..ir.types import ScalarType
 from . import memref_desc as M
 from .memref_desc import I64, MemRef, i64
+from .outline_parallel import ParallelOutliner, outlinable
 from .scalar_emit import ScalarEmitter, constant, llvm_type, memory_type
 
 I32 = ir.IntType(32)
@@ -39,14 +40,17 @@ OUTPUT_ALIGN = 16
 TEMP_ALIGN = 64
 
 
-def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None, op_timers=None) -> ir.Module:
+def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None, op_timers=None,
+                    threads: bool = True) -> ir.Module:
     """Every `func.func` of a loop-dialect module as an exported LLVM function (and, given a
     numpy array layout, its `.np` wrapper taking array objects: see `numpy_abi.py`).
-    `op_timers` (profiling, see `op_timers.py`) times the top-level ops of the function."""
+    `op_timers` (profiling, see `op_timers.py`) times the top-level ops of the function;
+    `threads` outlines top-level `loop.parallel` nests for the thread pool
+    (`outline_parallel.py`), which splits them at run time when they are large enough."""
     llmod = ir.Module(name=name)
     for op in module.body.ops:
         if isinstance(op, FuncOp):
-            FunctionConverter(llmod, op, op_timers).convert()
+            FunctionConverter(llmod, op, op_timers, threads).convert()
             if numpy_layout is not None:
                 from .numpy_abi import emit_numpy_wrapper
                 emit_numpy_wrapper(llmod, op, numpy_layout)
@@ -94,7 +98,7 @@ def reduction_accumulators(func: Operation) -> set[int]:
 class FunctionConverter:
     """Emits one function: walks its ops in order, mapping IR values to LLVM values/memrefs."""
 
-    def __init__(self, llmod: ir.Module, func: FuncOp, op_timers=None):
+    def __init__(self, llmod: ir.Module, func: FuncOp, op_timers=None, threads: bool = True):
         self.llmod = llmod
         self.timers = op_timers
         self.func = func
@@ -102,6 +106,10 @@ class FunctionConverter:
         self.asserts = 0
         self.reassoc = reduction_accumulators(func)
         self.outputs: dict[Value, ir.Value] = {}
+        self.threads = threads
+        self.parallel_depth = 0  # > 0 while emitting the body of a loop.parallel
+        self.outlined = 0        # parallel nests outlined so far (names them)
+        self.noalias: set[int] = set()  # ids of pointers that alias no other distinct pointer
 
     # ------------------------------------------------------------------ signature
     def convert(self) -> ir.Function:
@@ -112,14 +120,14 @@ class FunctionConverter:
         fn = ir.Function(self.llmod, ir.FunctionType(I32, params), name=entry_symbol(func))
         fn.attributes.add("nounwind")
         self.fn = fn
-        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
-        self.scalar = ScalarEmitter(self.b)
+        self.enter_builder(ir.IRBuilder(fn.append_basic_block("entry")), self.values)
         args = iter(fn.args)
         shared_out = may_alias(func)
         for kind, k, rank in entry_arg_layout(func):
             ptr = next(args)
             if (kind, k) not in shared_out:
                 ptr.add_attribute("noalias")
+                self.noalias.add(id(ptr))
             if kind == "in":
                 t: MemRefType = func.args[k].type
                 ptr.attributes.align = max(1, memory_type(t.element).get_abi_size(_target_data()))
@@ -134,6 +142,12 @@ class FunctionConverter:
             self.timers.begin_function(self.llmod, func.sym_name)
         self.block(func.body)
         return fn
+
+    def enter_builder(self, builder: ir.IRBuilder, values: dict) -> None:
+        """Emit into `builder` with `values` as the IR-to-LLVM mapping (outlined bodies get their own)."""
+        self.b = builder
+        self.scalar = ScalarEmitter(builder)
+        self.values = values
 
     def _input(self, t: MemRefType, ptr, sizes, bstrides) -> MemRef:
         item = memory_type(t.element).get_abi_size(_target_data())
@@ -183,6 +197,7 @@ class FunctionConverter:
                 ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
             else:
                 ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
+            self.noalias.add(id(ptr))
         self.values[op.result] = M.contiguous(self.b, t, ptr, sizes)
 
     def _workspace(self, slot: int, nbytes) -> ir.Value:
@@ -266,8 +281,13 @@ class FunctionConverter:
             self.values[r] = v
 
     def op_loop_parallel(self, op: Operation) -> None:
+        if self.threads and self.parallel_depth == 0 and outlinable(op):
+            ParallelOutliner(self).emit(op)
+            return
         lbs, ubs, steps = op.bounds()
+        self.parallel_depth += 1
         self._nest(op.body, [(self.get(a), self.get(b), self.get(c)) for a, b, c in zip(lbs, ubs, steps)], [])
+        self.parallel_depth -= 1
 
     def _nest(self, body: Block, dims, ivs: list) -> None:
         """The parallel dimensions as nested loops, the last one innermost."""

@@ -23,7 +23,7 @@ from ..dialects.func import FuncOp
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
 
-ABI_VERSION = "irc-cpu-abi-1"
+ABI_VERSION = "irc-cpu-abi-2"  # 2: parallel loops call irc_rt_parallel_for
 
 
 @functools.lru_cache(maxsize=None)
@@ -244,6 +244,8 @@ def load_object(obj: bytes):
     """An MCJIT engine holding only this object file (no LLVM optimization runs here)."""
     import llvmlite.binding as llvm
     from ..codegen_cpu.target import new_target_machine
+    from .threads import configure
+    configure()  # the pool's entry point must resolve before the object loads
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()

@@ -1,0 +1,226 @@
+"""Outlining of `loop.parallel` nests for the thread pool (`thread_pool.py`).
+
+A top-level parallel nest (one not inside another `loop.parallel`) becomes two functions:
+
+    internal void @f.parK.body(<captured values>, i64 lo, i64 hi)  alwaysinline
+    internal void @f.parK(ptr ctx, i64 lo, i64 hi)                 ; loads ctx, calls .body
+
+and, where the nest was, the captured values are stored into a context and the pool is
+called: `irc_rt_parallel_for(@f.parK, ctx, trip count of the outer dimension, work)`. The body
+runs iterations [lo, hi) of the outermost dimension (the inner dimensions whole).
+
+Captured values are passed one by one, so a memref's pointer keeps its `noalias` (inlining
+`.body` into the wrapper turns it into alias scopes, which the vectorizer needs) and sizes,
+strides and scalars stay SSA values. Constants and globals are not passed at all.
+
+`work` is an estimate of the nest's cost in "scalar op" units (math functions weigh more),
+computed at run time from the trip counts that are known outside the nest; the pool runs
+small nests on the calling thread (see `min_work` there).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from llvmlite import ir
+
+from ..dialects import loop as L
+from ..ir.core import Block, Operation, Value
+from .memref_desc import I64, MemRef, i64
+from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
+
+# ops that cannot run inside an outlined body (they allocate, or return from the function)
+NOT_OUTLINABLE = {"loop.alloc", "loop.dealloc", "loop.assert_eq", "func.return"}
+# relative cost of a scalar op (the rest count 1): what the inline mathlib expands to
+EXPENSIVE = {"exp", "expm1", "log", "log1p", "log2", "log10", "tanh", "sigmoid", "softplus",
+             "sin", "cos", "tan", "pow", "div", "sqrt", "erf", "erfc", "arctan", "arcsin",
+             "arccos", "sinh", "cosh", "arctanh", "arcsinh", "arccosh", "floordiv", "mod"}
+EXPENSIVE_WEIGHT = 10
+# an inner loop whose bounds are only known inside the nest counts this many iterations
+UNKNOWN_TRIP = 16
+
+
+def outlinable(op: Operation) -> bool:
+    return all(inner.op_name not in NOT_OUTLINABLE for inner in op.walk() if inner is not op)
+
+
+def captured_values(op: Operation) -> list[Value]:
+    """The values used inside `op` (its operands included) that are defined outside it, in
+    first-use order."""
+    inside: set[int] = set()
+    for inner in op.walk():
+        if inner is not op:
+            inside.update(id(r) for r in inner.results)
+        for region in inner.regions:
+            for block in region.blocks:
+                inside.update(id(a) for a in block.args)
+    seen: set[int] = set()
+    out: list[Value] = []
+    for inner in op.walk():
+        for v in inner.operands:
+            if id(v) not in inside and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
+def context_slot(b: ir.IRBuilder, ctx: ir.Value, k: int) -> ir.Value:
+    """Captured value k lives in 8-byte slot k of the context (pointers, i64, f64, f32, i1
+    all fit), so no struct layout is needed on either side."""
+    return b.gep(ctx, [i64(k)], inbounds=True, source_etype=I64)
+
+
+def _is_module_level(v: ir.Value) -> bool:
+    return isinstance(v, (ir.Constant, ir.GlobalValue))
+
+
+def trip_count(b: ir.IRBuilder, lb: ir.Value, ub: ir.Value, step: ir.Value) -> ir.Value:
+    """ceil((ub - lb) / step) for step > 0, never negative; folded for constants."""
+    if all(isinstance(v, ir.Constant) for v in (lb, ub, step)):
+        s = step.constant
+        return i64(max(0, -(-(ub.constant - lb.constant) // s)))
+    span = ub if isinstance(lb, ir.Constant) and lb.constant == 0 else b.sub(ub, lb)
+    if not (isinstance(step, ir.Constant) and step.constant == 1):
+        span = b.sdiv(b.add(span, b.sub(step, i64(1))), step)
+    return b.select(b.icmp_signed("<", span, i64(0)), i64(0), span)
+
+
+def _mul(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    if isinstance(x, ir.Constant) and isinstance(y, ir.Constant):
+        return i64(x.constant * y.constant)
+    return b.mul(x, y)
+
+
+def _add(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    if isinstance(x, ir.Constant) and isinstance(y, ir.Constant):
+        return i64(x.constant + y.constant)
+    return b.add(x, y)
+
+
+def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Value | None]) -> ir.Value:
+    """The cost of one run of `block`: ops weighted, nested loops times their trip counts
+    (`known(v)` gives a bound's LLVM value when it is available before the nest)."""
+    static = 0
+    total: ir.Value = i64(0)
+    for op in block.ops:
+        name = op.op_name
+        if isinstance(op, (L.ForOp, L.ParallelOp)):
+            if isinstance(op, L.ForOp):
+                bounds = [tuple(op.operands[:3])]
+            else:
+                bounds = list(zip(*op.bounds()))
+            trips: ir.Value = i64(1)
+            for lb, ub, step in bounds:
+                vals = [known(v) for v in (lb, ub, step)]
+                trip = trip_count(b, *vals) if all(v is not None for v in vals) else i64(UNKNOWN_TRIP)
+                trips = _mul(b, trips, trip)
+            total = _add(b, total, _mul(b, trips, work_estimate(b, op.body, known)))
+        elif name.startswith("scalar."):
+            static += EXPENSIVE_WEIGHT if name[7:] in EXPENSIVE else 1
+        elif name in ("loop.load", "loop.store"):
+            static += 1
+    return _add(b, total, i64(max(static, 1)))
+
+
+class ParallelOutliner:
+    """Outlines one top-level `loop.parallel` of the function `conv` is converting."""
+
+    def __init__(self, conv) -> None:
+        self.conv = conv
+
+    def emit(self, op: L.ParallelOp) -> None:
+        conv = self.conv
+        b: ir.IRBuilder = conv.b
+        captured = captured_values(op)
+        flat: list[ir.Value] = []
+        slot_of: dict[int, int] = {}
+
+        def add(v: ir.Value) -> None:
+            if not _is_module_level(v) and id(v) not in slot_of:
+                slot_of[id(v)] = len(flat)
+                flat.append(v)
+
+        for v in captured:
+            x = conv.get(v)
+            for part in ([x.ptr, x.offset, *x.sizes, *x.strides] if isinstance(x, MemRef) else [x]):
+                add(part)
+
+        lbs, ubs, steps = op.bounds()
+        dims = [tuple(conv.get(v) for v in d) for d in zip(lbs, ubs, steps)]
+        n = trip_count(b, *dims[0])
+        inner_trips: ir.Value = i64(1)
+        for d in dims[1:]:
+            inner_trips = _mul(b, inner_trips, trip_count(b, *d))
+        known = lambda v: conv.values.get(v)  # noqa: E731  (only values defined before the nest)
+        work = _mul(b, _mul(b, n, inner_trips), work_estimate(b, op.body, known))
+
+        name = f"{conv.fn.name}.par{conv.outlined}"
+        conv.outlined += 1
+        body_fn = self._body(name + ".body", op, captured, flat, slot_of, dims)
+        wrapper = self._wrapper(name, body_fn, flat)
+
+        here = b.block
+        b.position_at_start(conv.fn.entry_basic_block)
+        ctx = opaque(b.alloca(ir.ArrayType(I64, max(1, len(flat))), name=name + ".ctx"))
+        b.position_at_end(here)
+        for k, v in enumerate(flat):
+            b.store(v, context_slot(b, ctx, k))
+        pool = conv.llmod.globals.get(PARALLEL_FOR)
+        if pool is None:
+            pool = ir.Function(conv.llmod, PARALLEL_FOR_TYPE, name=PARALLEL_FOR)
+            pool.attributes.add("nounwind")
+        # the wrapper as an opaque `ptr` (llvmlite would print a function's typed pointer type)
+        b.call(pool, [ir.FormattedConstant(ir.PointerType(), wrapper.get_reference()), ctx, n, work])
+
+    def _body(self, name: str, op: L.ParallelOp, captured: list[Value], flat: list[ir.Value],
+              slot_of: dict[int, int], dims: list[tuple]) -> ir.Function:
+        conv = self.conv
+        fn = ir.Function(conv.llmod, ir.FunctionType(ir.VoidType(), [v.type for v in flat] + [I64, I64]),
+                         name=name)
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")
+        fn.attributes.add("nounwind")
+        for arg, v in zip(fn.args, flat):
+            if isinstance(v.type, ir.PointerType) and id(v) in conv.noalias:
+                arg.add_attribute("noalias")
+
+        def remap(v: ir.Value) -> ir.Value:
+            k = slot_of.get(id(v))
+            return v if k is None else fn.args[k]
+
+        values: dict[Value, object] = {}
+        for v in captured:
+            x = conv.get(v)
+            values[v] = (MemRef(x.type, remap(x.ptr), remap(x.offset), [remap(s) for s in x.sizes],
+                                [remap(s) for s in x.strides]) if isinstance(x, MemRef) else remap(x))
+        dims = [tuple(remap(v) for v in d) for d in dims]
+        lo, hi = fn.args[-2:]
+
+        saved = conv.b, conv.scalar, conv.values
+        conv.enter_builder(ir.IRBuilder(fn.append_basic_block("entry")), values)
+        conv.parallel_depth += 1
+        try:
+            b = conv.b
+            lb0, _, step0 = dims[0]
+
+            def outer(t: ir.Value) -> None:
+                iv = t if isinstance(step0, ir.Constant) and step0.constant == 1 else b.mul(t, step0)
+                iv = iv if isinstance(lb0, ir.Constant) and lb0.constant == 0 else b.add(iv, lb0)
+                conv._nest(op.body, dims, [iv])
+
+            conv._loop(lo, hi, i64(1), None, [], inner=outer)
+            b.ret_void()
+        finally:
+            conv.parallel_depth -= 1
+            conv.b, conv.scalar, conv.values = saved
+        return fn
+
+    def _wrapper(self, name: str, body_fn: ir.Function, flat: list[ir.Value]) -> ir.Function:
+        fn = ir.Function(self.conv.llmod, BODY_TYPE, name=name)
+        fn.linkage = "internal"
+        fn.attributes.add("nounwind")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        ctx, lo, hi = fn.args
+        fields = [b.load(context_slot(b, ctx, k), typ=v.type) for k, v in enumerate(flat)]
+        b.call(body_fn, fields + [lo, hi])
+        b.ret_void()
+        return fn

@@ -1,0 +1,382 @@
+"""The native thread pool that runs outlined `loop.parallel` bodies, as one small LLVM module.
+
+Compiled code calls one function:
+
+    void irc_rt_parallel_for(ptr body, ptr ctx, i64 n, i64 work)
+
+`body(ctx, lo, hi)` runs iterations [lo, hi) of an outlined loop. [0, n) is split into equal
+contiguous ranges, one per thread (the caller's thread has range 0), and each range into
+BLOCKS blocks. A thread runs the blocks of its own range first, in order, then takes blocks
+left in the other ranges. So when every thread is running, the split depends only on n and
+the thread count — consecutive loops over the same rows touch the same rows on the same core,
+whose caches stay warm — and when a worker is slow to wake or descheduled (a loaded machine),
+the others do its share instead of waiting for it. Small loops (`work`, the caller's cost
+estimate, below `min_work`), one configured thread, or a dispatch already in flight (two Python
+threads calling compiled code) run the whole range on the calling thread.
+
+Claiming a block is a compare-and-swap on its range's cursor, which holds the job's generation
+in its high 32 bits: a worker that wakes late, even during a later job, can never claim a
+block of a job it did not read. The caller re-stamps the cursors before it writes the job
+fields and publishes the job by incrementing the generation; it returns when all blocks are
+done. Idle workers spin for `spin_cycles` of the cycle counter, then sleep on a futex (Linux),
+so an idle process costs no CPU. Workers join one at a time and count themselves (`joined`),
+so the indices of joined workers are always 1..joined.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+VOID = ir.VoidType()
+
+PARALLEL_FOR = "irc_rt_parallel_for"
+BODY_TYPE = ir.FunctionType(VOID, [PTR, I64, I64])
+PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [PTR, PTR, I64, I64])
+
+MAX_THREADS = 64
+BLOCKS = 8  # blocks per thread's range: the unit of stealing
+LINE = 8    # i64 per cache line: each cursor on its own line
+
+# futex(2) on the architectures where we know the syscall number
+FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
+FUTEX_WAIT_PRIVATE = 128
+FUTEX_WAKE_PRIVATE = 129
+
+# globals: name -> (type, initial value); each aligned to a cache line
+STATE = {
+    "gen": (I32, 0),        # job generation; the futex word
+    "sleepers": (I32, 0),   # workers asleep on the futex
+    "busy": (I32, 0),       # a dispatch is in flight
+    "done": (I64, 0),       # blocks of the current job finished
+    "joined": (I64, 0),     # workers started and waiting
+    "want": (I64, 1),       # threads to use, the caller's included
+    "min_work": (I64, 100_000),
+    "spin_cycles": (I64, 100_000),
+    "job_fn": (PTR, None),
+    "job_ctx": (PTR, None),
+    "job_n": (I64, 0),
+    "job_threads": (I64, 0),
+}
+SETTABLE = ["want", "min_work", "spin_cycles", "joined"]  # irc_rt_set / irc_rt_get selectors
+
+
+def arch_of(triple: str) -> str:
+    return triple.split("-", 1)[0]
+
+
+class IndirectCallee:
+    """A pointer value that `IRBuilder.call` accepts as a callee of type `fnty`: with opaque
+    pointers an indirect call takes its function type from the call site, which llvmlite
+    only reads from `callee.function_type`."""
+
+    def __init__(self, value: ir.Value, fnty: ir.FunctionType):
+        self.value, self.function_type, self.type = value, fnty, value.type
+
+    def get_reference(self) -> str:
+        return self.value.get_reference()
+
+    def __getattr__(self, name: str):
+        return getattr(self.value, name)
+
+
+def opaque(v: ir.Value) -> ir.Value:
+    """`v` typed as an opaque `ptr`: llvmlite still gives allocas, globals and geps on them
+    typed pointers, whose stores it checks against the pointee type."""
+    v.type = PTR
+    return v
+
+
+def c64(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+class PoolModule:
+    """Builds the pool's functions into a fresh module."""
+
+    def __init__(self, triple: str):
+        self.m = ir.Module(name="irc_runtime")
+        self.m.triple = triple
+        self.futex = FUTEX_SYSCALL.get(arch_of(triple)) if "linux" in triple else None
+        self.g: dict[str, ir.GlobalVariable] = {}
+        for name, (ty, init) in STATE.items():
+            self.g[name] = self._global(name, ty, ir.Constant(ty, init))
+        cursors_ty = ir.ArrayType(I64, MAX_THREADS * LINE)
+        self.g["cursors"] = self._global("cursors", cursors_ty, ir.Constant(cursors_ty, [0] * MAX_THREADS * LINE))
+
+    def _global(self, name: str, ty: ir.Type, init: ir.Constant) -> ir.GlobalVariable:
+        g = ir.GlobalVariable(self.m, ty, name=f"irc_rt.{name}")
+        g.linkage = "internal"
+        g.align = 64
+        g.initializer = init
+        return g
+
+    # -- helpers
+    def _fn(self, name: str, ret: ir.Type, params: list[ir.Type], var_arg: bool = False) -> ir.Function:
+        fn = self.m.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.m, ir.FunctionType(ret, params, var_arg=var_arg), name=name)
+        return fn
+
+    def _pause(self, b: ir.IRBuilder) -> None:
+        """A spin-wait hint where the target has one (x86 `pause`)."""
+        if arch_of(self.m.triple) in ("x86_64", "i686"):
+            b.call(self._fn("llvm.x86.sse2.pause", VOID, []), [])
+
+    def _cycles(self, b: ir.IRBuilder) -> ir.Value:
+        return b.call(self._fn("llvm.readcyclecounter", I64, []), [])
+
+    def _load(self, b: ir.IRBuilder, name: str, order: str = "acquire") -> ir.Value:
+        ty = STATE[name][0]
+        return b.load_atomic(self.g[name], order, 4 if ty == I32 else 8, typ=ty)
+
+    def _futex(self, b: ir.IRBuilder, op: int, val: ir.Value) -> None:
+        syscall = self._fn("syscall", I64, [I64], var_arg=True)
+        null = ir.Constant(PTR, None)
+        b.call(syscall, [c64(self.futex), self.g["gen"], c64(op), val, null, null, c64(0)])
+
+    def _cursor(self, b: ir.IRBuilder, t: ir.Value) -> ir.Value:
+        return opaque(b.gep(self.g["cursors"], [b.mul(t, c64(LINE))], inbounds=True, source_etype=I64))
+
+    @staticmethod
+    def _part(b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, k: ir.Value, parts: ir.Value) -> ir.Value:
+        """The start of part k of [lo, hi) cut into `parts` equal parts."""
+        return b.add(lo, b.sdiv(b.mul(b.sub(hi, lo), k), parts))
+
+    # -- functions
+    def build(self) -> ir.Module:
+        self.run_blocks()
+        self.parallel_for()
+        self.accessors()
+        if self.futex is not None:
+            self.worker()
+        return self.m
+
+    def accessors(self) -> None:
+        """`irc_rt_set(i64 which, i64 value)` / `irc_rt_get(i64 which)` (which: index in
+        SETTABLE). Setting `joined` (to 0, in a forked child) also clears the dispatch state."""
+        for kind in ("set", "get"):
+            params = [I64, I64] if kind == "set" else [I64]
+            fn = ir.Function(self.m, ir.FunctionType(VOID if kind == "set" else I64, params), name=f"irc_rt_{kind}")
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            default = fn.append_basic_block("default")
+            sw = b.switch(fn.args[0], default)
+            for k, name in enumerate(SETTABLE):
+                bb = fn.append_basic_block(name)
+                sw.add_case(c64(k), bb)
+                b.position_at_end(bb)
+                if kind == "get":
+                    b.ret(self._load(b, name, "seq_cst"))
+                    continue
+                b.store_atomic(fn.args[1], self.g[name], "seq_cst", 8)
+                if name == "joined":
+                    for other in ("busy", "sleepers"):
+                        b.store_atomic(ir.Constant(I32, 0), self.g[other], "seq_cst", 4)
+                b.ret_void()
+            b.position_at_end(default)
+            if kind == "get":
+                b.ret(c64(-1))
+            else:
+                b.ret_void()
+
+    def run_blocks(self) -> None:
+        """`irc_rt.run_blocks(i64 self, i64 stamp)`: claim and run blocks of job `stamp`
+        (its generation << 32), own range first, then the others'."""
+        fn = ir.Function(self.m, ir.FunctionType(VOID, [I64, I64]), name="irc_rt.run_blocks")
+        fn.linkage = "internal"
+        me, stamp = fn.args
+        entry = fn.append_basic_block("entry")
+        next_range = fn.append_basic_block("next_range")
+        claim = fn.append_basic_block("claim")
+        try_cas = fn.append_basic_block("try_cas")
+        moved = fn.append_basic_block("moved")
+        run = fn.append_basic_block("run")
+        range_done = fn.append_basic_block("range_done")
+        exit_ = fn.append_basic_block("exit")
+        b = ir.IRBuilder(entry)
+        threads = b.load(self.g["job_threads"], typ=I64)
+        n = b.load(self.g["job_n"], typ=I64)
+        body = IndirectCallee(b.load(self.g["job_fn"], typ=PTR), BODY_TYPE)
+        ctx = b.load(self.g["job_ctx"], typ=PTR)
+        valid = b.and_(b.icmp_signed(">", threads, c64(0)), b.icmp_signed("<=", threads, c64(MAX_THREADS)))
+        b.cbranch(valid, next_range, exit_)
+
+        # step s: range (me + s) mod threads
+        b.position_at_end(next_range)
+        s = b.phi(I64, "s")
+        s.add_incoming(c64(0), entry)
+        b.cbranch(b.icmp_signed("<", s, threads), claim, exit_)
+
+        b.position_at_end(claim)
+        t = b.srem(b.add(me, s), threads)
+        cursor = self._cursor(b, t)
+        seen = b.load_atomic(cursor, "acquire", 8, typ=I64)
+        b.branch(try_cas)
+
+        b.position_at_end(try_cas)
+        cur = b.phi(I64, "cur")
+        cur.add_incoming(seen, claim)
+        same_job = b.icmp_unsigned("==", b.and_(cur, c64(-(1 << 32))), stamp)
+        k = b.and_(cur, c64((1 << 32) - 1))
+        left = b.and_(same_job, b.icmp_signed("<", k, c64(BLOCKS)))
+        b.cbranch(left, moved, range_done)
+        b.position_at_end(moved)
+        pair = b.cmpxchg(cursor, cur, b.add(cur, c64(1)), "seq_cst", "acquire")
+        cur.add_incoming(b.extract_value(pair, 0), moved)
+        b.cbranch(b.extract_value(pair, 1), run, try_cas)
+
+        b.position_at_end(run)
+        lo_t = self._part(b, c64(0), n, t, threads)
+        hi_t = self._part(b, c64(0), n, b.add(t, c64(1)), threads)
+        lo = self._part(b, lo_t, hi_t, k, c64(BLOCKS))
+        hi = self._part(b, lo_t, hi_t, b.add(k, c64(1)), c64(BLOCKS))
+        with b.if_then(b.icmp_signed("<", lo, hi)):
+            b.call(body, [ctx, lo, hi])
+        b.atomic_rmw("add", self.g["done"], c64(1), "release")
+        again = b.load_atomic(cursor, "acquire", 8, typ=I64)
+        cur.add_incoming(again, b.block)
+        b.branch(try_cas)
+
+        b.position_at_end(range_done)
+        s.add_incoming(b.add(s, c64(1)), range_done)
+        b.branch(next_range)
+
+        b.position_at_end(exit_)
+        b.ret_void()
+
+    def parallel_for(self) -> None:
+        fn = ir.Function(self.m, PARALLEL_FOR_TYPE, name=PARALLEL_FOR)
+        body, ctx, n, work = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        serial = fn.append_basic_block("serial")
+        try_pool = fn.append_basic_block("try_pool")
+        dispatch = fn.append_basic_block("dispatch")
+        wait = fn.append_basic_block("wait")
+        spin = fn.append_basic_block("spin")
+        done = fn.append_basic_block("done")
+
+        threads = b.add(self._load(b, "joined", "monotonic"), c64(1))
+        want = self._load(b, "want", "monotonic")
+        threads = b.select(b.icmp_signed("<", want, threads), want, threads)
+        threads = b.select(b.icmp_signed("<", n, threads), n, threads)
+        small = b.icmp_signed("<", work, self._load(b, "min_work", "monotonic"))
+        b.cbranch(b.or_(small, b.icmp_signed("<=", threads, c64(1))), serial, try_pool)
+
+        b.position_at_end(serial)
+        with b.if_then(b.icmp_signed(">", n, c64(0))):
+            b.call(IndirectCallee(body, BODY_TYPE), [ctx, c64(0), n])
+        b.ret_void()
+
+        b.position_at_end(try_pool)
+        pair = b.cmpxchg(self.g["busy"], ir.Constant(I32, 0), ir.Constant(I32, 1), "acquire", "monotonic")
+        b.cbranch(b.extract_value(pair, 1), dispatch, serial)
+
+        # re-stamp the cursors first (a late worker's claim then fails), then write the job
+        b.position_at_end(dispatch)
+        gen = b.add(self._load(b, "gen", "monotonic"), ir.Constant(I32, 1))
+        stamp = b.shl(b.zext(gen, I64), c64(32))
+        with _counted_loop(b, threads) as t:
+            b.atomic_rmw("xchg", self._cursor(b, t), stamp, "seq_cst")  # (store_atomic needs a typed pointer)
+        b.fence("seq_cst")
+        b.store(body, self.g["job_fn"])
+        b.store(ctx, self.g["job_ctx"])
+        b.store(n, self.g["job_n"])
+        b.store(threads, self.g["job_threads"])
+        b.store_atomic(c64(0), self.g["done"], "monotonic", 8)
+        b.store_atomic(gen, self.g["gen"], "seq_cst", 4)
+        if self.futex is not None:
+            asleep = b.icmp_signed(">", self._load(b, "sleepers", "seq_cst"), ir.Constant(I32, 0))
+            with b.if_then(asleep, likely=False):
+                self._futex(b, FUTEX_WAKE_PRIVATE, c64(2 ** 31 - 1))
+        b.call(self.m.globals["irc_rt.run_blocks"], [c64(0), stamp])
+        total = b.mul(threads, c64(BLOCKS))
+        b.branch(wait)
+
+        b.position_at_end(wait)
+        b.cbranch(b.icmp_signed(">=", self._load(b, "done", "acquire"), total), done, spin)
+        b.position_at_end(spin)
+        self._pause(b)
+        b.branch(wait)
+
+        b.position_at_end(done)
+        b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
+        b.ret_void()
+
+    def worker(self) -> None:
+        """`irc_rt_worker(i64 index)`: wait for a job, help with it, forever."""
+        fn = ir.Function(self.m, ir.FunctionType(VOID, [I64]), name="irc_rt_worker")
+        index = fn.args[0]
+        entry = fn.append_basic_block("entry")
+        wait = fn.append_basic_block("wait")
+        spin = fn.append_basic_block("spin")
+        check_time = fn.append_basic_block("check_time")
+        sleep = fn.append_basic_block("sleep")
+        run = fn.append_basic_block("run")
+        b = ir.IRBuilder(entry)
+        first = self._load(b, "gen", "acquire")
+        b.atomic_rmw("add", self.g["joined"], c64(1), "seq_cst")
+        b.branch(wait)
+
+        # `local`: the last generation seen; spin until it moves or the budget is used up
+        b.position_at_end(wait)
+        local = b.phi(I32, "local")
+        local.add_incoming(first, entry)
+        start = self._cycles(b)
+        b.branch(spin)
+
+        b.position_at_end(spin)
+        gen = self._load(b, "gen", "acquire")
+        b.cbranch(b.icmp_unsigned("!=", gen, local), run, check_time)
+
+        b.position_at_end(check_time)
+        self._pause(b)
+        spent = b.sub(self._cycles(b), start)
+        b.cbranch(b.icmp_unsigned(">", spent, self._load(b, "spin_cycles", "monotonic")), sleep, spin)
+
+        b.position_at_end(sleep)
+        b.atomic_rmw("add", self.g["sleepers"], ir.Constant(I32, 1), "seq_cst")
+        again = self._load(b, "gen", "seq_cst")
+        with b.if_then(b.icmp_unsigned("==", again, local)):
+            self._futex(b, FUTEX_WAIT_PRIVATE, b.zext(local, I64))
+        b.atomic_rmw("sub", self.g["sleepers"], ir.Constant(I32, 1), "seq_cst")
+        local.add_incoming(local, b.block)
+        b.branch(wait)
+
+        b.position_at_end(run)
+        threads = b.load(self.g["job_threads"], typ=I64)
+        me = b.srem(index, b.select(b.icmp_signed(">", threads, c64(0)), threads, c64(1)))
+        b.call(self.m.globals["irc_rt.run_blocks"], [me, b.shl(b.zext(gen, I64), c64(32))])
+        local.add_incoming(gen, b.block)
+        b.branch(wait)
+
+
+class _counted_loop:
+    """`with _counted_loop(b, n) as i:` emits `for (i = 0; i < n; i++)`."""
+
+    def __init__(self, b: ir.IRBuilder, n: ir.Value):
+        self.b, self.n = b, n
+
+    def __enter__(self) -> ir.Value:
+        b = self.b
+        self.pre = b.block
+        self.header = b.append_basic_block("for.header")
+        self.body = b.append_basic_block("for.body")
+        self.exit = b.append_basic_block("for.exit")
+        b.branch(self.header)
+        b.position_at_end(self.header)
+        self.i = b.phi(I64, "i")
+        self.i.add_incoming(c64(0), self.pre)
+        b.cbranch(b.icmp_signed("<", self.i, self.n), self.body, self.exit)
+        b.position_at_end(self.body)
+        return self.i
+
+    def __exit__(self, *exc) -> None:
+        b = self.b
+        self.i.add_incoming(b.add(self.i, c64(1)), b.block)
+        b.branch(self.header)
+        b.position_at_end(self.exit)
+
+
+def build_pool_module(triple: str) -> ir.Module:
+    return PoolModule(triple).build()

@@ -1,0 +1,128 @@
+"""The CPU thread pool at run time: compiles `irc/codegen_cpu/thread_pool.py`'s module once per
+process, makes `irc_rt_parallel_for` resolvable for compiled code, and starts the workers.
+
+Workers are daemon Python threads that each make one ctypes call, `irc_rt_worker(k)`, which
+releases the GIL and never returns: the waiting, the work and the wake-ups are all native.
+The thread count is `config.cpu_threads` (0: `OMP_NUM_THREADS` if set, else the cores this
+process may run on), read whenever a function is loaded, or set with `set_num_threads`. It
+applies to the whole process. After `fork()` the child has no workers; its next load starts
+them again.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..codegen_cpu.thread_pool import MAX_THREADS, SETTABLE
+
+SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED = (SETTABLE.index(k) for k in
+                                                       ("want", "min_work", "spin_cycles", "joined"))
+
+
+@dataclass
+class _Pool:
+    engine: object
+    set: object  # irc_rt_set(which, value)
+    get: object  # irc_rt_get(which)
+    worker: object | None  # irc_rt_worker(k), None where the pool cannot sleep (no futex)
+    threads: list = field(default_factory=list)
+
+
+_POOL: _Pool | None = None
+_LOCK = threading.Lock()
+
+
+def default_threads() -> int:
+    """OMP_NUM_THREADS when set (Theano's convention), else the cores we may run on."""
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return min(int(env), MAX_THREADS)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _build() -> _Pool:
+    import llvmlite.binding as llvm
+    from ..codegen_cpu.target import new_target_machine, parse_and_optimize
+    from ..codegen_cpu.thread_pool import PARALLEL_FOR, build_pool_module
+    module = build_pool_module(llvm.get_process_triple())
+    engine = llvm.create_mcjit_compiler(parse_and_optimize(module), new_target_machine())
+    engine.finalize_object()
+    llvm.add_symbol(PARALLEL_FOR, engine.get_function_address(PARALLEL_FOR))
+    setter = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set"))
+    getter = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_get"))
+    addr = engine.get_function_address("irc_rt_worker")
+    worker = ctypes.CFUNCTYPE(None, ctypes.c_int64)(addr) if addr else None
+    return _Pool(engine, setter, getter, worker)
+
+
+def _after_fork_in_child() -> None:
+    global _LOCK
+    _LOCK = threading.Lock()
+    if _POOL is not None:
+        _POOL.threads.clear()
+        _POOL.set(SET_JOINED, 0)
+
+
+def ensure_pool() -> _Pool:
+    """The process's pool, built on first use (before any compiled code that calls it loads)."""
+    global _POOL
+    with _LOCK:
+        if _POOL is None:
+            _POOL = _build()
+            if hasattr(os, "register_at_fork"):
+                os.register_at_fork(after_in_child=_after_fork_in_child)
+            # (the lock is replaced in the child: a fork while another thread held it)
+        return _POOL
+
+
+def configure() -> int:
+    """Apply `config.cpu_threads`; returns the number of threads in use."""
+    from ..config import config
+    return set_num_threads(config.cpu_threads or default_threads())
+
+
+def set_num_threads(n: int) -> int:
+    """Use `n` threads (the caller's included) for parallel loops from now on; returns the
+    number in use (1 where this platform's pool cannot run workers)."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"set_num_threads: need a positive thread count, got {n!r}")
+    pool = ensure_pool()
+    n = min(n, MAX_THREADS) if pool.worker is not None else 1
+    with _LOCK:
+        while len(pool.threads) < n - 1:
+            _start_worker(pool, len(pool.threads) + 1)
+    pool.set(SET_WANT, n)
+    return n
+
+
+def _start_worker(pool: _Pool, index: int) -> None:
+    """Start worker `index` and wait until it has joined, so joined workers are 1..joined."""
+    t = threading.Thread(target=pool.worker, args=(index,), name=f"irc-cpu-worker-{index}", daemon=True)
+    t.start()
+    deadline = time.monotonic() + 10.0
+    while pool.get(SET_JOINED) < index:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"irc thread pool: worker {index} did not start")
+        time.sleep(0.0001)
+    pool.threads.append(t)
+
+
+def num_threads() -> int:
+    """Threads parallel loops use now (1 before any compiled function loaded)."""
+    return 1 if _POOL is None else int(_POOL.get(SET_WANT))
+
+
+def tune(min_work: int | None = None, spin_cycles: int | None = None) -> None:
+    """Advanced: the work estimate below which a loop stays on the calling thread, and how
+    long (cycle-counter ticks) an idle worker spins before it sleeps."""
+    pool = ensure_pool()
+    if min_work is not None:
+        pool.set(SET_MIN_WORK, int(min_work))
+    if spin_cycles is not None:
+        pool.set(SET_SPIN_CYCLES, int(spin_cycles))

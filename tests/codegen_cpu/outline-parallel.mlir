@@ -1,0 +1,32 @@
+// RUN: irc-opt %s -t llvm-raw | filecheck %s
+// RUN: irc-opt %s -t llvm | filecheck %s --check-prefix=OPT
+
+// Each top-level loop.parallel is outlined for the thread pool: the captured values go into
+// a context of 8-byte slots, the pool gets the outer trip count and a work estimate (here
+// static: 1000 iterations x (load + exp + store = 12)); the body keeps `noalias`.
+// CHECK-LABEL: define i32 @"irc.f"(
+// CHECK: %"irc.f.par0.ctx" = alloca [4 x i64]
+// CHECK: store ptr %".1", ptr
+// CHECK: call void @"irc_rt_parallel_for"(ptr @"irc.f.par0", ptr %"irc.f.par0.ctx", i64 1000, i64 12000)
+// CHECK: call void @"irc_rt_parallel_for"(ptr @"irc.f.par1", ptr %"irc.f.par1.ctx", i64 %{{.*}}, i64 %{{.*}})
+// CHECK: define internal void @"irc.f.par0.body"(ptr noalias %{{.*}}, i64 %{{.*}}, i64 %{{.*}}, ptr noalias %{{.*}}, i64 %{{.*}}, i64 %{{.*}}) alwaysinline
+// CHECK: define internal void @"irc.f.par0"(ptr %".1", i64 %".2", i64 %".3")
+// CHECK: declare void @"irc_rt_parallel_for"(ptr
+// After O3 the body is inlined into its wrapper, with alias scopes, and vectorized.
+// OPT: define internal void @irc.f.par0(
+// OPT: load <{{[0-9]+}} x float>{{.*}}!alias.scope
+func.func @f(%x: tensor<1000xf32>, %y: tensor<?xf32>) -> (tensor<1000xf32>, tensor<?xf32>) {
+  %r = tensor.exp %x : tensor<1000xf32>
+  %s = tensor.add %y, %y : tensor<?xf32>
+  func.return %r, %s : tensor<1000xf32>, tensor<?xf32>
+}
+
+//
+// A 2-d nest is split along its outer dimension only; the inner trip count enters the work
+// (30 x 20 x (load + neg + store)).
+// CHECK-LABEL: define i32 @"irc.g"(
+// CHECK: call void @"irc_rt_parallel_for"(ptr @"irc.g.par0", ptr %"irc.g.par0.ctx", i64 30, i64 1800)
+func.func @g(%x: tensor<30x20xf32>) -> tensor<30x20xf32> {
+  %r = tensor.neg %x : tensor<30x20xf32>
+  func.return %r : tensor<30x20xf32>
+}
