@@ -29,6 +29,7 @@ class InputSpec:
         t = self.variable.type
         self.type = t
         self.dtype = t.dtype
+        self.np_dtype = np.dtype(t.dtype)  # compared by identity first: `dtype.name` is slow
         self.ndim = t.ndim
         self.plain = not any(t.broadcastable)  # no size-1 dimensions to check
 
@@ -181,8 +182,8 @@ class Function:
 
     def _convert(self, i: int, value: Any) -> np.ndarray:
         spec = self.inputs[i]
-        if type(value) is np.ndarray and value.dtype.name == spec.dtype and value.ndim == spec.ndim \
-                and spec.plain:
+        if type(value) is np.ndarray and value.ndim == spec.ndim and spec.plain \
+                and (value.dtype is spec.np_dtype or value.dtype == spec.np_dtype):
             return value
         try:
             return spec.type.filter(value, strict=False, allow_downcast=self.allow_input_downcast)
