@@ -50,8 +50,20 @@ def machine() -> str:
     model = names[0] if names else model
     simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else ""
     model += f" ({simd})" if simd else ""
+    from irc.runtime import threads
     return (f"{model}, {os.cpu_count()} logical cores, numpy {np.__version__}, "
-            f"Python {platform.python_version()}")
+            f"Python {platform.python_version()}, irc threads {threads.configure()}")
+
+
+def single_thread_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
+    """`median_us` of `fn` with irc limited to one thread (the switch is outside the timing)."""
+    from irc.runtime import threads
+    n = threads.num_threads()
+    threads.set_num_threads(1)
+    try:
+        return median_us(fn, repeat, inner)
+    finally:
+        threads.set_num_threads(n)
 
 
 class Table:
@@ -83,6 +95,7 @@ def bench_exp(t: Table, repeat: int) -> None:
     xv = x.get_value()
     err = float(np.max(np.abs(f() - np.exp(xv)) / np.exp(xv)))
     mine = t.add("exp 230,400 f32: irc f()", median_us(f, repeat, 20), f"max rel err {err:.1e}")
+    t.add("exp 230,400 f32: irc f(), 1 thread", single_thread_us(f, repeat, 20))
     base = t.add("exp 230,400 f32: np.exp", median_us(lambda: np.exp(xv), repeat, 20))
     t.ratio("  exp ratio", mine, base, "of np.exp's time")
 
@@ -127,6 +140,7 @@ def bench_lr(t: Table, repeat: int) -> None:
     data = lr_data()
     f = lr_irc(T, irc.shared, irc.function, data)
     mine = t.add("LR step 400x784: irc", median_us(lambda: f(data[0], data[1]), repeat, 20))
+    t.add("LR step 400x784: irc, 1 thread", single_thread_us(lambda: f(data[0], data[1]), repeat, 20))
     step = lr_numpy(data)
     base = t.add("LR step 400x784: numpy by hand", median_us(lambda: step(data[0], data[1]), repeat, 20))
     t.ratio("  LR ratio vs numpy", mine, base, "of numpy's time")
