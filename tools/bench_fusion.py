@@ -1,21 +1,28 @@
 """Elementwise fusion, inplace and memory planning on the CPU: what they buy per call.
 
-    python3 tools/bench_fusion.py [--repeat N] [--n 1000000]
+    python3 tools/bench_fusion.py [--repeat N] [--n 1000000] [--threads T]
 
 Rows: a 10-op elementwise chain over float32 vectors (numpy; irc with fusion off; irc fused —
 one build, the `optimizer_excluding` flag toggled), a logistic-regression training step (fused
 vs unfused), and bytes allocated per call after the first: Python/numpy allocations through
 tracemalloc plus the native temporaries (`memory_profile`'s `temporary_bytes`: what the
-native code takes from `aligned_alloc` each call). The last LR row drives the native code
-directly the way the runtime may (see the inplace contract in `irc/passes/inplace.py`): the
-update results written over the shared variables' storage, borrowed outputs reused, and
-`allow_gc=False` temporaries in the function's workspace — nothing allocated per call.
+native code takes from `aligned_alloc` each call).
+
+The LR builds are timed interleaved (one sample of each in turn, so a load change on a shared
+machine hits both) and compared per sample: `xR` is the median of unfused/fused over the
+samples. Three views of one step: `f(x, y)` through `irc.function`; the native code alone,
+driven the way the runtime may (see the inplace contract in `irc/passes/inplace.py`: updates
+written over the shared variables' storage, borrowed outputs reused, `allow_gc=False`
+temporaries in the function's workspace); and the profiler's per-op times of everything but
+the two gemv passes (`outside gemv`: the part fusion changes).
 Times are medians of `repeat` samples, each the mean of several back-to-back calls.
 """
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Callable
@@ -103,53 +110,99 @@ def lr_graph():
 
 def direct_driver(f, X, Y, w, b):
     """The native code called as the runtime may: `irc.inplace` results get the shared
-    storage itself, outputs are borrowed buffers reused between calls, allow_gc=False."""
+    storage itself, outputs are borrowed buffers reused between calls, allow_gc=False. An
+    update not done in place swaps buffers with its shared variable after the call (the
+    runtime rebinds the variable to the new array). Returns (call, args, outs)."""
     from irc.dialects.builtin import ModuleOp
     from irc.passes.lower_to_loops import lower_function
     from irc.runtime.native import compile_cpu
     func = lower_function(f.maker.module.body.ops[0], allow_gc=False)
     fn = compile_cpu(ModuleOp.create([func]), use_cache=False)
-    shared = [w.container.value if hasattr(w, "container") else w.get_value(borrow=True),
-              b.container.value if hasattr(b, "container") else b.get_value(borrow=True)]
+    shared = [w.get_value(), b.get_value()]
     args = [X, Y, *shared]
     outs = []
+    swaps = []
     for k, (shape, dt) in enumerate(zip(fn.shapes.run([a.shape for a in args]), fn.out_dtypes)):
-        mark = func.res_attrs(k).get("irc.inplace")
+        attrs = func.res_attrs(k)
+        mark, update = attrs.get("irc.inplace"), attrs.get("irc.update")
         outs.append(args[mark.value] if mark is not None else np.empty(shape, dt))
+        if update is not None and mark is None:
+            swaps.append((k, update.value))
     assert fn._by_object
 
     def call() -> None:  # holds `fn`: its engine owns the code
         if fn._cfunc(*args, *outs):
             raise RuntimeError("shape assertion failed")
-    return call, outs
+        for k, i in swaps:
+            args[i], outs[k] = outs[k], args[i]
+    return call, args, outs
+
+
+def interleaved_us(fns: dict[str, Callable[[], object]], repeat: int, inner: int) -> dict[str, list[float]]:
+    """Per function, `repeat` samples (µs per call, the mean of `inner` calls), taken in turn."""
+    for fn in fns.values():
+        for _ in range(3):
+            fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            samples[k].append((time.perf_counter() - t0) / inner * 1e6)
+    return samples
+
+
+def outside_gemv_us(excluding: str, X, Y, calls: int = 3000) -> float:
+    """µs per call the profiler's per-op timers give everything but the gemv passes."""
+    ins, outs, upd, w, b = lr_graph()
+    with irc.config.change_flags(optimizer_excluding=excluding):
+        f = irc.function(ins, outs, updates=upd, profile=True)
+    for _ in range(calls):
+        f(X, Y)
+    f.profile.collect()
+    gemv = ("tensor.gemv", "tensor.gemm", "tensor.dot")
+    outside = sum(t for op, t in f.profile.op_time.items() if getattr(op, "op_name", "") not in gemv)
+    return outside / calls * 1e6
+
+
+BUILDS = (("unfused", "fusion:inplace"), ("fused", ""))
 
 
 def bench_lr(repeat: int) -> list[tuple]:
     rng = np.random.default_rng(0)
     X = rng.standard_normal((400, 784)).astype(np.float32)
     Y = (rng.random(400) > 0.5).astype(np.float32)
-    rows = []
-    results = {}
-    for label, excluding in (("irc, fusion+inplace off", "fusion:inplace"), ("irc, fused+inplace", "")):
+    shapes = [X.shape, Y.shape, (784,), ()]
+    calls, direct, results, native_tmp = {}, {}, {}, {}
+    for label, excluding in BUILDS:
         ins, outs, upd, w, b = lr_graph()
         f = compile_with(excluding, ins, outs, updates=upd)
         for _ in range(10):
             r = f(X, Y)
         results[label] = (w.get_value().copy(), r[1])
-        t = median_us(lambda: f(X, Y), repeat, 200)
-        shapes = [X.shape, Y.shape, (784,), ()]
-        rows.append(("LR step 400x784", label, t, traced_bytes(lambda: f(X, Y)),
-                     native_temporaries(f, shapes)))
-    (w1, e1), (w2, e2) = results.values()
-    np.testing.assert_allclose(w1, w2, rtol=1e-4, atol=1e-6)
-    ins, outs, upd, w, b = lr_graph()
-    f = compile_with("", ins, outs, updates=upd)
-    call, _ = direct_driver(f, X, Y, w, b)
-    for _ in range(10):
-        call()
-    np.testing.assert_allclose(w.get_value(), w2, rtol=1e-4, atol=1e-6)  # same 10 steps, in place
-    t = median_us(call, repeat, 200)
-    rows.append(("LR step 400x784", "fused, in place, borrow, allow_gc=False", t, traced_bytes(call), 0))
+        calls[label] = (lambda f=f: f(X, Y))
+        native_tmp[label] = native_temporaries(f, shapes)
+        ins, outs, upd, w2, b2 = lr_graph()
+        g = compile_with(excluding, ins, outs, updates=upd)
+        direct[label], args, _ = direct_driver(g, X, Y, w2, b2)
+        for _ in range(10):
+            direct[label]()
+        np.testing.assert_allclose(args[2], results[label][0], rtol=1e-4, atol=1e-6)  # same 10 steps
+    (w1, e1), (w2_, e2) = results.values()
+    np.testing.assert_allclose(w1, w2_, rtol=1e-4, atol=1e-6)
+    rows = []
+    for view, fns, inner in (("f(x, y)", calls, 200), ("native, in place, allow_gc=False", direct, 200)):
+        samples = interleaved_us(fns, repeat, inner)
+        ratio = statistics.median(u / f for u, f in zip(samples["unfused"], samples["fused"]))
+        for label, excluding in BUILDS:
+            py = traced_bytes(fns[label])
+            tmp = native_tmp[label] if view == "f(x, y)" else 0
+            rows.append(("LR step 400x784", f"{label}: {view}", statistics.median(samples[label]), py, tmp,
+                         ratio if label == "fused" else 1.0))
+    for label, excluding in BUILDS:
+        rows.append(("LR step 400x784", f"{label}: outside gemv (profiled)",
+                     statistics.median(outside_gemv_us(excluding, X, Y) for _ in range(3)), 0, 0, None))
     return rows
 
 
@@ -157,13 +210,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--threads", type=int, default=0, help="config.cpu_threads (0: all cores)")
     a = ap.parse_args()
-    rows = bench_chain(a.n, a.repeat) + bench_lr(a.repeat)
+    irc.config.cpu_threads = a.threads
+    rows = [(*r, None) for r in bench_chain(a.n, a.repeat)] + bench_lr(a.repeat)
     print(f"{'case':<17} {'build':<42} {'µs/call':>10} {'py bytes/call':>14} {'native tmp bytes/call':>22}")
     base: dict[str, float] = {}
-    for case, label, t, py, native in rows:
+    for case, label, t, py, native, ratio in rows:
         base.setdefault(case, t)
-        print(f"{case:<17} {label:<42} {t:>10.1f} {py:>14,} {native:>22,}   x{base[case] / t:.2f}")
+        speed = "" if ratio is None and case != "10-op chain" else \
+            (f"x{base[case] / t:.2f}" if ratio is None else f"xR {ratio:.3f}")
+        print(f"{case:<17} {label:<42} {t:>10.2f} {py:>14,} {native:>22,}   {speed}")
 
 
 if __name__ == "__main__":

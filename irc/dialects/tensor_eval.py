@@ -232,8 +232,12 @@ _REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 
 @evaluator("tensor.fused_reduce")
 def _fused_reduce(op, arrays):
-    """The body's value over the broadcast shape, then reduced as `tensor.reduce` would."""
-    return _reduce(op, [np.ascontiguousarray(_fused(op, arrays)[0])])
+    """The body's values over the broadcast shape: the elementwise results as they are, the
+    others reduced as `tensor.reduce` would."""
+    values = _fused(op, arrays)
+    n = op.num_elementwise
+    return [np.ascontiguousarray(v) for v in values[:n]] + \
+        [_reduce(op, [np.ascontiguousarray(v)])[0] for v in values[n:]]
 
 
 @evaluator("tensor.reduce")

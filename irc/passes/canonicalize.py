@@ -3,6 +3,8 @@
     x * 1 -> x     x + 0 -> x     x - 0 -> x     x / 1 -> x     neg(neg(x)) -> x
     cast(x : T to T) -> x         cast(cast(x, B), C) -> cast(x, C)  when A -> B is exact
     x - x -> 0  and  x * 0 -> 0   for integers only (inf - inf and inf * 0 are NaN in floats)
+    dim(f(a, b), k) -> dim(a, k)  f elementwise, a's dim k not a static 1
+    dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, p after q);  an identity dimshuffle -> x
 
 Broadcasting: an identity only fires when the result has exactly the type of the value that
 replaces it (`x: tensor<1xf32>` times `ones: tensor<3xf32>` is a broadcast, not `x`).
@@ -16,8 +18,8 @@ import numpy as np
 
 from ..dialects.builtin import DenseAttr, TensorType
 from ..dialects.tensor_base import FOLD_MAX_ELEMENTS, num_elements
-from ..ir.attributes import TypeAttr
-from ..ir.core import OP_REGISTRY, Operation, Value
+from ..ir.attributes import DenseArrayAttr, TypeAttr
+from ..ir.core import OP_REGISTRY, BlockArgument, ElementwiseTrait, Operation, Value
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
 from ..ir.transforms import eliminate_common_subexpressions, eliminate_dead_code
@@ -189,9 +191,63 @@ class CastOfWideningCast(RewritePattern):
         return True
 
 
+# ---------------------------------------------------------------------------- shapes
+class DimOfElementwise(RewritePattern):
+    """`dim(f(a, b), k) -> dim(a, k)` for an elementwise `f` (or a broadcast) when a's dim k
+    is not a static 1: the size is the operands' (Theano's broadcasting), so the size no
+    longer waits for `f`'s value — fusion can then put `f` with what uses the size."""
+
+    root = "tensor.dim"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        owner = op.operands[0].owner
+        if not isinstance(owner, Operation) or not owner.op_name.startswith("tensor."):
+            return False
+        if owner.op_name == "tensor.broadcast":
+            candidates = list(owner.operands)
+        elif owner.has_trait(ElementwiseTrait):
+            candidates = sorted(owner.operands, key=lambda v: not isinstance(v, BlockArgument))
+        else:
+            return False
+        axis = op.attributes["axis"].value
+        rank = op.operands[0].type.rank
+        for v in candidates:
+            t = v.type
+            if isinstance(t, TensorType) and t.rank == rank and t.shape[axis] != 1 \
+                    and t.device == op.operands[0].type.device:
+                rewriter.replace_op(op, rewriter.create("tensor.dim", [v], dict(op.attributes)))
+                return True
+        return False
+
+
+class DimShuffleOfDimShuffle(RewritePattern):
+    """`dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, [p[k] for k in q])` (-1 stays -1), and
+    a dimshuffle that changes nothing -> x: the `[-1]` then `[]` a gradient of a sum makes."""
+
+    root = "tensor.dimshuffle"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        x = op.operands[0]
+        pattern = tuple(op.attributes["pattern"])
+        if pattern == tuple(range(x.type.rank)) and x.type == op.results[0].type:
+            rewriter.replace_op(op, [x])
+            return True
+        inner = producer(x, "tensor.dimshuffle")
+        if inner is None:
+            return False
+        outer = tuple(inner.attributes["pattern"])
+        composed = tuple(-1 if k == -1 else outer[k] for k in pattern)
+        new = rewriter.create("tensor.dimshuffle", [inner.operands[0]], {"pattern": DenseArrayAttr(composed)})
+        if new.results[0].type != op.results[0].type:  # cannot happen; keep the op if it did
+            rewriter.erase_op(new)
+            return False
+        rewriter.replace_op(op, new)
+        return True
+
+
 CANONICALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     *IDENTITY_PATTERNS, NegNeg(), SubSelf(), MulByZero(),
-    CastToSameType(), CastOfWideningCast(),
+    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), DimShuffleOfDimShuffle(),
 )
 
 

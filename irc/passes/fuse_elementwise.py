@@ -4,10 +4,12 @@ Unlike Theano's fusion (one output, one client), a group may have several result
 values several readers, inside or outside it; siblings reading the same full-shape value are
 merged too (`[x + y, x - y]` is one op with two results). Constants whose dims are all 1 go
 into the body as `scalar.constant`s; `tensor.broadcast` is absorbed (its input is read with
-broadcasting). A reduction whose input is a group's only result, read by nothing else, takes
-that group in as a `tensor.fused_reduce`, so `sum(exp(x) * y, axis=1)` makes one pass over
-memory. Groups never form a cycle (see `fusion_groups.py`); `max-inputs`/`max-outputs` bound a
-group's operands and results (a GPU kernel's parameter space).
+broadcasting). Reductions of a group's results (one kind, one set of axes) join it as a
+`tensor.fused_reduce` whose results are the group's values still read elsewhere and the reduced
+values, all from one loop nest: `sum(exp(x) * y, axis=1)` makes one pass over memory, and so
+does a gradient vector that is both returned and summed. Groups never form a cycle (see
+`fusion_groups.py`); `max-inputs`/`max-outputs` bound a group's operands and results (a GPU
+kernel's parameter space).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from ..ir.attributes import TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.pass_manager import Pass, register_pass
-from .fusion_groups import Group, Grouping, absorbing_reduce, inlinable_constant
+from .fusion_groups import Group, Grouping, inlinable_constant
 
 def emit_member(b: Builder, op: Operation, env: dict[Value, Value]) -> None:
     """Append the scalar form of member `op` to the body; `env` maps tensors to scalars."""
@@ -73,21 +75,26 @@ def group_inputs(members: list[Operation]) -> list[Value]:
 
 
 def topological_order(block: Block) -> None:
-    """Reorder `block` so every op follows its operands' definers (stable; the terminator last)."""
+    """Reorder `block` so every op follows its operands' definers (stable; the terminator last).
+    Raises on a cycle (fusion never makes one: this guards the invariant)."""
     placed: set[Operation] = set()
+    open_: set[Operation] = set()
     order: list[Operation] = []
-    ops = block.ops
-    in_block = set(ops)
-    for root in ops:
+    in_block = set(block.ops)
+    for root in block.ops:
         stack = [(root, False)]
         while stack:
             op, ready = stack.pop()
             if op in placed:
                 continue
             if ready:
+                open_.discard(op)
                 placed.add(op)
                 order.append(op)
                 continue
+            if op in open_:
+                raise AssertionError(f"fuse-elementwise made a cycle through '{op.op_name}'")
+            open_.add(op)
             stack.append((op, True))
             for v in reversed(op.operands):
                 d = v.owner
@@ -96,12 +103,12 @@ def topological_order(block: Block) -> None:
     block.ops[:] = order
 
 
-def _replace_group(block: Block, g: Group, fused: Operation, olds: list[Value]) -> None:
-    anchor = g.members[-1]
-    block.insert_after(anchor, fused)
+def _replace(block: Block, ops: list[Operation], fused: Operation, olds: list[Value]) -> None:
+    """Put `fused` after the last of `ops`, make it define `olds`, erase `ops`."""
+    block.insert_after(ops[-1], fused)
     for old, new in zip(olds, fused.results):
         old.replace_all_uses_with(new)
-    for op in reversed(g.members):
+    for op in reversed(ops):
         op.erase()
 
 
@@ -114,7 +121,7 @@ class FuseElementwise(Pass):
     summary = "merge elementwise producers/consumers (multi-output) and reductions into fused ops"
     tags = ("fusion",)
     statistics = {"fused-ops": "tensor.fused ops made", "fused-members": "ops merged into them",
-                  "fused-reductions": "reductions that took their producers in"}
+                  "fused-reductions": "reductions computed in the loop nest of their producers"}
     max_inputs: int = 64
     max_outputs: int = 16
 
@@ -130,9 +137,8 @@ class FuseElementwise(Pass):
         changed = False
         for g in groups:
             g.members.sort(key=pos.__getitem__)
-            reduce_op = absorbing_reduce(g.members)
-            if reduce_op is not None:
-                self._fuse_reduce(block, g, reduce_op)
+            if g.reductions:
+                self._fuse_reduce(block, g, pos)
                 changed = True
             elif len(g.members) > 1:
                 self._fuse(block, g)
@@ -144,26 +150,26 @@ class FuseElementwise(Pass):
             topological_order(block)
 
     def _fuse(self, block: Block, g: Group) -> None:
-        members = set(g.members)
-        outs = [r for op in g.members for r in op.results
-                if any(u not in members for u in r.users) or not r.users]
+        outs = g.elementwise_outputs()
         inputs = group_inputs(g.members)
         region = build_body(g.members, inputs, outs)
         fused = FusedOp.build(inputs, {}, [r.type for r in outs], [region], g.members[-1].location)
-        _replace_group(block, g, fused, outs)
+        _replace(block, g.members, fused, outs)
         self.stats["fused-ops"] += 1
         self.stats["fused-members"] += len(g.members)
 
-    def _fuse_reduce(self, block: Block, g: Group, r: Operation) -> None:
+    def _fuse_reduce(self, block: Block, g: Group, pos: dict[Operation, int]) -> None:
+        """One `tensor.fused_reduce`: the group's outside-read values, then its reductions."""
         from ..dialects.tensor_fused_reduce import FusedReduceOp
+        outs = g.elementwise_outputs()
         inputs = group_inputs(g.members)
-        region = build_body(g.members, inputs, [r.operand(0)])
-        attrs = {k: r.attributes[k] for k in ("kind", "axes")}
-        fused = FusedReduceOp.build(inputs, attrs, [r.results[0].type], [region], r.location)
-        block.insert_after(r, fused)
-        r.results[0].replace_all_uses_with(fused.results[0])
-        r.erase()
-        for op in reversed(g.members):
-            op.erase()
-        self.stats["fused-reductions"] += 1
+        region = build_body(g.members, inputs, outs + [r.operand(0) for r in g.reductions])
+        first = g.reductions[0]
+        attrs = {k: first.attributes[k] for k in ("kind", "axes")}
+        types = [v.type for v in outs] + [r.results[0].type for r in g.reductions]
+        location = g.members[-1].location if outs else g.reductions[-1].location
+        fused = FusedReduceOp.build(inputs, attrs, types, [region], location)
+        ops = sorted(g.members + g.reductions, key=pos.__getitem__)
+        _replace(block, ops, fused, outs + [r.results[0] for r in g.reductions])
+        self.stats["fused-reductions"] += len(g.reductions)
         self.stats["fused-members"] += len(g.members)

@@ -1,9 +1,10 @@
 """`inplace`: let an elementwise op write its result over an operand's buffer when nothing
-reads that buffer afterwards.
+reads that buffer afterwards (a `tensor.fused_reduce` too, for its elementwise results: its loop
+nest reads and writes each element once, like an elementwise op's).
 
 The mark is `inplace = array<i64: o0, o1, ...>` on the op: per result, the operand whose buffer
 it overwrites (-1: a fresh buffer). It is a permission; `lower-to-loops` takes it when the
-operand's buffer is a temporary of the result's exact type (see `_inplace_target` there).
+operand's buffer is a temporary of the result's exact type (see `inplace_target` there).
 
 An operand may be overwritten when it has the result's shape and element type (same index,
 no broadcast), no later op reads it or any view of it, no other operand of the op is a view
@@ -37,7 +38,7 @@ def inplace_map(op: Operation) -> list[int]:
 
 def candidate(op: Operation) -> bool:
     return (op.op_name.startswith("tensor.") and op.has_trait(ElementwiseTrait)
-            and op.op_name != "tensor.broadcast")
+            and op.op_name != "tensor.broadcast") or op.op_name == "tensor.fused_reduce"
 
 
 class Liveness:
@@ -101,7 +102,11 @@ class Inplace(Pass):
             marks = [-1] * len(op.results)
             taken: set[int] = set()
             for j, r in enumerate(op.results):
-                for i, v in enumerate(op.operands):
+                # a shared variable's own update first: then the caller need not copy it back
+                order = sorted(range(len(op.operands)), key=lambda i: not (
+                    isinstance(op.operands[i], BlockArgument) and updates.get(r) == op.operands[i].index))
+                for i in order:
+                    v = op.operands[i]
                     if i in taken or not self._may_overwrite(op, r, v, live, updates):
                         continue
                     marks[j] = i

@@ -4,7 +4,8 @@
   (code generation gives the combining op `reassoc`);
 * a reduction that keeps the innermost axis accumulates into the output row by row, so the
   inner loop runs along the contiguous axis with independent iterations;
-* `tensor.fused_reduce` computes its fused body where the reduction loads (one pass).
+* `tensor.fused_reduce` computes its fused body where the reduction loads and stores its
+  elementwise results from the same iteration (one pass).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
-from .lower_to_loops import FuncLowering, lowering
+from .lower_to_loops import FuncLowering, inplace_target, lowering
 from .loop_builder import Index
 
 COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
@@ -42,83 +43,115 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     sizes = ctx.sizes_of(x)
     kept = [a for a in range(rank) if a not in axes]
     t: TensorType = op.results[0].type
+    load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
+    if axes and not kept and kind in COMBINE:  # one number: held as a scalar (lower_scalars.py)
+        ctx.scalars[op.results[0]] = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept,
+                                                   [None], [t.element], [])[0]
+        return
     out = ctx.alloc(t, [sizes[a] for a in kept])
     out_sizes = ctx.sizes_of(out)
-    load = lambda idx: ctx.lb.load(x, idx)  # noqa: E731
     if not axes:
         ctx.copy(x, out, out_sizes)
     elif kind in ("argmax", "argmin"):
         _arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
     elif rank - 1 in axes:
-        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes)
+        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, [out], [t.element], out_sizes)
     else:
-        _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes)
+        _reduce_outer(ctx, kind, load, rank, sizes, kept, [out], out_sizes)
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
 
 
 @lowering("tensor.fused_reduce")
 def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     """The reduction's loops with the fused body computed where `tensor.reduce` loads: one pass
-    over the operands, no intermediate buffer."""
+    over the operands; the elementwise results are stored from the same iteration."""
     kind, axes = op.attributes["kind"].value, tuple(op.attributes["axes"])
     block = op.regions[0].blocks[0]
     rank = op.operand(0).type.rank
+    n = op.num_elementwise
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
+    if n:
+        sizes = ctx.result_sizes(op.results[0].type, sizes)
     kept = [a for a in range(rank) if a not in axes]
-    out = ctx.alloc(op.results[0].type, [sizes[a] for a in kept])
-    out_sizes = ctx.sizes_of(out)
+    elementwise = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes)
+                   for j, r in enumerate(op.results[:n])]
+    elements = [r.type.element for r in op.results[n:]]
+    if kept:
+        reduced = [ctx.alloc(r.type, [sizes[a] for a in kept]) for r in op.results[n:]]
+        out_sizes = ctx.sizes_of(reduced[0])
+    else:  # every axis reduced: the results are numbers, held as scalars (lower_scalars.py)
+        reduced, out_sizes = [None] * len(elements), []
 
-    def load(idx: list[Index]) -> Value:
+    def load(idx: list[Index]) -> list[Value]:
         mapping: dict[Value, Value] = {a: ctx.broadcast_load(v, idx) for a, v in zip(block.args, op.operands)}
         for inner in block.ops[:-1]:
             ctx.lb.b.insert(inner.clone(mapping))
-        y = block.ops[-1].operand(0)
-        return mapping.get(y, y)
+        values = [mapping.get(y, y) for y in block.ops[-1].operands]
+        for v, out in zip(values[:n], elementwise):
+            ctx.lb.store(v, out, idx)
+        return values[n:]
 
     if rank - 1 in axes:
-        _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes)
+        values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
     else:
-        _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes)
-    ctx.bind(op.results[0], out, out_sizes, contiguous=True)
+        _reduce_outer(ctx, kind, load, rank, sizes, kept, reduced, out_sizes)
+        values = [None] * len(reduced)
+    for r, out in zip(op.results, elementwise):
+        ctx.bind(r, out, sizes, contiguous=True)
+    for r, out, v in zip(op.results[n:], reduced, values):
+        if out is None:
+            ctx.scalars[r] = v
+        else:
+            ctx.bind(r, out, out_sizes, contiguous=True)
 
 
-def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, out, out_sizes) -> None:
-    """Innermost axis reduced: one accumulator per output element, carried through the loops."""
+def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, outs, elements, out_sizes) -> list:
+    """Innermost axis reduced: one accumulator per output element (and per output, of type
+    `elements[k]`), carried through the loops; `load(index)` gives one value per output. With
+    every axis reduced, an output given as None is not stored: its value is returned (at its
+    place in the list; stored outputs give None)."""
     lb = ctx.lb
-    element = out.type.element
+    finals: list = [None] * len(outs)
     with lb.parallel(out_sizes) as ivs:
         index = dict(zip(kept, ivs))
 
-        def nest(level: int, acc: Value) -> Value:
+        def nest(level: int, accs: list[Value]) -> list[Value]:
             axis = axes[level]
-            with lb.for_(lb.const(0), sizes[axis], inits=[acc], reduction=True) as loop:
+            with lb.for_(lb.const(0), sizes[axis], inits=accs, reduction=True) as loop:
                 index[axis] = loop.iv
                 if level + 1 < len(axes):
-                    value = nest(level + 1, loop.iter_args[0])
+                    values = nest(level + 1, loop.iter_args)
                 else:
-                    v = load([index[a] for a in range(rank)])
-                    value = lb.scalar(COMBINE[kind], [loop.iter_args[0], v])
-                lb.yield_(loop, [value])
-            return loop.results[0]
+                    vs = load([index[a] for a in range(rank)])
+                    values = [lb.scalar(COMBINE[kind], [acc, v]) for acc, v in zip(loop.iter_args, vs)]
+                lb.yield_(loop, values)
+            return loop.results
 
-        result = nest(0, lb.scalar_const(identity(kind, element), element))
-        lb.store(result, out, ivs)
+        inits = [lb.scalar_const(identity(kind, e), e) for e in elements]
+        for k, (result, out) in enumerate(zip(nest(0, inits), outs)):
+            if out is None:
+                assert not kept, "only a reduction to one number returns its value"
+                finals[k] = result
+            else:
+                lb.store(result, out, ivs)
+    return finals
 
 
-def _reduce_outer(ctx, kind, load, rank, sizes, kept, out, out_sizes) -> None:
-    """Innermost axis kept: fill with the identity, then combine rows into the output in the
-    input's order, so the inner loop walks both contiguously."""
+def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
+    """Innermost axis kept: fill with the identity, then combine rows into the outputs in the
+    input's order, so the inner loop walks them contiguously."""
     lb = ctx.lb
-    element = out.type.element
     with lb.parallel(out_sizes) as ivs:
-        lb.store(lb.scalar_const(identity(kind, element), element), out, ivs)
+        for out in outs:
+            element = out.type.element
+            lb.store(lb.scalar_const(identity(kind, element), element), out, ivs)
     index: dict[int, Index] = {}
 
     def nest(axis: int) -> None:
         if axis == rank:
             out_idx = [index[a] for a in kept]
-            v = load([index[a] for a in range(rank)])
-            lb.store(lb.scalar(COMBINE[kind], [lb.load(out, out_idx), v]), out, out_idx)
+            for v, out in zip(load([index[a] for a in range(rank)]), outs):
+                lb.store(lb.scalar(COMBINE[kind], [lb.load(out, out_idx), v]), out, out_idx)
             return
         with lb.for_(lb.const(0), sizes[axis]) as loop:
             index[axis] = loop.iv

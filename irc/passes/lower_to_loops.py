@@ -33,6 +33,9 @@ from .loop_builder import Index, LoopBuilder
 
 Lowering = Callable[["FuncLowering", Operation], None]
 LOWERINGS: dict[str, Lowering] = {}
+# ops whose lowering reads operands only through `FuncLowering.broadcast_load` (so an operand
+# held as a scalar needs no buffer: see `lower_scalars.py`)
+BY_ELEMENT: set[str] = {"tensor.fused_reduce"}
 
 
 def lowering(*names: str):
@@ -73,6 +76,7 @@ class FuncLowering:
                 self.func.attributes[key] = func.attributes[key]
         self.lb = LoopBuilder(self.func.body, func.location)
         self.buf: dict[Value, Value] = {}
+        self.scalars: dict[Value, Value] = {}  # single-element tensors held as SSA scalars
         self.sizes: dict[Value, list[Index]] = {}
         self.contiguous: set[Value] = set()  # memrefs known to be row-major and dense
 
@@ -83,15 +87,21 @@ class FuncLowering:
             new.name_hint = old.name_hint
             self.buf[old] = new
             self.sizes[new] = [lb.dim(new, a) for a in range(new.type.rank)]
+        from .lower_scalars import lower_single_element
         for op in self.src.body.ops:
             lb.location = op.location
             if isinstance(op, ReturnOp):
                 self._return(op)
                 continue
+            if lower_single_element(self, op):
+                continue
             fn = LOWERINGS.get(op.op_name)
             if fn is None:
                 raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
                                  f"(at {op.location})")
+            if op.op_name not in BY_ELEMENT:
+                for v in op.operands:
+                    self.materialize(v)
             fn(self, op)
         from .plan_buffers import plan_buffers
         plan_buffers(self.func, allow_gc=self.allow_gc)
@@ -101,7 +111,7 @@ class FuncLowering:
         results = []
         returned: set[Value] = set()
         for v, t in zip(op.operands, self.func.function_type.results):
-            m = self.buf[v]
+            m = self.materialize(v)
             owner = m.owner
             if not (isinstance(owner, L.AllocOp) and owner.parent is self.func.body) or m in returned \
                     or m.type != t:
@@ -175,8 +185,22 @@ class FuncLowering:
             out.append(size if size is not None else lb.const(1))
         return out
 
+    def materialize(self, v: Value) -> Value:
+        """The buffer of tensor `v`; for a value held as a scalar, a new one-element buffer
+        stored here (at the top level: lowerings ask before they open loops)."""
+        m = self.buf.get(v)
+        if m is None and v in self.scalars:
+            t: TensorType = v.type
+            m = self.alloc(t, [self.lb.const(1)] * t.rank)
+            self.lb.store(self.scalars[v], m, [self.lb.const(0)] * t.rank)
+            self.bind(v, m, self.sizes[m], contiguous=True)
+        return self.buf[v]
+
     def broadcast_load(self, v: Value, ivs: list[Index]) -> Value:
-        """Load tensor `v`'s element at `ivs`, reading index 0 on its static-1 dims."""
+        """Load tensor `v`'s element at `ivs`, reading index 0 on its static-1 dims (a value
+        held as a scalar is that scalar: no load)."""
+        if v in self.scalars:
+            return self.scalars[v]
         zero = self.lb.const(0)
         idx = [zero if d == 1 else iv for d, iv in zip(v.type.shape, ivs)]
         return self.lb.load(self.buf[v], idx)
@@ -204,7 +228,7 @@ class FuncLowering:
 def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]], list[Value]]) -> None:
     rank = op.results[0].type.rank
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
-    outs = [_inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes) for j, r in enumerate(op.results)]
+    outs = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes) for j, r in enumerate(op.results)]
     sizes = ctx.sizes[outs[0]]
     with ctx.lb.parallel(sizes) as ivs:
         values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
@@ -214,7 +238,7 @@ def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]],
         ctx.bind(r, out, sizes, contiguous=True)
 
 
-def _inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
+def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     """The operand buffer result `j` may overwrite (the `inplace` pass's mark), when it is a
     temporary of the result's exact type made at the top level; None: allocate."""
     marks = op.attributes.get("inplace")
@@ -229,28 +253,45 @@ def _inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     return m
 
 
-def _register_elementwise() -> None:
+# op name -> body(ctx, op): the scalar results from the operands' scalars (one element)
+BodyMaker = Callable[[FuncLowering, Operation], Callable[[list[Value]], list[Value]]]
+ELEMENTWISE_BODIES: dict[str, BodyMaker] = {}
+
+
+def elementwise_lowering(*names: str):
+    """Register ops computed element by element: `make(ctx, op)` gives the function from the
+    operands' scalars to the results' scalars; the loop nest (or, for one element, no loop:
+    `lower_scalars.py`) is built around it."""
+    def register(make: BodyMaker) -> BodyMaker:
+        for n in names:
+            ELEMENTWISE_BODIES[n] = make
+            LOWERINGS[n] = lambda ctx, op, make=make: _elementwise(ctx, op, make(ctx, op))
+            BY_ELEMENT.add(n)
+        return make
+    return register
+
+
+def _table_body(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
+    name = op.op_name.split(".", 1)[1]
+    return lambda vals: [ctx.lb.scalar(name, vals)]
+
+
+def _register_table() -> None:
     from ..dialects.elementwise import TABLE_ROWS
-
-    def lower_row(ctx: FuncLowering, op: Operation) -> None:
-        name = op.op_name.split(".", 1)[1]
-        _elementwise(ctx, op, lambda vals: [ctx.lb.scalar(name, vals)])
-
-    for row in TABLE_ROWS:
-        LOWERINGS[row.tensor_name] = lower_row
+    elementwise_lowering(*(row.tensor_name for row in TABLE_ROWS))(_table_body)
 
 
-_register_elementwise()
+_register_table()
 
 
-@lowering("tensor.cast")
-def _cast(ctx: FuncLowering, op: Operation) -> None:
+@elementwise_lowering("tensor.cast")
+def _cast(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
     to = op.results[0].type.element
-    _elementwise(ctx, op, lambda vals: [ctx.lb.cast(vals[0], to)])
+    return lambda vals: [ctx.lb.cast(vals[0], to)]
 
 
-@lowering("tensor.fused")
-def _fused(ctx: FuncLowering, op: Operation) -> None:
+@elementwise_lowering("tensor.fused")
+def _fused(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
     block = op.regions[0].blocks[0]
 
     def body(vals: list[Value]) -> list[Value]:
@@ -259,7 +300,7 @@ def _fused(ctx: FuncLowering, op: Operation) -> None:
             ctx.lb.b.insert(inner.clone(mapping))
         return [mapping.get(v, v) for v in block.ops[-1].operands]
 
-    _elementwise(ctx, op, body)
+    return body
 
 
 @lowering("tensor.constant")

@@ -32,9 +32,12 @@ class NativeTiming:
 
     name = "cpu-native"
 
-    def __init__(self, engine: Any, func: Any, ops: list[Any]):
+    def __init__(self, engine: Any, func: Any, ops: list[Any], coded: set[int] | None = None):
         from ..codegen_cpu.op_timers import TSC_SYMBOL, counters_symbol
         self.func, self.ops = func, ops
+        # ops that lowered to no code (a view of a value held as a scalar) run in no time, once
+        # per call like every op: they take the call count of the others
+        self.codeless = [i for i in range(len(ops)) if coded is not None and i not in coded]
         addr = engine.get_global_value_address(counters_symbol(func.sym_name))
         self.counters = (ctypes.c_int64 * (2 * max(1, len(ops)))).from_address(addr)
         self.engine = engine  # keeps the memory alive
@@ -44,7 +47,10 @@ class NativeTiming:
         return describe_ops(self.func, self.ops, "C")
 
     def raw(self) -> np.ndarray:
-        return np.ctypeslib.as_array(self.counters).reshape(-1, 2)
+        arr = np.ctypeslib.as_array(self.counters).reshape(-1, 2)
+        if self.codeless:
+            arr[self.codeless, 1] = arr[:, 1].max()
+        return arr
 
     def collect(self) -> dict[Any, tuple[float, int]]:
         arr = self.raw()
@@ -76,7 +82,7 @@ def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, Nat
     obj = emit_object(parse_and_optimize(llmod))
     stats.llvm_s = time.perf_counter() - t1
     fn = N.bind_native(func, loop_func, text, obj, layout, stats)
-    return fn, NativeTiming(fn._engine, func, ops)
+    return fn, NativeTiming(fn._engine, func, ops, set(tags.values()))
 
 
 def make_profiled_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Any]:

@@ -96,3 +96,47 @@ func.func @fold_cse(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %s = tensor.add %e1, %e2 : tensor<2xf32>
   func.return %c, %s : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A size read after elementwise ops is the size of an operand: of %y here (an argument is
+// preferred), past the broadcast row; the dim no longer waits for the elementwise values.
+// CHECK-LABEL: func.func @dim_of_elementwise
+// CHECK-NEXT:    %[[N:.*]] = tensor.dim %y {axis = 0}
+// CHECK-NEXT:    %[[M:.*]] = tensor.dim %x {axis = 1}
+// CHECK-NEXT:    func.return %[[N]], %[[M]]
+func.func @dim_of_elementwise(%x: tensor<?x?xf32>, %y: tensor<?x1xf32>) -> (tensor<i64>, tensor<i64>) {
+  %e = tensor.exp %x : tensor<?x?xf32>
+  %a = tensor.add %y, %e : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %n = tensor.neg %a : tensor<?x?xf32>
+  %d0 = tensor.dim %n {axis = 0} : (tensor<?x?xf32>) -> tensor<i64>
+  %d1 = tensor.dim %n {axis = 1} : (tensor<?x?xf32>) -> tensor<i64>
+  func.return %d0, %d1 : tensor<i64>, tensor<i64>
+}
+
+// -----
+
+// The size of a non-elementwise result stays (a gemv's rows are its own business).
+// CHECK-LABEL: func.func @dim_of_gemv
+// CHECK:         %[[G:.*]] = tensor.gemv
+// CHECK-NEXT:    tensor.dim %[[G]] {axis = 0}
+func.func @dim_of_gemv(%a: tensor<?x?xf32>, %v: tensor<?xf32>) -> tensor<i64> {
+  %g = tensor.gemv %a, %v {alpha = 1.0, beta = 0.0} : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %e = tensor.exp %g : tensor<?xf32>
+  %d = tensor.dim %e {axis = 0} : (tensor<?xf32>) -> tensor<i64>
+  func.return %d : tensor<i64>
+}
+
+// -----
+
+// Dimshuffles compose; the [-1] then [] of a sum's gradient is no dimshuffle at all.
+// CHECK-LABEL: func.func @dimshuffles
+// CHECK-NEXT:    %[[T:.*]] = tensor.dimshuffle %m {pattern = array<i64: -1, 1, 0>} : (tensor<?x?xf32>) -> tensor<1x?x?xf32>
+// CHECK-NEXT:    func.return %s, %[[T]]
+func.func @dimshuffles(%s: tensor<f32>, %m: tensor<?x?xf32>) -> (tensor<f32>, tensor<1x?x?xf32>) {
+  %a = tensor.dimshuffle %s {pattern = array<i64: -1>} : (tensor<f32>) -> tensor<1xf32>
+  %b = tensor.dimshuffle %a {pattern = array<i64>} : (tensor<1xf32>) -> tensor<f32>
+  %t = tensor.dimshuffle %m {pattern = array<i64: 1, -1, 0>} : (tensor<?x?xf32>) -> tensor<?x1x?xf32>
+  %u = tensor.dimshuffle %t {pattern = array<i64: 1, 0, 2>} : (tensor<?x1x?xf32>) -> tensor<1x?x?xf32>
+  func.return %b, %u : tensor<f32>, tensor<1x?x?xf32>
+}

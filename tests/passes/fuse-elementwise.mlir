@@ -56,13 +56,12 @@ func.func @across_broadcast(%x: tensor<?x?xf32>, %b: tensor<?xf32>, %c: tensor<1
 
 // -----
 
-// A cycle: %mx depends on %e and feeds %s, so %e and %s stay apart (the reduction is not
-// elementwise; fusing %e with %s would make the fused op depend on itself).
+// A cycle: %mx depends on %e and feeds %s, so %e and %s stay apart (fusing them would make
+// the fused op depend on itself). The max joins %e's loop nest, which also keeps %e.
 // CHECK-LABEL: func.func @no_cycle
-// CHECK:         %[[E:.*]] = tensor.fused(%{{.*}} = %x)
-// CHECK:         %[[M:.*]] = tensor.reduce %[[E]]
-// CHECK:         %[[D:.*]] = tensor.dimshuffle %[[M]]
-// CHECK:         tensor.sub %[[E]], %[[D]]
+// CHECK:         %[[E:.*]]:2 = tensor.fused_reduce(%{{.*}} = %x) {axes = array<i64: 0>, kind = "max"} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>)
+// CHECK:         %[[D:.*]] = tensor.dimshuffle %[[E]]#1
+// CHECK:         tensor.sub %[[E]]#0, %[[D]]
 func.func @no_cycle(%x: tensor<?xf32>) -> tensor<?xf32> {
   %a = tensor.neg %x : tensor<?xf32>
   %e = tensor.exp %a : tensor<?xf32>
@@ -122,10 +121,14 @@ func.func @sum_exp_mul(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?xf32
 
 // -----
 
-// A value read by the reduction and by something else stays a tensor (no recomputation).
+// A value read by the reduction and by something else: one loop nest stores it and sums it.
 // CHECK-LABEL: func.func @reduce_shared_input
-// CHECK:         %[[F:.*]] = tensor.fused
-// CHECK:         tensor.reduce %[[F]]
+// CHECK-NEXT:    %[[F:.*]]:2 = tensor.fused_reduce(%[[A:.*]] = %x) {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+// CHECK-NEXT:      %[[E:.*]] = scalar.exp %[[A]] : f32
+// CHECK-NEXT:      %[[N:.*]] = scalar.neg %[[E]] : f32
+// CHECK-NEXT:      scalar.yield %[[N]], %[[N]] : f32, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[F]]#1, %[[F]]#0
 func.func @reduce_shared_input(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
   %e = tensor.exp %x : tensor<?xf32>
   %n = tensor.neg %e : tensor<?xf32>

@@ -46,3 +46,48 @@ def big_graph_text(n_ops: int, seed: int = 0) -> str:
     lines.append(f"  func.return {', '.join(outs)} : {', '.join([t] * len(outs))}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def reduce_graph_text(n_ops: int, seed: int = 0, dtype: str = "f32") -> str:
+    """A function over `?x?` matrices mixing elementwise ops with reductions of every kind over
+    rows, columns or both, fed back through dimshuffles (so groups see several reductions,
+    reductions of their own values, and cycle candidates); reduced values and some
+    elementwise ones are returned."""
+    rng = random.Random(seed)
+    m = f"tensor<?x?x{dtype}>"
+    lines: list[str] = []
+    vals = ["%x", "%y"]
+    outs: list[tuple[str, str]] = []
+    for k in range(n_ops):
+        recent = vals[-6:]
+        r = rng.random()
+        if r < 0.25:
+            src = rng.choice(recent)
+            kind = rng.choice(["sum", "max", "min", "sum"])
+            axes, kept, back = rng.choice([("0", "?", "-1, 0"), ("1", "?", "0, -1"), ("0, 1", "", "-1, -1")])
+            t = f"tensor<{kept}x{dtype}>" if kept else f"tensor<{dtype}>"
+            bt = "tensor<1x?x" + dtype + ">" if back == "-1, 0" else (
+                "tensor<?x1x" + dtype + ">" if back == "0, -1" else f"tensor<1x1x{dtype}>")
+            lines.append(f"  %r{k} = tensor.reduce {src} {{axes = array<i64: {axes}>, kind = \"{kind}\"}} "
+                         f": ({m}) -> {t}")
+            outs.append((f"%r{k}", t))
+            if rng.random() < 0.7:
+                lines.append(f"  %d{k} = tensor.dimshuffle %r{k} {{pattern = array<i64: {back}>}} : ({t}) -> {bt}")
+                lines.append(f"  %v{k} = tensor.{rng.choice(['sub', 'add', 'mul'])} {rng.choice(recent)}, %d{k} "
+                             f": ({m}, {bt}) -> {m}")
+                vals.append(f"%v{k}")
+        elif r < 0.55:
+            op = rng.choice(["neg", "tanh", "abs", "sigmoid"])
+            lines.append(f"  %v{k} = tensor.{op} {rng.choice(recent)} : {m}")
+            vals.append(f"%v{k}")
+        else:
+            op = rng.choice(["add", "sub", "mul", "maximum"])
+            lines.append(f"  %v{k} = tensor.{op} {rng.choice(recent)}, {rng.choice(recent)} : {m}")
+            vals.append(f"%v{k}")
+        if rng.random() < 0.1:
+            outs.append((vals[-1], m))
+    outs.append((vals[-1], m))
+    types = ", ".join(t for _, t in outs)
+    head = f"func.func @g(%x: {m}, %y: {m}) -> ({types}) {{"
+    ret = f"  func.return {', '.join(v for v, _ in outs)} : {types}"
+    return "\n".join([head, *lines, ret, "}"]) + "\n"

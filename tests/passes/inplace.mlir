@@ -86,3 +86,33 @@ func.func @update_also_output(%x: tensor<?xf32>, %w: tensor<?xf32> {irc.shared =
   %n = tensor.sub %w, %x : tensor<?xf32>
   func.return %n, %n : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A fused reduction's elementwise result may take over a dead temporary; its reduced result
+// never (another shape).
+// CHECK-LABEL: func.func @fused_reduce_result
+// CHECK:         tensor.fused_reduce(%{{.*}} = %t) {axes = array<i64: 0>, inplace = array<i64: 0, -1>, kind = "sum"}
+func.func @fused_reduce_result(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+  %t = tensor.exp %x : tensor<?xf32>
+  %0:2 = tensor.fused_reduce(%a = %t) {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+    %n = scalar.neg %a : f32
+    scalar.yield %n, %n : f32, f32
+  }
+  func.return %0#0, %0#1 : tensor<?xf32>, tensor<f32>
+}
+
+// -----
+
+// Both operands are dead, and one is the shared variable this result updates: that one is
+// overwritten (the update is then done in place, with no copy back).
+// CHECK-LABEL: func.func @prefer_the_update
+// CHECK:         tensor.fused(%{{.*}} = %s, %{{.*}} = %b) {inplace = array<i64: 1>}
+func.func @prefer_the_update(%x: tensor<?xf32>, %b: tensor<f32> {irc.shared = "b"}) -> (tensor<f32> {irc.update = 1}) {
+  %s = tensor.reduce %x {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
+  %u = tensor.fused(%p = %s, %q = %b) : (tensor<f32>, tensor<f32>) -> tensor<f32> {
+    %v = scalar.sub %q, %p : f32
+    scalar.yield %v : f32
+  }
+  func.return %u : tensor<f32>
+}

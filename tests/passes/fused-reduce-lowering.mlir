@@ -1,0 +1,94 @@
+// RUN: irc-opt %s -p lower-to-loops --split-input-file | filecheck %s
+
+// Every axis reduced: one loop.for carries the sum and stores the kept values as it goes;
+// the sum is a number (no buffer until the return needs one).
+// CHECK-LABEL: func.func @full
+// CHECK:         %[[D:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
+// CHECK-NEXT:    %[[Z:.*]] = scalar.constant {value = 0.0 : f32}
+// CHECK-NEXT:    %[[S:.*]] = loop.for %k = {{.*}} iter_args(%acc = %[[Z]]) -> (f32) {
+// CHECK-NEXT:      %[[A:.*]] = loop.load %x[%k]
+// CHECK-NEXT:      %[[B:.*]] = loop.load %y[%k]
+// CHECK-NEXT:      %[[V:.*]] = scalar.sub %[[A]], %[[B]] : f32
+// CHECK-NEXT:      loop.store %[[V]], %[[D]][%k]
+// CHECK-NEXT:      %[[N:.*]] = scalar.add %acc, %[[V]] : f32
+// CHECK-NEXT:      loop.yield %[[N]] : f32
+// CHECK-NEXT:    } {reduction}
+// CHECK-NEXT:    %[[R:.*]] = loop.alloc : memref<f32>
+// CHECK-NEXT:    loop.store %[[S]], %[[R]][]
+// CHECK-NEXT:    func.return %[[D]], %[[R]]
+func.func @full(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+  %0:2 = tensor.fused_reduce(%a = %x, %b = %y) {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>, tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+    %d = scalar.sub %a, %b : f32
+    scalar.yield %d, %d : f32, f32
+  }
+  func.return %0#0, %0#1 : tensor<?xf32>, tensor<f32>
+}
+
+// -----
+
+// Rows reduced: a parallel loop over rows, two accumulators in the inner loop, the kept
+// matrix stored at [i, k] in the same iteration.
+// CHECK-LABEL: func.func @rows
+// CHECK:         %[[E:.*]] = loop.alloc %{{.*}}, %{{.*}} : (index, index) -> memref<?x?xf64>
+// CHECK-NEXT:    %[[R0:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf64>
+// CHECK-NEXT:    %[[R1:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf64>
+// CHECK-NEXT:    loop.parallel (%i)
+// CHECK:           %[[F:.*]]:2 = loop.for %k = {{.*}} iter_args(%acc = %{{.*}}, %acc_1 = %{{.*}}) -> (f64, f64) {
+// CHECK-NEXT:        %[[X:.*]] = loop.load %x[%i, %k]
+// CHECK-NEXT:        %[[V:.*]] = scalar.exp %[[X]] : f64
+// CHECK-NEXT:        loop.store %[[V]], %[[E]][%i, %k]
+// CHECK-NEXT:        %[[M0:.*]] = scalar.maximum %acc, %[[V]] : f64
+// CHECK-NEXT:        %[[M1:.*]] = scalar.maximum %acc_1, %[[X]] : f64
+// CHECK-NEXT:        loop.yield %[[M0]], %[[M1]] : f64, f64
+// CHECK-NEXT:      } {reduction}
+// CHECK-NEXT:      loop.store %[[F]]#0, %[[R0]][%i]
+// CHECK-NEXT:      loop.store %[[F]]#1, %[[R1]][%i]
+// CHECK:         func.return %[[E]], %[[R0]], %[[R1]]
+func.func @rows(%x: tensor<?x?xf64>) -> (tensor<?x?xf64>, tensor<?xf64>, tensor<?xf64>) {
+  %0:3 = tensor.fused_reduce(%a = %x) {axes = array<i64: 1>, kind = "max"} : (tensor<?x?xf64>) -> (tensor<?x?xf64>, tensor<?xf64>, tensor<?xf64>) {
+    %e = scalar.exp %a : f64
+    scalar.yield %e, %e, %a : f64, f64, f64
+  }
+  func.return %0#0, %0#1, %0#2 : tensor<?x?xf64>, tensor<?xf64>, tensor<?xf64>
+}
+
+// -----
+
+// Columns reduced: the sums are filled, then rows are added in in memory order; the kept
+// value is stored from the same inner loop.
+// CHECK-LABEL: func.func @cols
+// CHECK:         %[[E:.*]] = loop.alloc %{{.*}}, %{{.*}} : (index, index) -> memref<?x?xf32>
+// CHECK-NEXT:    %[[S:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
+// CHECK:         loop.for %k =
+// CHECK-NEXT:      loop.for %k_1 =
+// CHECK-NEXT:        %[[X:.*]] = loop.load %x[%k, %k_1]
+// CHECK-NEXT:        %[[V:.*]] = scalar.exp %[[X]] : f32
+// CHECK-NEXT:        loop.store %[[V]], %[[E]][%k, %k_1]
+// CHECK-NEXT:        %[[O:.*]] = loop.load %[[S]][%k_1]
+// CHECK-NEXT:        %[[N:.*]] = scalar.add %[[O]], %[[V]] : f32
+// CHECK-NEXT:        loop.store %[[N]], %[[S]][%k_1]
+func.func @cols(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %0:2 = tensor.fused_reduce(%a = %x) {axes = array<i64: 0>, kind = "sum"} : (tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+    %e = scalar.exp %a : f32
+    scalar.yield %e, %e : f32, f32
+  }
+  func.return %0#0, %0#1 : tensor<?x?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// In place: the kept result is written over the dead temporary it is computed from.
+// CHECK-LABEL: func.func @in_place
+// CHECK:         %[[T:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.for %k
+// CHECK:           loop.store %{{.*}}, %[[T]][%k]
+// CHECK:         func.return %[[T]], %{{.*}}
+func.func @in_place(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+  %t = tensor.exp %x : tensor<?xf32>
+  %0:2 = tensor.fused_reduce(%a = %t) {axes = array<i64: 0>, inplace = array<i64: 0, -1>, kind = "sum"} : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
+    %n = scalar.neg %a : f32
+    scalar.yield %n, %n : f32, f32
+  }
+  func.return %0#0, %0#1 : tensor<?xf32>, tensor<f32>
+}
