@@ -343,10 +343,9 @@ class PoolModule:
         local.add_incoming(local, b.block)
         b.branch(wait)
 
-        b.position_at_end(run)
-        threads = b.load(self.g["job_threads"], typ=I64)
-        me = b.srem(index, b.select(b.icmp_signed(">", threads, c64(0)), threads, c64(1)))
-        b.call(self.m.globals["irc_rt.run_blocks"], [me, b.shl(b.zext(gen, I64), c64(32))])
+        b.position_at_end(run)  # workers beyond the job's thread count sit it out
+        with b.if_then(b.icmp_signed("<", index, b.load(self.g["job_threads"], typ=I64))):
+            b.call(self.m.globals["irc_rt.run_blocks"], [index, b.shl(b.zext(gen, I64), c64(32))])
         local.add_incoming(gen, b.block)
         b.branch(wait)
 

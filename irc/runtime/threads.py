@@ -62,6 +62,8 @@ def _build() -> _Pool:
 
 
 def _after_fork_in_child() -> None:
+    """The child has no workers, and a fresh lock (the fork may have come while another
+    thread held ours)."""
     global _LOCK
     _LOCK = threading.Lock()
     if _POOL is not None:
@@ -77,7 +79,6 @@ def ensure_pool() -> _Pool:
             _POOL = _build()
             if hasattr(os, "register_at_fork"):
                 os.register_at_fork(after_in_child=_after_fork_in_child)
-            # (the lock is replaced in the child: a fork while another thread held it)
         return _POOL
 
 
