@@ -1,11 +1,15 @@
-"""Micro benchmark: exp over 230,400 float32 through the inline mathlib vs numpy.
+"""Micro benchmark of the inline mathlib against numpy, one thread, data in L2.
 
-    python tools/bench_mathlib.py [--fn exp] [--n 230400] [--repeat 2000]
+    python tools/bench_mathlib.py [--fn exp,tanh] [--dtype float32,float64] [--n 230400]
+                                  [--lo -5 --hi 5] [--targets host,x86-64-v3] [--asm]
 
-The kernel is the scalar loop ``void kernel(float* in, float* out, i64 n)`` calling
-``emit_exp``, optimized by the new pass manager at O3 with loop and SLP vectorization and
-JIT-compiled with MCJIT, once for the host CPU and once for x86-64-v3 (AVX2, <8 x float>).
-Prints µs per call and the vector widths found in the optimized IR.
+Each kernel is the scalar loop ``void kernel(T* in, T* out, i64 n)`` around the emitter,
+optimized by the new pass manager at O3 with loop and SLP vectorization and JIT-compiled with
+MCJIT for each target CPU (host: AVX-512 on znver4/5, <16 x float>; x86-64-v3: AVX2).  Prints
+the median µs per call over rounds of calls (the machine is shared: compare ratios taken in one
+run), the vector widths in the optimized IR, the instruction count of the hot loop (the block
+with most vector instructions) and its divisions, and numpy's time where numpy has the
+function (sigmoid: scipy's expit; softplus: np.logaddexp(0, x)).  --asm prints the hot loops.
 """
 from __future__ import annotations
 
@@ -15,16 +19,30 @@ import os
 import re
 import sys
 import time
+from typing import Callable
 
 import numpy as np
 from llvmlite import binding as llvm
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from irc.codegen_cpu.mathlib import MATH_EMITTERS  # noqa: E402
+from irc.codegen_cpu.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
 from irc.codegen_cpu.mathlib_jit import build_kernel_module  # noqa: E402
 
 _ENGINES = []
+CTYPE = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double}
+
+
+def numpy_reference(name: str) -> Callable | None:
+    if name == "sigmoid":
+        try:
+            from scipy.special import expit
+        except ImportError:
+            return None
+        return expit
+    if name == "softplus":
+        return lambda x: np.logaddexp(0, x)
+    return getattr(np, name, None)
 
 
 def target_machine(cpu: str):
@@ -38,9 +56,21 @@ def target_machine(cpu: str):
     return target.create_target_machine(cpu=cpu, opt=3, jit=True)
 
 
-def jit(fn_name: str, cpu: str):
+def hot_loop(asm: str) -> list[str]:
+    """The instructions of the basic block using the widest vector registers most."""
+    blocks: list[list[str]] = [[]]
+    for line in asm.splitlines():
+        s = line.strip()
+        if re.match(r"^\.?LBB\d+_\d+:", s):
+            blocks.append([])
+        elif s and not s.startswith((".", "#")) and not s.endswith(":"):
+            blocks[-1].append(s)
+    return max(blocks, key=lambda blk: tuple(sum((r in i) for i in blk) for r in ("zmm", "ymm")))
+
+
+def jit(fn_name: str, dtype: np.dtype, cpu: str):
     tm = target_machine(cpu)
-    mod = llvm.parse_assembly(str(build_kernel_module(MATH_EMITTERS[fn_name], np.float32)))
+    mod = llvm.parse_assembly(str(build_kernel_module(MATH_EMITTERS[fn_name], dtype)))
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     pto = llvm.create_pipeline_tuning_options()
@@ -50,52 +80,68 @@ def jit(fn_name: str, cpu: str):
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
     text = str(mod)
+    asm = target_machine(cpu).emit_assembly(mod)
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
     _ENGINES.append(engine)
-    fptr = ctypes.POINTER(ctypes.c_float)
-    cfn = ctypes.CFUNCTYPE(None, fptr, fptr, ctypes.c_int64)(engine.get_function_address("kernel"))
-    widths = sorted({int(w) for w in re.findall(r"<(\d+) x float>", text)})
-    return cfn, widths, text
+    ptr = ctypes.POINTER(CTYPE[dtype])
+    cfn = ctypes.CFUNCTYPE(None, ptr, ptr, ctypes.c_int64)(engine.get_function_address("kernel"))
+    elem = "float" if dtype == np.float32 else "double"
+    widths = sorted({int(w) for w in re.findall(rf"<(\d+) x {elem}>", text)})
+    return cfn, widths, hot_loop(asm)
 
 
-def best_of(fn, repeat: int, rounds: int = 5) -> float:
-    """Best mean over ``rounds`` batches of ``repeat`` calls, in µs."""
-    best = float("inf")
+def median_us(fn: Callable[[], object], calls: int, rounds: int = 15) -> float:
+    times = []
     for _ in range(rounds):
         t = time.perf_counter()
-        for _ in range(repeat):
+        for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter() - t) / repeat * 1e6)
-    return best
+        times.append((time.perf_counter() - t) / calls * 1e6)
+    return float(np.median(times))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--fn", default="exp", choices=sorted(k for k in MATH_EMITTERS if k != "pow"))
+    unary = sorted(k for k in MATH_EMITTERS if ARITY[k] == 1)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fn", default="exp", help=f"comma-separated, of {','.join(unary)}")
+    ap.add_argument("--dtype", default="float32", help="comma-separated: float32,float64")
     ap.add_argument("--n", type=int, default=230_400)
-    ap.add_argument("--repeat", type=int, default=500)
+    ap.add_argument("--calls", type=int, default=100, help="calls per timed round")
+    ap.add_argument("--lo", type=float, default=-5.0, help="inputs uniform in [lo, hi]")
+    ap.add_argument("--hi", type=float, default=5.0)
+    ap.add_argument("--targets", default="host,x86-64-v3")
+    ap.add_argument("--asm", action="store_true", help="print the hot loop of each kernel")
     args = ap.parse_args(argv)
-    x = np.random.default_rng(0).uniform(-10, 10, args.n).astype(np.float32)
-    out = np.empty_like(x)
-    fptr = ctypes.POINTER(ctypes.c_float)
-    px, pout = x.ctypes.data_as(fptr), out.ctypes.data_as(fptr)
-    ref = getattr(np, args.fn, None)
-    print(f"{args.fn} over {args.n:,} float32, µs per call (best of 5 x {args.repeat})")
-    for cpu in ("host", "x86-64-v3"):
-        cfn, widths, _ = jit(args.fn, cpu)
-        us = best_of(lambda: cfn(px, pout, args.n), args.repeat)
-        name = llvm.get_host_cpu_name() if cpu == "host" else cpu
-        print(f"  irc inline {args.fn:8s} [{name:9s}] {us:8.1f} µs   vector widths "
-              f"{['<%d x float>' % w for w in widths]}")
-    if ref is not None:
-        got = out.copy()
-        want = ref(x.astype(np.float64)).astype(np.float32)
-        print(f"  max |rel err| vs float64 numpy: "
-              f"{np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-30)):.2e}")
-        print(f"  numpy np.{args.fn}(x)             {best_of(lambda: ref(x), args.repeat):8.1f} µs")
-        print(f"  numpy np.{args.fn}(x, out=out)    "
-              f"{best_of(lambda: ref(x, out=out), args.repeat):8.1f} µs")
+    names = args.fn.split(",")
+    for name in names:
+        if name not in unary:
+            ap.error(f"unknown function {name!r}")
+    print(f"n = {args.n:,}, x uniform in [{args.lo:g}, {args.hi:g}] (|x| + 0.1 for log, sqrt), "
+          f"µs per call, median of 15 rounds x {args.calls}")
+    for dt in args.dtype.split(","):
+        dtype = np.dtype(dt)
+        x = np.random.default_rng(0).uniform(args.lo, args.hi, args.n).astype(dtype)
+        for name in names:
+            xi = np.abs(x) + dtype.type(0.1) if name in ("log", "sqrt", "log1p") else x
+            out = np.empty_like(xi)
+            ptr = ctypes.POINTER(CTYPE[dtype])
+            px, pout = xi.ctypes.data_as(ptr), out.ctypes.data_as(ptr)
+            for cpu in args.targets.split(","):
+                cfn, widths, loop = jit(name, dtype, cpu)
+                us = median_us(lambda: cfn(px, pout, args.n), args.calls)
+                label = llvm.get_host_cpu_name() if cpu == "host" else cpu
+                divs = sum(i.startswith(("vdiv", "div")) for i in loop)
+                print(f"  {name:8s} {dt:7s} irc [{label:9s}] {us:8.1f} µs   widths {widths}, "
+                      f"hot loop {len(loop)} instructions, {divs} div")
+                if args.asm:
+                    print("    " + "\n    ".join(loop))
+            ref = numpy_reference(name)
+            if ref is not None:
+                with np.errstate(all="ignore"):
+                    us = median_us(lambda: ref(xi), args.calls)
+                print(f"  {name:8s} {dt:7s} numpy             {us:8.1f} µs")
     return 0
 
 

@@ -1,10 +1,13 @@
 """Measure the inline mathlib's accuracy: max ulp error per function and dtype over its domain.
 
     python tools/ulp_report.py [--n 4000000] [--only exp,log] [--scalar] [--markdown]
+    python tools/ulp_report.py --exhaustive --only exp,tanh     # every float32, ~1 min each
 
 Each function is JIT-compiled as an explicit <8 x float> / <4 x double> loop (``--scalar``: a
 scalar loop) and compared with numpy in float64 (for f32) or long double (for f64).  The
 domain column names the input sets; the worst input is printed with --verbose.
+--exhaustive runs the float32 version of each unary function on all 2^32 bit patterns
+(sin/cos: those within the accuracy domain).
 """
 from __future__ import annotations
 
@@ -48,6 +51,22 @@ def measure(name: str, dtype, n: int, lanes: int | None, verbose: bool) -> tuple
     return worst, domain
 
 
+def exhaustive_f32(name: str, lanes: int | None, chunk: int = 1 << 22) -> tuple[float, float]:
+    """(max ulp, worst x) of the float32 function over every bit pattern."""
+    fn, _ = compile_kernel(MATH_EMITTERS[name], np.float32, 1, lanes)
+    worst, at = 0.0, 0.0
+    lim = TRIG_LIMIT["float32"] if name in ("sin", "cos") else np.inf
+    for start in range(0, 1 << 32, chunk):
+        x = np.arange(start, start + chunk, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        if name in ("sin", "cos"):
+            x = x[~(np.abs(x) > lim)]
+        err = ulp_error(fn(x), reference(name, x))
+        i = int(np.argmax(err))
+        if err[i] > worst:
+            worst, at = float(err[i]), float(x[i])
+    return worst, at
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=4_000_000, help="random-bit samples per set")
@@ -55,7 +74,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scalar", action="store_true", help="scalar loop instead of vectors")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     ap.add_argument("--verbose", action="store_true", help="worst input of every set")
+    ap.add_argument("--exhaustive", action="store_true",
+                    help="float32 only: every bit pattern instead of samples")
     args = ap.parse_args(argv)
+    if args.exhaustive:
+        names = [s for s in args.only.split(",") if s] or [k for k in MATH_EMITTERS
+                                                              if ARITY[k] == 1]
+        for name in names:
+            t = time.perf_counter()
+            worst, at = exhaustive_f32(name, None if args.scalar else 8)
+            print(f"{name:10s} float32  {worst:8.3f} ulp at x = {at!r} "
+                  f"(all 2^32 inputs, {time.perf_counter() - t:.0f} s)", flush=True)
+        return 0
     names = [s for s in args.only.split(",") if s] or list(MATH_EMITTERS)
     rows = []
     t0 = time.perf_counter()

@@ -74,8 +74,8 @@ def _pow_f64(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     inf = float("inf")
     ax = fabs(b, x)
     ay = fabs(b, y)
-    finite_pos = b.and_(fcmp(b, ">", ax, k(0.0)), fcmp(b, "<", ax, k(inf)))
-    l_hi, l_lo = log_dd(b, select(b, finite_pos, ax, k(1.0)))
+    # |x| = 0, inf or NaN gives a garbage (finite) log that the selects below replace
+    l_hi, l_lo = log_dd(b, ax)
     p_hi = b.fmul(y, l_hi)
     p_lo = fma(b, y, l_lo, fma(b, y, l_hi, b.fneg(p_hi)))
     mag = exp_finite(b, p_hi, p_lo)

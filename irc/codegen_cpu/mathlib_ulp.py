@@ -137,4 +137,14 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
             ("edge values", (edge_values(dtype),))]
     if name in ("log1p", "expm1", "tanh"):
         sets.append(("|x| < 1e-3", (uniform(dtype, -1e-3, 1e-3, m, seed + 3),)))
+    if name == "exp":  # where the two-factor scaling matters: denormal results, overflow
+        lo, den, hi = (-104, -87, 89) if dtype == np.float32 else (-746, -708, 710)
+        edge = np.concatenate([uniform(dtype, lo, den, m // 2, seed + 4),
+                               uniform(dtype, hi - 2, hi, m // 2, seed + 5)])
+        sets.append((f"x in [{lo}, {den}] or [{hi - 2}, {hi}]", (edge,)))
+    if name == "tanh":  # where the polynomial hands over to 1 - 2/(e^2x + 1)
+        signs = np.where(np.arange(m) % 2, 1, -1).astype(dtype)
+        sets.append(("|x| in [0.45, 0.65]", (uniform(dtype, 0.45, 0.65, m, seed + 4) * signs,)))
+    if name in ("sigmoid", "softplus"):
+        sets.append(("uniform [-20, 20]", (uniform(dtype, -20, 20, m, seed + 4),)))
     return sets
