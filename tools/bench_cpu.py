@@ -215,6 +215,17 @@ def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
         base = median_us(lambda: a @ b, max(3, repeat // 4), inner)
         t.add(f"gemm {n}: numpy", base, f"{2 * n ** 3 / base / 1e3:.1f} GFLOP/s")
         t.ratio(f"  gemm {n} ratio", mine, base, "of numpy's time")
+    # the two products of the LR step on its 400x784 X: X·w and the gradient's Xᵀ·d
+    gemvt = irc.function([m, v], T.dot(m.T, v))
+    X, w, d = (rng.rand(400, 784).astype("float32"), rng.rand(784).astype("float32"),
+               rng.rand(400).astype("float32"))
+    np.testing.assert_allclose(gemv(X, w), X @ w, rtol=1e-3)
+    np.testing.assert_allclose(gemvt(X, d), X.T @ d, rtol=1e-3)
+    for name, f, arg, ref in (("gemv 400x784 (X·w)", gemv, w, lambda: X @ w),
+                              ("gemv of transposed 400x784 (Xᵀ·d)", gemvt, d, lambda: X.T @ d)):
+        mine = t.add(f"{name}: irc", median_us(lambda: f(X, arg), repeat, 10))
+        base = t.add(f"{name}: numpy", median_us(ref, repeat, 10))
+        t.ratio(f"  {name.split(' (')[0]} ratio", mine, base, "of numpy's time")
 
 
 def bench_overhead(t: Table, repeat: int) -> None:

@@ -305,7 +305,10 @@ class ForOp(Operation):
             while True:
                 args.append(parser.parse_value_def())
                 parser.expect("=")
-                inits += parser.parse_operand_refs()[:1]
+                if parser.peek()[:1] != "%":  # one operand: a list would swallow the next pair
+                    raise parser.error("expected SSA operand")
+                inits.append(parser.i)
+                parser.i += 1
                 if not parser.accept(","):
                     break
             parser.expect(")")

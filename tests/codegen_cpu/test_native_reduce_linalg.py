@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from native_helpers import check, rand
+from native_helpers import check, compile_text, rand
 
 
 def reduce_text(kind: str, axes, rank: int, t: str, out_t: str | None = None) -> str:
@@ -108,12 +108,184 @@ func.func @f(%X: tensor<?x?xf32>, %v: tensor<?xf32>, %y: tensor<?xf32>, %W: tens
     check(text, X, rand(40, seed=1), rand(33, seed=2), rand(21, 33, seed=3), rtol=2e-5, atol=1e-5)
 
 
-def test_gemm_larger_than_a_block():
-    from irc.passes import lower_linalg
+# ---------------------------------------------------------------------------- products, kernel by kernel
+# Sizes straddle every block size of the kernels (irc/passes/lower_gemv.py, lower_gemm.py):
+# 4 rows per gemv block, 8 chunks × 4 rows in Xᵀ·d, 6-row tiles grouped by 4 (from 192 rows),
+# 32 f32 / 16 f64 columns per panel; and 0, 1.
+RTOL = {"float32": 1e-5, "float64": 1e-12}
+
+
+def mlir(dtype: str) -> str:
+    return "f32" if dtype == "float32" else "f64"
+
+
+def assert_product(got, A, B, alpha=1.0, C=None, beta=0.0):
+    """got ≈ alpha·A·B + beta·C elementwise within RTOL × (|alpha|·|A|·|B| + |beta|·|C|) — the
+    size of the terms summed (the norms of the operands), so cancellation cannot loosen the
+    test; computed in float64."""
+    A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    want = alpha * (A64 @ B64)
+    bound = abs(alpha) * (np.abs(A64) @ np.abs(B64))
+    if C is not None:
+        want = want + beta * np.asarray(C, np.float64)
+        bound = bound + abs(beta) * np.abs(np.asarray(C, np.float64))
+    assert got.dtype == np.asarray(A).dtype and got.shape == want.shape, (got.dtype, got.shape, want.shape)
+    err = np.abs(got.astype(np.float64) - want)
+    tol = RTOL[got.dtype.name] * bound
+    assert np.all(err <= tol), f"max error {err.max():.3g} where the bound is {tol[np.argmax(err - tol)]:.3g}"
+
+
+def layouts(a: np.ndarray):
+    """The same values as a contiguous array, a strided view into a larger buffer, a view with
+    negative strides and (matrices) a column-major array."""
+    yield np.ascontiguousarray(a)
+    big = np.full(tuple(2 * d + 1 for d in a.shape), np.nan, a.dtype)
+    view = big[tuple(slice(1, None, 2) for _ in a.shape)][tuple(slice(0, d) for d in a.shape)]
+    view[...] = a
+    yield view
+    yield np.ascontiguousarray(a[(slice(None, None, -1),) * a.ndim])[(slice(None, None, -1),) * a.ndim]
+    if a.ndim == 2:
+        yield np.asfortranarray(a)
+
+
+def compiled(text: str):
+    return compile_text(text)[1]
+
+
+GEMV_SIZES = [(0, 5), (5, 0), (1, 1), (3, 7), (7, 3), (5, 63), (63, 129), (129, 5), (9, 33)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemv_rows_any_size_and_layout(dtype):
+    t = mlir(dtype)
+    with_y = compiled(f"""
+func.func @f(%A: tensor<?x?x{t}>, %x: tensor<?x{t}>, %y: tensor<?x{t}>) -> tensor<?x{t}> {{
+  %r = tensor.gemv %A, %x, %y {{alpha = 1.5, beta = -0.5}} : (tensor<?x?x{t}>, tensor<?x{t}>, tensor<?x{t}>) -> tensor<?x{t}>
+  func.return %r : tensor<?x{t}>
+}}""")
+    plain = compiled(f"""
+func.func @f(%A: tensor<?x?x{t}>, %x: tensor<?x{t}>) -> tensor<?x{t}> {{
+  %r = tensor.dot %A, %x : (tensor<?x?x{t}>, tensor<?x{t}>) -> tensor<?x{t}>
+  func.return %r : tensor<?x{t}>
+}}""")
+    for m, k in GEMV_SIZES:
+        A, x, y = rand(m, k, dtype=dtype), rand(k, dtype=dtype, seed=1), rand(m, dtype=dtype, seed=2)
+        for a, v in zip(layouts(A), layouts(x)):
+            assert_product(plain(a, v)[0], A, x)
+            assert_product(with_y(a, v, y[::-1].copy()[::-1])[0], A, x, 1.5, y, -0.5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemv_of_transposed_view_any_size_and_layout(dtype):
+    """Xᵀ·d through the partial sums: fewer rows than chunks, rows not a multiple of the
+    chunks × rows per step, no rows at all (out = beta·y), no columns."""
+    t = mlir(dtype)
+    head = f"""
+  %Xt = tensor.dimshuffle %X {{pattern = array<i64: 1, 0>}} : (tensor<?x?x{t}>) -> tensor<?x?x{t}>"""
+    with_y = compiled(f"""
+func.func @f(%X: tensor<?x?x{t}>, %d: tensor<?x{t}>, %y: tensor<?x{t}>) -> tensor<?x{t}> {{{head}
+  %r = tensor.gemv %Xt, %d, %y {{alpha = 0.25, beta = 3.0}} : (tensor<?x?x{t}>, tensor<?x{t}>, tensor<?x{t}>) -> tensor<?x{t}>
+  func.return %r : tensor<?x{t}>
+}}""")
+    plain = compiled(f"""
+func.func @f(%X: tensor<?x?x{t}>, %d: tensor<?x{t}>) -> tensor<?x{t}> {{{head}
+  %r = tensor.dot %Xt, %d : (tensor<?x?x{t}>, tensor<?x{t}>) -> tensor<?x{t}>
+  func.return %r : tensor<?x{t}>
+}}""")
+    for rows, n in GEMV_SIZES + [(400, 33), (35, 2)]:
+        X, d, y = rand(rows, n, dtype=dtype), rand(rows, dtype=dtype, seed=1), rand(n, dtype=dtype, seed=2)
+        for a, v in zip(layouts(X), layouts(d)):
+            assert_product(plain(a, v)[0], X.T, d)
+            assert_product(with_y(a, v, y)[0], X.T, d, 0.25, y, 3.0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vector_matrix_products(dtype):
+    """x·B (rows of B combined through partial sums) and x·Wᵀ (dot products with W's rows)."""
+    t = mlir(dtype)
+    f = compiled(f"""
+func.func @f(%x: tensor<?x{t}>, %B: tensor<?x?x{t}>, %W: tensor<?x?x{t}>) -> (tensor<?x{t}>, tensor<?x{t}>) {{
+  %r = tensor.dot %x, %B : (tensor<?x{t}>, tensor<?x?x{t}>) -> tensor<?x{t}>
+  %Wt = tensor.transpose %W {{permutation = array<i64: 1, 0>}} : (tensor<?x?x{t}>) -> tensor<?x?x{t}>
+  %s = tensor.dot %x, %Wt : (tensor<?x{t}>, tensor<?x?x{t}>) -> tensor<?x{t}>
+  func.return %r, %s : tensor<?x{t}>, tensor<?x{t}>
+}}""")
+    for k, n in GEMV_SIZES:
+        x, B, W = rand(k, dtype=dtype), rand(k, n, dtype=dtype, seed=1), rand(n, k, dtype=dtype, seed=2)
+        for v, b, w in zip(layouts(x), layouts(B), layouts(W)):
+            r, s = f(v, b, w)
+            assert_product(r, x, B)
+            assert_product(s, x, W.T)
+
+
+GEMM_SIZES = [(0, 3, 5), (3, 0, 5), (3, 5, 0), (1, 1, 1), (7, 5, 3), (5, 63, 33), (63, 129, 7),
+              (13, 7, 65), (203, 17, 40)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("a_t,b_t", [(False, False), (False, True), (True, False), (True, True)])
+def test_gemm_any_size_layout_and_transposition(dtype, a_t, b_t):
+    """alpha·op(A)·op(B) + beta·C and the plain product, op a transposed view or not: rows
+    left over after the 6-row tiles, partial panels, blocks of grouped tiles (203 rows)."""
+    t = mlir(dtype)
+    mat = f"tensor<?x?x{t}>"
+    views = ""
+    if a_t:
+        views += f"\n  %Av = tensor.dimshuffle %A {{pattern = array<i64: 1, 0>}} : ({mat}) -> {mat}"
+    if b_t:
+        views += f"\n  %Bv = tensor.transpose %B {{permutation = array<i64: 1, 0>}} : ({mat}) -> {mat}"
+    a, b = ("%Av" if a_t else "%A"), ("%Bv" if b_t else "%B")
+    f = compiled(f"""
+func.func @f(%A: {mat}, %B: {mat}, %C: {mat}) -> ({mat}, {mat}) {{{views}
+  %g = tensor.gemm {a}, {b}, %C {{alpha = -1.5, beta = 0.75}} : ({mat}, {mat}, {mat}) -> {mat}
+  %d = tensor.dot {a}, {b} : ({mat}, {mat}) -> {mat}
+  func.return %g, %d : {mat}, {mat}
+}}""")
+    for i, (m, k, n) in enumerate(GEMM_SIZES):
+        A, B, C = rand(m, k, dtype=dtype), rand(k, n, dtype=dtype, seed=1), rand(m, n, dtype=dtype, seed=2)
+        args = (A.T.copy() if a_t else A, B.T.copy() if b_t else B, C)
+        variants = zip(*(layouts(x) for x in args)) if i % 3 == 1 else [args]
+        for arrays in variants:
+            g, d = f(*arrays)
+            assert_product(g, A, B, -1.5, C, 0.75)
+            assert_product(d, A, B)
+
+
+@pytest.fixture
+def pool():
+    """Three threads, every parallel loop split (min_work 0); defaults restored after."""
+    from irc.runtime import threads
+    threads.ensure_pool()
+    before = threads.num_threads()
+    threads.set_num_threads(3)
+    threads.tune(min_work=0)
+    yield threads
+    threads.tune(min_work=100_000)
+    threads.set_num_threads(before)
+
+
+def test_products_split_over_threads_give_the_same_bits(pool):
+    """Each output element is summed in the same order whatever the number of threads (the
+    partial sums of Xᵀ·d are per chunk of rows, not per thread)."""
     text = """
-func.func @f(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
-  %r = tensor.dot %a, %b : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
-  func.return %r : tensor<?x?xf64>
+func.func @f(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %x: tensor<?xf32>, %d: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %g = tensor.dot %A, %B : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %v = tensor.dot %A, %x : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %At = tensor.dimshuffle %A {pattern = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %t = tensor.dot %At, %d : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %w = tensor.dot %d, %A : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
+  func.return %g, %v, %t, %w : tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }"""
-    k, n = lower_linalg.GEMM_KB + 37, lower_linalg.GEMM_NB + 29
-    check(text, rand(9, k, dtype="float64"), rand(k, n, dtype="float64", seed=1), rtol=1e-11, atol=1e-12)
+    f = compiled(text)
+    A, B = rand(203, 129), rand(129, 70, seed=1)
+    x, d = rand(129, seed=2), rand(203, seed=3)
+    many = f(A, B, x, d)
+    pool.set_num_threads(1)
+    one = f(A, B, x, d)
+    for o, p in zip(one, many):
+        assert np.array_equal(o, p)
+    assert_product(many[0], A, B)
+    assert_product(many[1], A, x)
+    assert_product(many[2], A.T, d)
+    assert_product(many[3], d, A)

@@ -37,16 +37,17 @@ func.func @colmax(%x: tensor<?x?xf64>) -> tensor<?xf64> {
 
 // -----
 
-// gemv: one dot product per row, alpha and beta applied once per row.
+// gemv: dot products of blocks of rows (one accumulator per row), alpha and beta once per row
+// (the loop structure of products: lower-products.mlir).
 // CHECK-LABEL: func.func @gemv
 // CHECK:         loop.assert_eq %{{.*}}, %{{.*}} {msg = "'tensor.gemv': inner dimensions differ"}
-// CHECK:         loop.parallel (%i)
-// CHECK:           loop.for %k {{.*}} iter_args(%acc = {{.*}}) -> (f32) {
+// CHECK:         loop.parallel (%blk)
+// CHECK:           loop.for %q {{.*}} iter_args(%acc = {{.*}}) -> (f32, f32, f32, f32) {
 // CHECK:             scalar.mul
 // CHECK:             scalar.add %acc
 // CHECK:           } {reduction}
+// CHECK:           loop.load %y[
 // CHECK:           scalar.mul %{{.*}}, %{{.*}} : f32
-// CHECK:           loop.load %y[%i]
 func.func @gemv(%A: tensor<?x?xf32>, %x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %r = tensor.gemv %A, %x, %y {alpha = 2.0, beta = 0.5} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   func.return %r : tensor<?xf32>

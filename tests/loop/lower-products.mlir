@@ -1,0 +1,160 @@
+// RUN: irc-opt %s -p lower-to-loops --split-input-file | filecheck %s
+
+// gemv of a row-major A: the parallel loop is outermost, over the full blocks of 4 rows; each
+// block walks its 4 rows in one reduction loop (4 accumulators share each load of x); alpha
+// and beta·y are applied once per row. The rows left (m mod 4) follow, one per iteration.
+// CHECK-LABEL: func.func @gemv
+// CHECK:         %[[OUT:.*]] = loop.alloc
+// CHECK-NEXT:    %[[BLOCKS:.*]] = loop.floordiv %{{.*}}, %[[FOUR:.*]] : index
+// CHECK-NEXT:    loop.parallel (%blk) = (%{{.*}}) to (%[[BLOCKS]])
+// CHECK-NEXT:      %[[I:.*]] = loop.mul %blk, %[[FOUR]]
+// CHECK-COUNT-4:   loop.subview %A
+// CHECK:           loop.for %q = {{.*}} iter_args(%acc = %{{.*}}, %acc_1 = %{{.*}}, %acc_2 = %{{.*}}, %acc_3 = %{{.*}}) -> (f32, f32, f32, f32) {
+// CHECK-NEXT:        %[[XQ:.*]] = loop.load %x[%q]
+// CHECK-NEXT:        loop.load %{{.*}}[%{{.*}}, %q]
+// CHECK-NEXT:        scalar.mul %{{.*}}, %[[XQ]]
+// CHECK-NEXT:        scalar.add %acc,
+// CHECK:             loop.yield {{.*}} : f32, f32, f32, f32
+// CHECK-NEXT:      } {reduction}
+// CHECK-NEXT:      loop.load %y[%[[I]]]
+// CHECK:           loop.store %{{.*}}, %[[OUT]][%[[I]]]
+// CHECK-COUNT-3:   loop.store %{{.*}}, %[[OUT]][
+// CHECK-NEXT:      loop.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[DONE:.*]] = loop.mul %[[BLOCKS]], %[[FOUR]]
+// CHECK-NEXT:    %[[REST:.*]] = loop.sub %{{.*}}, %[[DONE]]
+// CHECK-NEXT:    loop.parallel (%t) = (%{{.*}}) to (%[[REST]])
+// CHECK:           loop.for %q_1 = {{.*}} iter_args(%acc_4 = %{{.*}}) -> (f32) {
+// CHECK:           } {reduction}
+// CHECK:         func.return %[[OUT]]
+func.func @gemv(%A: tensor<?x?xf32>, %x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %out = tensor.gemv %A, %x, %y {alpha = 2.0, beta = 0.5} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  func.return %out : tensor<?xf32>
+}
+
+// -----
+
+// gemv of a transposed view (Xᵀ·d, the gradient of X·w): 8 chunks of X's rows in parallel,
+// each summed into its own row of an 8×n buffer of partials, 4 rows of X per pass over it
+// (then the rows left in the chunk one by one); one parallel pass adds the 8 partials.
+// CHECK-LABEL: func.func @gemvt
+// CHECK:         %[[XT:.*]] = loop.broadcast %X
+// CHECK:         %[[OUT:.*]] = loop.alloc
+// CHECK-NEXT:    %[[PART:.*]] = loop.alloc %{{.*}} : (index) -> memref<8x?xf64>
+// CHECK:         loop.parallel (%c) = (%{{.*}}) to (%[[EIGHT:.*]]) step
+// CHECK:           loop.for %j = {{.*}} {
+// CHECK-NEXT:        scalar.constant {value = 0.0} : f64
+// CHECK-NEXT:        loop.store %{{.*}}, %[[PART]][%c, %j]
+// CHECK:           loop.for %r = %{{.*}} to %[[STEPPED:.*]] step %[[FOUR:.*]] {
+// CHECK-COUNT-4:     loop.load %d[
+// CHECK-COUNT-4:     loop.subview %[[XT]]
+// CHECK-NEXT:        loop.for %j_1 = {{.*}} {
+// CHECK-COUNT-4:       scalar.mul
+// CHECK-COUNT-3:       scalar.add
+// CHECK-NEXT:          %[[P:.*]] = loop.load %[[PART]][%c, %j_1]
+// CHECK-NEXT:          %[[S:.*]] = scalar.add %[[P]]
+// CHECK-NEXT:          loop.store %[[S]], %[[PART]][%c, %j_1]
+// CHECK:           loop.for %r_1 = %[[STEPPED]] to
+// CHECK:         loop.parallel (%j_3) =
+// CHECK-COUNT-8:   loop.load %[[PART]][
+// CHECK:           loop.load %y[%j_3]
+// CHECK:           loop.store %{{.*}}, %[[OUT]][%j_3]
+// CHECK:         loop.dealloc %[[PART]]
+// CHECK-NEXT:    func.return %[[OUT]]
+func.func @gemvt(%X: tensor<?x?xf64>, %d: tensor<?xf64>, %y: tensor<?xf64>) -> tensor<?xf64> {
+  %Xt = tensor.dimshuffle %X {pattern = array<i64: 1, 0>} : (tensor<?x?xf64>) -> tensor<?x?xf64>
+  %out = tensor.gemv %Xt, %d, %y {alpha = 0.5, beta = 2.0} : (tensor<?x?xf64>, tensor<?xf64>, tensor<?xf64>) -> tensor<?xf64>
+  func.return %out : tensor<?xf64>
+}
+
+// -----
+
+// A transpose of a transpose is row-major again: dot products of rows, no partials.
+// CHECK-LABEL: func.func @gemv_twice_transposed
+// CHECK-NOT:     memref<8x?xf32>
+// CHECK:         loop.parallel (%blk)
+// CHECK:           iter_args(%acc = %{{.*}}, %acc_1 = %{{.*}}, %acc_2 = %{{.*}}, %acc_3 = %{{.*}})
+func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %t = tensor.dimshuffle %A {pattern = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %tt = tensor.transpose %t {permutation = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %out = tensor.dot %tt, %x : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  func.return %out : tensor<?xf32>
+}
+
+// -----
+
+// gemm: B is packed into panels of 32 columns (parallel over panels, zero past n); then ONE
+// parallel loop, outermost, over blocks of output rows; per panel, register tiles of 6 rows:
+// one loop over k carries the 6×32 tile in iter_args (not a `reduction`: SLP vectorizes across
+// the lanes), stores it to a scratch tile, and a loop with a run-time bound copies its valid
+// columns to the output with alpha and beta·C; leftover rows use a 1-row tile.
+// CHECK-LABEL: func.func @gemm
+// CHECK:         %[[OUT:.*]] = loop.alloc
+// CHECK:         %[[NP:.*]] = loop.floordiv
+// CHECK-NEXT:    %[[PANELS:.*]] = loop.alloc %[[NP]], %{{.*}} : (index, index) -> memref<?x?x32xf32>
+// CHECK-NEXT:    loop.parallel (%p) = (%{{.*}}) to (%[[NP]])
+// CHECK:           loop.for %q = {{.*}} {
+// CHECK-NEXT:        loop.for %t = {{.*}} {
+// CHECK:               %[[B:.*]] = loop.load %B[%q,
+// CHECK-NEXT:          loop.store %[[B]], %[[PANELS]][%p, %q, %t]
+// CHECK:           loop.for %q_1 = {{.*}} {
+// CHECK-NEXT:        loop.for %t_1 = {{.*}} {
+// CHECK-NEXT:          scalar.constant {value = 0.0 : f32}
+// CHECK-NEXT:          loop.store %{{.*}}, %[[PANELS]][%p, %q_1, %t_1]
+// CHECK:         %[[TILE:.*]] = loop.alloc %{{.*}} : (index) -> memref<?x32xf32>
+// CHECK:         loop.parallel (%blk) =
+// CHECK-NOT:       loop.parallel
+// CHECK:           loop.for %p_1 = {{.*}} {
+// CHECK:             loop.for %r = %{{.*}} to %[[TILED:.*]] step %[[SIX:.*]] {
+// CHECK-COUNT-6:       loop.subview %A
+// CHECK:               %{{.*}}:192 = loop.for %q_2 = {{.*}} -> (f32, {{.*}}, f32) {
+// CHECK-COUNT-32:        loop.load %[[PANELS]][%p_1, %q_2,
+// CHECK-NEXT:            loop.load %{{.*}}[%{{.*}}, %q_2]
+// CHECK-NEXT:            scalar.mul
+// CHECK-NEXT:            scalar.add %acc,
+// CHECK:                 loop.yield
+// CHECK-NEXT:          }
+// CHECK-NOT:           {reduction}
+// CHECK-COUNT-192:     loop.store %{{.*}}, %[[TILE]][
+// CHECK:               loop.for %i = %r to
+// CHECK-NEXT:            loop.for %t_2 = {{.*}} {
+// CHECK:                   loop.load %C[%i,
+// CHECK:                   loop.store %{{.*}}, %[[OUT]][%i,
+// CHECK:             loop.for %r_1 = %[[TILED]] to
+// CHECK:               %{{.*}}:32 = loop.for %q_3 =
+// CHECK:         loop.dealloc %[[TILE]]
+// CHECK-NEXT:    loop.dealloc %[[PANELS]]
+func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %C: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %out = tensor.gemm %A, %B, %C {alpha = 2.0, beta = 0.5} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %out : tensor<?x?xf32>
+}
+
+// -----
+
+// A·Wᵀ (f64: panels of 16): the same kernel; only the packing walks W's rows (contiguous).
+// CHECK-LABEL: func.func @gemm_bt
+// CHECK:         %[[WT:.*]] = loop.transpose %W
+// CHECK:         %[[PANELS:.*]] = loop.alloc {{.*}} -> memref<?x?x16xf64>
+// CHECK-NEXT:    loop.parallel (%p)
+// CHECK:           loop.for %t = {{.*}} {
+// CHECK-NEXT:        loop.for %q = {{.*}} {
+// CHECK:               loop.load %[[WT]][%q,
+// CHECK:         loop.parallel (%blk)
+// CHECK:           %{{.*}}:96 = loop.for %q_2 =
+func.func @gemm_bt(%A: tensor<?x?xf64>, %W: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %Wt = tensor.transpose %W {permutation = array<i64: 1, 0>} : (tensor<?x?xf64>) -> tensor<?x?xf64>
+  %out = tensor.dot %A, %Wt : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
+  func.return %out : tensor<?x?xf64>
+}
+
+// -----
+
+// x·B: a combination of B's rows (the same partial-sum kernel as Xᵀ·d).
+// CHECK-LABEL: func.func @vecmat
+// CHECK:         loop.alloc %{{.*}} : (index) -> memref<8x?xf32>
+// CHECK:         loop.parallel (%c)
+// CHECK:         loop.parallel (%j
+func.func @vecmat(%x: tensor<?xf32>, %B: tensor<?x?xf32>) -> tensor<?xf32> {
+  %out = tensor.dot %x, %B : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
+  func.return %out : tensor<?xf32>
+}
