@@ -10,11 +10,11 @@ native code takes from `aligned_alloc` each call).
 
 The LR builds are timed interleaved (one sample of each in turn, so a load change on a shared
 machine hits both) and compared per sample: `xR` is the median of unfused/fused over the
-samples. Three views of one step: `f(x, y)` through `irc.function`; the native code alone,
+samples. Two views of one step: `f(x, y)` through `irc.function`, and the native code alone,
 driven the way the runtime may (see the inplace contract in `irc/passes/inplace.py`: updates
 written over the shared variables' storage, borrowed outputs reused, `allow_gc=False`
-temporaries in the function's workspace); and the profiler's per-op times of everything but
-the two gemv passes (`outside gemv`: the part fusion changes).
+temporaries in the function's workspace). The fused build reads X once (`fuse-matvec`: X·w,
+the row-wise group and Xᵀ·g in one pass); the unfused build makes two gemv passes.
 Times are medians of `repeat` samples, each the mean of several back-to-back calls.
 """
 from __future__ import annotations
@@ -153,19 +153,6 @@ def interleaved_us(fns: dict[str, Callable[[], object]], repeat: int, inner: int
     return samples
 
 
-def outside_gemv_us(excluding: str, X, Y, calls: int = 3000) -> float:
-    """µs per call the profiler's per-op timers give everything but the gemv passes."""
-    ins, outs, upd, w, b = lr_graph()
-    with irc.config.change_flags(optimizer_excluding=excluding):
-        f = irc.function(ins, outs, updates=upd, profile=True)
-    for _ in range(calls):
-        f(X, Y)
-    f.profile.collect()
-    gemv = ("tensor.gemv", "tensor.gemm", "tensor.dot")
-    outside = sum(t for op, t in f.profile.op_time.items() if getattr(op, "op_name", "") not in gemv)
-    return outside / calls * 1e6
-
-
 BUILDS = (("unfused", "fusion:inplace"), ("fused", ""))
 
 
@@ -200,9 +187,6 @@ def bench_lr(repeat: int) -> list[tuple]:
             tmp = native_tmp[label] if view == "f(x, y)" else 0
             rows.append(("LR step 400x784", f"{label}: {view}", statistics.median(samples[label]), py, tmp,
                          ratio if label == "fused" else 1.0))
-    for label, excluding in BUILDS:
-        rows.append(("LR step 400x784", f"{label}: outside gemv (profiled)",
-                     statistics.median(outside_gemv_us(excluding, X, Y) for _ in range(3)), 0, 0, None))
     return rows
 
 

@@ -284,3 +284,32 @@ def _blas(op, arrays):
 
 EVALUATORS["tensor.gemv"] = _blas
 EVALUATORS["tensor.gemm"] = _blas
+
+
+@evaluator("tensor.fused_matvec")
+def _fused_matvec(op, arrays):
+    """z = A·x; the body row by row (elementwise results, then reductions over the rows);
+    out = alpha·Aᵀ·g + beta·y2, g being the body's last value."""
+    A, x = arrays[:2]
+    acc = arrays[2] if op.acc is not None else None
+    _inner(op, A, x, 1, 0)
+    m = A.shape[0]
+    rows = arrays[len(arrays) - op.num_rows:]
+    for i, (a, v) in enumerate(zip(rows, op.row_operands)):
+        if v.type.shape[0] != 1 and a.shape[0] != m:
+            raise _fail(op, f"row operand #{i} has shape {_shape_str(a.shape)}, but A has {m} rows")
+    env = dict(zip(op.body.args, [np.dot(A, x), *rows]))
+    for inner in op.body.ops[:-1]:
+        env[inner.results[0]] = _scalar(inner, [env[v] for v in inner.operands])
+    values = [np.broadcast_to(env[v], (m,)) for v in op.body.ops[-1].operands]
+    n = op.num_elementwise
+    kind = op.kind
+    reduced = [_REDUCERS[kind](v, axis=0, **({"dtype": v.dtype} if kind in ("sum", "prod") else {}))
+               for v in values[n:-1]]
+    out = op.alpha * np.dot(A.T, values[-1])
+    if acc is not None:
+        if acc.shape != out.shape:
+            raise _fail(op, f"accumulator of shape {_shape_str(acc.shape)} does not match Aᵀ·g's "
+                            f"shape {_shape_str(out.shape)}")
+        out = out + op.beta * acc
+    return [np.ascontiguousarray(v) for v in values[:n]] + reduced + [out]

@@ -13,7 +13,8 @@ from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassMana
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode")
 
 PIPELINES: dict[str, tuple[str, ...]] = {
-    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize", "fuse-elementwise", "inplace"),
+    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize", "fuse-elementwise", "fuse-matvec",
+                 "inplace"),
     "FAST_COMPILE": ("canonicalize",),
     "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
     "ProfileMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),

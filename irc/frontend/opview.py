@@ -150,6 +150,7 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.reduce": (CAReduce, GpuCAReduce),
     "tensor.dot": (Dot, GpuGemm),
     "tensor.gemv": (CGemv, GpuGemv),
+    "tensor.fused_matvec": (CGemv, GpuGemv),  # A·x, a row-wise body, Aᵀ·g: gemv at heart
     "tensor.gemm": (CGemm, GpuGemm),
     "tensor.reshape": (Reshape, Reshape),
     "tensor.slice": (Subtensor, Subtensor),

@@ -47,7 +47,7 @@ def test_f_dump_ir_and_f_ir_stages(logreg, tmp_path):
     f = build()
     paths = f.dump_ir(str(tmp_path))
     assert [os.path.basename(p) for p in paths][0] == "000_input.mlir"
-    assert "tensor.gemv" in f.ir("optimized") and "tensor." in f.ir("tensor")
+    assert "tensor.fused_matvec" in f.ir("optimized") and "tensor." in f.ir("tensor")
     assert "loop.parallel" in f.ir("loop")
     assert "define" in f.ir("llvm")
     assert f.ir("asm").strip()
