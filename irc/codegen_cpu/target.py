@@ -1,8 +1,8 @@
 """The host CPU as an LLVM target: target machine (CPU name and features), the O3 pipeline of
 the new pass manager with loop and SLP vectorization, and object code / assembly emission.
 
-`host_identity()` is what a cached object depends on besides the IR: the triple, the CPU name
-and features, and the llvmlite/LLVM versions.
+`codegen_identity()` is what a cached object depends on besides the IR: the triple, the CPU
+name and features, the llvmlite/LLVM versions and the code generator's own sources.
 """
 from __future__ import annotations
 
@@ -41,6 +41,18 @@ def host_identity() -> str:
     return "|".join((llvm.get_process_triple(), llvm.get_host_cpu_name(),
                      llvm.get_host_cpu_features().flatten(), llvmlite.__version__,
                      ".".join(map(str, llvm.llvm_version_info))))
+
+
+@functools.lru_cache(maxsize=None)
+def codegen_identity() -> str:
+    """`host_identity()` plus a hash of this package's sources (the code that turns loop IR
+    into LLVM IR): a cached object built by other code generation must not be loaded."""
+    import hashlib
+    from pathlib import Path
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return host_identity() + "|" + h.hexdigest()[:16]
 
 
 def parse_and_optimize(module: ir.Module) -> "llvm.ModuleRef":

@@ -14,9 +14,11 @@ the others do its share instead of waiting for it. Small loops (`work`, the call
 estimate, below `min_work`), one configured thread, or a dispatch already in flight (two Python
 threads calling compiled code) run the whole range on the calling thread.
 
-Claiming a block is a compare-and-swap on its range's cursor, which holds the job's generation
-in its high 32 bits: a worker that wakes late, even during a later job, can never claim a
-block of a job it did not read. The caller re-stamps the cursors before it writes the job
+Claiming a block is a compare-and-swap on its range's cursor: the job's generation in the high
+32 bits (a worker that wakes late, even during a later job, can never claim a block of a job it
+did not read), then the next block from the front (taken by the range's owner) and the end of
+the blocks left (thieves take from the back, so a slightly late owner loses only its last
+blocks, the same ones each time, and the data stays where it was). The caller re-stamps the cursors before it writes the job
 fields and publishes the job by incrementing the generation; it returns when all blocks are
 done. Idle workers spin for `spin_cycles` of the cycle counter, then sleep on a futex (Linux),
 so an idle process costs no CPU. Workers join one at a time and count themselves (`joined`),
@@ -46,18 +48,21 @@ FUTEX_WAKE_PRIVATE = 129
 
 # globals: name -> (type, initial value); each aligned to a cache line
 STATE = {
-    "gen": (I32, 0),        # job generation; the futex word
     "sleepers": (I32, 0),   # workers asleep on the futex
     "busy": (I32, 0),       # a dispatch is in flight
     "done": (I64, 0),       # blocks of the current job finished
     "joined": (I64, 0),     # workers started and waiting
     "want": (I64, 1),       # threads to use, the caller's included
-    "min_work": (I64, 100_000),
+    "min_work": (I64, 300_000),  # ~3 µs of work: below, a dispatch (~1 µs here) does not pay
     "spin_cycles": (I64, 100_000),
-    "job_fn": (PTR, None),
-    "job_ctx": (PTR, None),
-    "job_n": (I64, 0),
-    "job_threads": (I64, 0),
+}
+# the job: one cache line (8-byte slots), so a waking worker gets it with the generation
+JOB = {
+    "gen": (I32, 0),          # job generation; the futex word
+    "job_fn": (PTR, 1),
+    "job_ctx": (PTR, 2),
+    "job_n": (I64, 3),
+    "job_threads": (I64, 4),
 }
 SETTABLE = ["want", "min_work", "spin_cycles", "joined"]  # irc_rt_set / irc_rt_get selectors
 
@@ -102,6 +107,7 @@ class PoolModule:
         self.g: dict[str, ir.GlobalVariable] = {}
         for name, (ty, init) in STATE.items():
             self.g[name] = self._global(name, ty, ir.Constant(ty, init))
+        self.g["job"] = self._global("job", ir.ArrayType(I64, LINE), ir.Constant(ir.ArrayType(I64, LINE), [0] * LINE))
         cursors_ty = ir.ArrayType(I64, MAX_THREADS * LINE)
         self.g["cursors"] = self._global("cursors", cursors_ty, ir.Constant(cursors_ty, [0] * MAX_THREADS * LINE))
 
@@ -127,14 +133,25 @@ class PoolModule:
     def _cycles(self, b: ir.IRBuilder) -> ir.Value:
         return b.call(self._fn("llvm.readcyclecounter", I64, []), [])
 
+    def _addr(self, b: ir.IRBuilder, name: str) -> ir.Value:
+        if name in JOB:
+            return opaque(b.gep(self.g["job"], [c64(JOB[name][1])], inbounds=True, source_etype=I64))
+        return self.g[name]
+
+    def _type(self, name: str) -> ir.Type:
+        return JOB[name][0] if name in JOB else STATE[name][0]
+
     def _load(self, b: ir.IRBuilder, name: str, order: str = "acquire") -> ir.Value:
-        ty = STATE[name][0]
-        return b.load_atomic(self.g[name], order, 4 if ty == I32 else 8, typ=ty)
+        ty = self._type(name)
+        return b.load_atomic(self._addr(b, name), order, 4 if ty == I32 else 8, typ=ty)
+
+    def _get(self, b: ir.IRBuilder, name: str) -> ir.Value:
+        return b.load(self._addr(b, name), typ=self._type(name))
 
     def _futex(self, b: ir.IRBuilder, op: int, val: ir.Value) -> None:
         syscall = self._fn("syscall", I64, [I64], var_arg=True)
         null = ir.Constant(PTR, None)
-        b.call(syscall, [c64(self.futex), self.g["gen"], c64(op), val, null, null, c64(0)])
+        b.call(syscall, [c64(self.futex), self._addr(b, "gen"), c64(op), val, null, null, c64(0)])
 
     def _cursor(self, b: ir.IRBuilder, t: ir.Value) -> ir.Value:
         return opaque(b.gep(self.g["cursors"], [b.mul(t, c64(LINE))], inbounds=True, source_etype=I64))
@@ -182,7 +199,8 @@ class PoolModule:
 
     def run_blocks(self) -> None:
         """`irc_rt.run_blocks(i64 self, i64 stamp)`: claim and run blocks of job `stamp`
-        (its generation << 32), own range first, then the others'."""
+        (its generation << 32), own range first, then the others'; then add the number run
+        to `done` once (one contended atomic per thread and job, not per block)."""
         fn = ir.Function(self.m, ir.FunctionType(VOID, [I64, I64]), name="irc_rt.run_blocks")
         fn.linkage = "internal"
         me, stamp = fn.args
@@ -195,10 +213,12 @@ class PoolModule:
         range_done = fn.append_basic_block("range_done")
         exit_ = fn.append_basic_block("exit")
         b = ir.IRBuilder(entry)
-        threads = b.load(self.g["job_threads"], typ=I64)
-        n = b.load(self.g["job_n"], typ=I64)
-        body = IndirectCallee(b.load(self.g["job_fn"], typ=PTR), BODY_TYPE)
-        ctx = b.load(self.g["job_ctx"], typ=PTR)
+        ran = b.alloca(I64, name="ran")
+        b.store(c64(0), ran)
+        threads = self._get(b, "job_threads")
+        n = self._get(b, "job_n")
+        body = IndirectCallee(self._get(b, "job_fn"), BODY_TYPE)
+        ctx = self._get(b, "job_ctx")
         valid = b.and_(b.icmp_signed(">", threads, c64(0)), b.icmp_signed("<=", threads, c64(MAX_THREADS)))
         b.cbranch(valid, next_range, exit_)
 
@@ -218,11 +238,15 @@ class PoolModule:
         cur = b.phi(I64, "cur")
         cur.add_incoming(seen, claim)
         same_job = b.icmp_unsigned("==", b.and_(cur, c64(-(1 << 32))), stamp)
-        k = b.and_(cur, c64((1 << 32) - 1))
-        left = b.and_(same_job, b.icmp_signed("<", k, c64(BLOCKS)))
+        front = b.and_(cur, c64(0xFFFF))
+        back = b.and_(b.lshr(cur, c64(16)), c64(0xFFFF))
+        left = b.and_(same_job, b.icmp_signed("<", front, back))
         b.cbranch(left, moved, range_done)
         b.position_at_end(moved)
-        pair = b.cmpxchg(cursor, cur, b.add(cur, c64(1)), "seq_cst", "acquire")
+        own = b.icmp_signed("==", s, c64(0))
+        k = b.select(own, front, b.sub(back, c64(1)))
+        taken = b.select(own, b.add(cur, c64(1)), b.sub(cur, c64(1 << 16)))
+        pair = b.cmpxchg(cursor, cur, taken, "seq_cst", "acquire")
         cur.add_incoming(b.extract_value(pair, 0), moved)
         b.cbranch(b.extract_value(pair, 1), run, try_cas)
 
@@ -233,7 +257,7 @@ class PoolModule:
         hi = self._part(b, lo_t, hi_t, b.add(k, c64(1)), c64(BLOCKS))
         with b.if_then(b.icmp_signed("<", lo, hi)):
             b.call(body, [ctx, lo, hi])
-        b.atomic_rmw("add", self.g["done"], c64(1), "release")
+        b.store(b.add(b.load(ran, typ=I64), c64(1)), ran)
         again = b.load_atomic(cursor, "acquire", 8, typ=I64)
         cur.add_incoming(again, b.block)
         b.branch(try_cas)
@@ -243,6 +267,9 @@ class PoolModule:
         b.branch(next_range)
 
         b.position_at_end(exit_)
+        count = b.load(ran, typ=I64)
+        with b.if_then(b.icmp_signed(">", count, c64(0))):
+            b.atomic_rmw("add", self.g["done"], count, "release")
         b.ret_void()
 
     def parallel_for(self) -> None:
@@ -276,15 +303,14 @@ class PoolModule:
         b.position_at_end(dispatch)
         gen = b.add(self._load(b, "gen", "monotonic"), ir.Constant(I32, 1))
         stamp = b.shl(b.zext(gen, I64), c64(32))
+        fresh = b.or_(stamp, c64(BLOCKS << 16))  # front 0, back BLOCKS
         with _counted_loop(b, threads) as t:
-            b.atomic_rmw("xchg", self._cursor(b, t), stamp, "seq_cst")  # (store_atomic needs a typed pointer)
+            b.atomic_rmw("xchg", self._cursor(b, t), fresh, "seq_cst")  # (store_atomic needs a typed pointer)
         b.fence("seq_cst")
-        b.store(body, self.g["job_fn"])
-        b.store(ctx, self.g["job_ctx"])
-        b.store(n, self.g["job_n"])
-        b.store(threads, self.g["job_threads"])
+        for name, value in (("job_fn", body), ("job_ctx", ctx), ("job_n", n), ("job_threads", threads)):
+            b.store(value, self._addr(b, name))
         b.store_atomic(c64(0), self.g["done"], "monotonic", 8)
-        b.store_atomic(gen, self.g["gen"], "seq_cst", 4)
+        b.atomic_rmw("xchg", self._addr(b, "gen"), gen, "seq_cst")
         if self.futex is not None:
             asleep = b.icmp_signed(">", self._load(b, "sleepers", "seq_cst"), ir.Constant(I32, 0))
             with b.if_then(asleep, likely=False):
@@ -344,7 +370,7 @@ class PoolModule:
         b.branch(wait)
 
         b.position_at_end(run)  # workers beyond the job's thread count sit it out
-        with b.if_then(b.icmp_signed("<", index, b.load(self.g["job_threads"], typ=I64))):
+        with b.if_then(b.icmp_signed("<", index, self._get(b, "job_threads"))):
             b.call(self.m.globals["irc_rt.run_blocks"], [index, b.shl(b.zext(gen, I64), c64(32))])
         local.add_incoming(gen, b.block)
         b.branch(wait)

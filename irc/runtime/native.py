@@ -164,7 +164,7 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
                 use_cache: bool = True, allow_gc: bool = True) -> NativeFunction:
     """Compile one tensor-level (or loop-level) function of `module` for the host CPU
     (`allow_gc=False`: temporaries stay allocated between calls; calls must not overlap)."""
-    from ..codegen_cpu.target import host_identity
+    from ..codegen_cpu.target import codegen_identity
     from ..ir.printer import print_op
     stats = CompileStats()
     t0 = time.perf_counter()
@@ -176,7 +176,7 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
     text = print_op(loop_module)
     stats.lower_s = time.perf_counter() - t0
     layout = probe_numpy_layout()
-    key = cache_key(ABI_VERSION, text, host_identity(), layout.key() if layout else "flat")
+    key = cache_key(ABI_VERSION, text, codegen_identity(), layout.key() if layout else "flat")
     cache = ObjectCache(cache_dir)
     obj = cache.load(key) if use_cache else None
     stats.cache_hit = obj is not None

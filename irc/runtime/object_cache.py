@@ -1,4 +1,5 @@
-"""The disk cache of compiled object code: one file per key under `<compiledir>/cpu/`.
+"""The disk cache of compiled object code: one file per key under `<compiledir>/cpu/` (and
+`<compiledir>/runtime/` for the runtime's own code).
 
 The key hashes everything the machine code depends on (the loop IR text, the target triple,
 CPU name and features, the llvmlite and LLVM versions, the ABI details), so a hit can be loaded
@@ -36,8 +37,11 @@ def cache_key(*parts: str) -> str:
 
 
 class ObjectCache:
-    def __init__(self, folder: str | None = None):
-        self.folder = os.path.join(cache_dir(folder), "cpu")
+    """`kind` names the subfolder: "cpu" for compiled functions, "runtime" for irc's own
+    native support code (the thread pool)."""
+
+    def __init__(self, folder: str | None = None, kind: str = "cpu"):
+        self.folder = os.path.join(cache_dir(folder), kind)
 
     def path(self, key: str) -> str:
         return os.path.join(self.folder, key + ".o")

@@ -1,5 +1,5 @@
-"""The CPU thread pool at run time: compiles `irc/codegen_cpu/thread_pool.py`'s module once per
-process, makes `irc_rt_parallel_for` resolvable for compiled code, and starts the workers.
+"""The CPU thread pool at run time: loads `irc/codegen_cpu/thread_pool.py`'s module once per
+process (its object code is in the disk cache like compiled functions'), makes `irc_rt_parallel_for` resolvable for compiled code, and starts the workers.
 
 Workers are daemon Python threads that each make one ctypes call, `irc_rt_worker(k)`, which
 releases the GIL and never returns: the waiting, the work and the wake-ups are all native.
@@ -48,10 +48,17 @@ def default_threads() -> int:
 
 def _build() -> _Pool:
     import llvmlite.binding as llvm
-    from ..codegen_cpu.target import new_target_machine, parse_and_optimize
+    from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
     from ..codegen_cpu.thread_pool import PARALLEL_FOR, build_pool_module
-    module = build_pool_module(llvm.get_process_triple())
-    engine = llvm.create_mcjit_compiler(parse_and_optimize(module), new_target_machine())
+    from .object_cache import ObjectCache, cache_key
+    cache = ObjectCache(kind="runtime")
+    key = cache_key("irc-thread-pool", codegen_identity())
+    obj = cache.load(key)
+    if obj is None:
+        obj = emit_object(parse_and_optimize(build_pool_module(llvm.get_process_triple())))
+        cache.store(key, obj)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     llvm.add_symbol(PARALLEL_FOR, engine.get_function_address(PARALLEL_FOR))
     setter = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set"))

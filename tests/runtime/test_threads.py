@@ -22,7 +22,7 @@ def pool():
     threads.set_num_threads(3)
     threads.tune(min_work=0)
     yield threads
-    threads.tune(min_work=100_000)
+    threads.tune(min_work=300_000)
     threads.set_num_threads(before)
 
 
