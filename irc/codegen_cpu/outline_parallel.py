@@ -40,7 +40,8 @@ UNKNOWN_TRIP = 16
 
 
 def outlinable(op: Operation) -> bool:
-    return all(inner.op_name not in NOT_OUTLINABLE for inner in op.walk() if inner is not op)
+    """A nest with at least one dimension and nothing that allocates or returns inside."""
+    return bool(op.operands) and all(inner.op_name not in NOT_OUTLINABLE for inner in op.walk() if inner is not op)
 
 
 def captured_values(op: Operation) -> list[Value]:

@@ -17,6 +17,9 @@ from ..ir.types import ScalarType, i64
 from .lower_to_loops import FuncLowering, inplace_target, lowering
 from .loop_builder import Index
 
+# `_reduce_outer` splits the kept innermost axis into blocks of this many elements (the unit of
+# parallel work; a block's slice of a row is contiguous)
+OUTER_BLOCK = 256
 COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
 
 
@@ -139,25 +142,33 @@ def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, outs, elements, out_
 
 def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
     """Innermost axis kept: fill with the identity, then combine rows into the outputs in the
-    input's order, so the inner loop walks them contiguously."""
+    input's order, so the inner loop walks them contiguously. The innermost axis is cut into
+    blocks of OUTER_BLOCK elements, the parallel loop outermost over the blocks: every block
+    owns its slice of the outputs, so threads never write the same element."""
     lb = ctx.lb
     with lb.parallel(out_sizes) as ivs:
         for out in outs:
             element = out.type.element
             lb.store(lb.scalar_const(identity(kind, element), element), out, ivs)
     index: dict[int, Index] = {}
+    inner = rank - 1
+    width, block = sizes[inner], lb.const(OUTER_BLOCK)
+    blocks = lb.floordiv(lb.add(width, lb.const(OUTER_BLOCK - 1)), block)
 
-    def nest(axis: int) -> None:
+    def nest(axis: int, start: Index, stop: Index) -> None:
         if axis == rank:
             out_idx = [index[a] for a in kept]
             for v, out in zip(load([index[a] for a in range(rank)]), outs):
                 lb.store(lb.scalar(COMBINE[kind], [lb.load(out, out_idx), v]), out, out_idx)
             return
-        with lb.for_(lb.const(0), sizes[axis]) as loop:
+        lo, hi = (start, stop) if axis == inner else (lb.const(0), sizes[axis])
+        with lb.for_(lo, hi) as loop:
             index[axis] = loop.iv
-            nest(axis + 1)
+            nest(axis + 1, start, stop)
 
-    nest(0)
+    with lb.parallel([blocks]) as (blk,):
+        start = lb.mul(blk, block)
+        nest(0, start, lb.min(lb.add(start, block), width))
 
 
 def _arg_reduce(ctx, kind, x, sizes, axis, out, out_sizes) -> None:

@@ -19,13 +19,18 @@ func.func @rowsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // -----
 
 // Keeping the innermost axis: fill with the identity, then combine rows in input order (the
-// inner loop walks the contiguous axis of both buffers).
+// inner loop walks the contiguous axis of both buffers), in parallel over blocks of 256
+// columns, each owning its slice of the output.
 // CHECK-LABEL: func.func @colmax
 // CHECK:         loop.parallel (%i)
 // CHECK-NEXT:      %[[INF:.*]] = scalar.constant {value = -inf} : f64
 // CHECK-NEXT:      loop.store %[[INF]]
-// CHECK:         loop.for %k = {{.*}} {
-// CHECK-NEXT:      loop.for %k_1 = {{.*}} {
+// CHECK:         %[[NB:.*]] = loop.floordiv
+// CHECK:         loop.parallel (%[[B:.*]]) = (%{{.*}}) to (%[[NB]])
+// CHECK-NEXT:      %[[J0:.*]] = loop.mul %[[B]], %{{.*}}
+// CHECK:           %[[J1:.*]] = loop.min
+// CHECK-NEXT:      loop.for %k = {{.*}} {
+// CHECK-NEXT:      loop.for %k_1 = %[[J0]] to %[[J1]] step {{.*}} {
 // CHECK-NEXT:        %[[V:.*]] = loop.load %x[%k, %k_1]
 // CHECK-NEXT:        %[[O:.*]] = loop.load %[[OUT:.*]][%k_1]
 // CHECK-NEXT:        %[[M:.*]] = scalar.maximum %[[O]], %[[V]] : f64
