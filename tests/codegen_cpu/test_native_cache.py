@@ -61,3 +61,20 @@ def test_unwritable_cache_still_compiles(tmp_path):
     target.write_text("not a folder")
     fn = _compile("neg", str(target))
     np.testing.assert_array_equal(fn(np.arange(3, dtype=np.float32))[0], -np.arange(3, dtype=np.float32))
+
+
+def test_key_follows_the_code_generator(tmp_path, monkeypatch):
+    """Objects built by another version of the code generator (a mathlib change, say: the loop
+    IR is the same) are not loaded."""
+    import irc.codegen_cpu.target as target
+    folder = str(tmp_path)
+    assert not _compile("exp", folder).stats.cache_hit
+    assert _compile("exp", folder).stats.cache_hit
+    monkeypatch.setattr(target, "codegen_identity", lambda: "another code generator")
+    assert not _compile("exp", folder).stats.cache_hit
+
+
+def test_identity_hashes_the_sources():
+    from irc.codegen_cpu.target import codegen_identity, host_identity
+    ident = codegen_identity()
+    assert ident.startswith(host_identity() + "|") and len(ident.rsplit("|", 1)[1]) == 16
