@@ -73,9 +73,12 @@ def test_outputs_do_not_alias_between_calls() -> None:
 def test_fusion_and_inplace_are_near_linear_on_5000_nodes() -> None:
     timings = {}
     for n in (1000, 5000):
-        m = parse_module(big_graph_text(n))
-        t0 = time.perf_counter()
-        PassManager.parse("fuse-elementwise,inplace").run(m)
-        timings[n] = time.perf_counter() - t0
+        runs = []
+        for _ in range(3):  # the fastest of three: a loaded machine only ever slows a run down
+            m = parse_module(big_graph_text(n))
+            t0 = time.perf_counter()
+            PassManager.parse("fuse-elementwise,inplace").run(m)
+            runs.append(time.perf_counter() - t0)
+        timings[n] = min(runs)
     assert timings[5000] < 5.0, timings
     assert timings[5000] < 12 * max(timings[1000], 0.02), timings
