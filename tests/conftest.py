@@ -124,3 +124,18 @@ def _private_compiledir_for_all(tmp_path_factory):
         os.environ.pop("IRC_COMPILEDIR", None)
     else:
         os.environ["IRC_COMPILEDIR"] = old
+
+
+@pytest.fixture
+def pool():
+    """Three threads with every parallel loop split (min_work 0), whatever the machine; the
+    count and the threshold are restored after."""
+    from irc.codegen_cpu.thread_pool import STATE
+    from irc.runtime import threads
+    threads.ensure_pool()
+    before = threads.num_threads()
+    threads.set_num_threads(3)
+    threads.tune(min_work=0)
+    yield threads
+    threads.tune(min_work=STATE["min_work"][1])
+    threads.set_num_threads(before)

@@ -140,18 +140,24 @@ class FusedOp(TensorOp):
         for i, (arg, t) in enumerate(zip(block.args, types)):
             if arg.type != t.element:
                 raise self.error(f"body argument #{i} has type {arg.type} but operand #{i} is {t}")
-        if not block.ops or block.ops[-1].op_name != "scalar.yield":
-            raise self.error("body must end in 'scalar.yield'")
-        defined: set[int] = {id(a) for a in block.args}
-        for op in block.ops:
-            if op.dialect != "scalar" or op.regions:
-                raise self.error(f"body may hold only scalar ops, found '{op.op_name}'")
-            for v in op.operands:
-                if id(v) not in defined:
-                    raise self.error(f"body op '{op.op_name}' uses a value defined outside the body")
-            defined.update(id(r) for r in op.results)
-        yields = list(block.ops[-1].operands)
-        for i, v in enumerate(yields):
-            if not isinstance(v.type, ScalarType):
-                raise self.error(f"yielded value #{i} must be a scalar, got {v.type}")
-        return shape, device, yields
+        return shape, device, check_scalar_body(self, block)
+
+
+def check_scalar_body(op: Operation, block: Block) -> list[Value]:
+    """The values a fused body yields, after checking that it holds only scalar ops using
+    only its arguments and each other, and ends in `scalar.yield` of scalars."""
+    if not block.ops or block.ops[-1].op_name != "scalar.yield":
+        raise op.error("body must end in 'scalar.yield'")
+    defined: set[int] = {id(a) for a in block.args}
+    for inner in block.ops:
+        if inner.dialect != "scalar" or inner.regions:
+            raise op.error(f"body may hold only scalar ops, found '{inner.op_name}'")
+        for v in inner.operands:
+            if id(v) not in defined:
+                raise op.error(f"body op '{inner.op_name}' uses a value defined outside the body")
+        defined.update(id(r) for r in inner.results)
+    yields = list(block.ops[-1].operands)
+    for i, v in enumerate(yields):
+        if not isinstance(v.type, ScalarType):
+            raise op.error(f"yielded value #{i} must be a scalar, got {v.type}")
+    return yields

@@ -29,6 +29,7 @@ from ..ir.types import ScalarType
 from .builtin import TensorType
 from .op_base import Bad, compatible, float_attr
 from .tensor_base import TensorOp, common_device, tensor_types
+from .tensor_fused import check_scalar_body
 
 KINDS = ("sum", "prod", "max", "min")
 
@@ -215,21 +216,7 @@ class FusedMatvecOp(TensorOp):
         for i, (arg, t) in enumerate(zip(block.args[1:], rows)):
             if arg.type != t.element:
                 raise self.error(f"body argument #{i + 1} has type {arg.type} but its row operand is {t}")
-        if not block.ops or block.ops[-1].op_name != "scalar.yield":
-            raise self.error("body must end in 'scalar.yield'")
-        defined: set[int] = {id(a) for a in block.args}
-        for op in block.ops:
-            if op.dialect != "scalar" or op.regions:
-                raise self.error(f"body may hold only scalar ops, found '{op.op_name}'")
-            for v in op.operands:
-                if id(v) not in defined:
-                    raise self.error(f"body op '{op.op_name}' uses a value defined outside the body")
-            defined.update(id(r) for r in op.results)
-        yields = list(block.ops[-1].operands)
-        for i, v in enumerate(yields):
-            if not isinstance(v.type, ScalarType):
-                raise self.error(f"yielded value #{i} must be a scalar, got {v.type}")
-        return yields
+        return check_scalar_body(self, block)
 
     def _check_results(self, yields: list[Value], rows: int | None, k: int | None,
                        element: ScalarType, device: str | None) -> None:

@@ -89,3 +89,11 @@ def named(iv, hint: str) -> Index:
     v = iv.iv if hasattr(iv, "iv") else iv
     v.name_hint = hint
     return v
+
+
+def balanced_sum(lb: LoopBuilder, terms: list[Value]) -> Value:
+    """Σ terms as a balanced tree: a shorter dependency chain than a running sum."""
+    while len(terms) > 1:
+        terms = [lb.scalar("add", terms[i:i + 2]) if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    return terms[0]

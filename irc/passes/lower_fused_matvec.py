@@ -24,52 +24,20 @@ than BLOCK_ROWS per chunk) go one at a time. Then one parallel pass computes
 out[j] = alpha·Σ_c part[c, j] + beta·y2[j], and each reduction combines its ROW_CHUNKS partial
 values. A is read from memory once per call instead of twice.
 
-`dot_rows`/`add_rows` here are variants of `lower_gemv.py`'s kernels (they return the sums
-instead of storing them, and take their rows already chosen).
+`dot_rows`/`add_rows` are `lower_gemv.py`'s kernels.
 """
 from __future__ import annotations
 
 from ..dialects.builtin import MemRefType, TensorType
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType
-from .linalg_common import Line, Load1, axpby, line_of, named, vector
+from .linalg_common import Line, Load1, axpby, balanced_sum, line_of, named, vector
 from .loop_builder import Index, LoopBuilder
-from .lower_gemv import GEMV_ROWS, ROW_CHUNKS
+from .lower_gemv import GEMV_ROWS, ROW_CHUNKS, add_rows, dot_rows
 from .lower_reduce import COMBINE, identity
 from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
 
 BLOCK_ROWS = GEMV_ROWS  # rows per block: 4 accumulators sharing x; 4 rows per pass over part
-
-
-def balanced_sum(lb: LoopBuilder, terms: list[Value]) -> Value:
-    """Σ terms as a balanced tree: a shorter dependency chain."""
-    while len(terms) > 1:
-        terms = [lb.scalar("add", terms[i:i + 2]) if i + 1 < len(terms) else terms[i]
-                 for i in range(0, len(terms), 2)]
-    return terms[0]
-
-
-def dot_rows(lb: LoopBuilder, row: Line, load_x: Load1, rows: list[Index], k: Index,
-             element: ScalarType) -> list[Value]:
-    """Σ_q A[r, q]·x[q] for each of `rows`, in one reduction loop (one accumulator per row)."""
-    lines = [row(r) for r in rows]
-    zero = lb.scalar_const(0, element)
-    with lb.for_(lb.const(0), k, inits=[zero] * len(rows), reduction=True) as loop:
-        xq = load_x(named(loop, "q"))
-        lb.yield_(loop, [lb.scalar("add", [acc, lb.scalar("mul", [line(loop.iv), xq])])
-                         for line, acc in zip(lines, loop.iter_args)])
-    return loop.results
-
-
-def add_rows(lb: LoopBuilder, part: Value, c: Index, rows: list[Index], row: Line, coef: Load1,
-             n: Index) -> None:
-    """part[c, :] += Σ_r coef[r]·A[r, :] over `rows`, in one pass over the row of partials."""
-    weights = [coef(r) for r in rows]
-    lines = [row(r) for r in rows]
-    with lb.for_(lb.const(0), n) as loop:
-        j = named(loop, "j")
-        terms = [lb.scalar("mul", [line(j), w]) for line, w in zip(lines, weights)]
-        lb.store(lb.scalar("add", [lb.load(part, [c, j]), balanced_sum(lb, terms)]), part, [c, j])
 
 
 def dot_and_add_rows(lb: LoopBuilder, row: Line, load_x: Load1, rows: list[Index], part: Value,

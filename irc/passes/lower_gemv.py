@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from ..dialects.builtin import MemRefType
 from ..ir.core import Value
 from ..ir.types import ScalarType
-from .linalg_common import Line, Load1, axpby, named
-from .loop_builder import Index
+from .linalg_common import Line, Load1, axpby, balanced_sum, named
+from .loop_builder import Index, LoopBuilder
 
 if TYPE_CHECKING:
     from .lower_to_loops import FuncLowering
@@ -52,17 +52,23 @@ def row_dots(ctx: FuncLowering, row: Line, load_x: Load1, m: Index, k: Index, ou
             _dot_rows(ctx, [lb.add(done, named(t, "t"))], row, load_x, k, out, element, alpha, load_y, beta)
 
 
-def _dot_rows(ctx: FuncLowering, rows: list[Index], row: Line, load_x: Load1, k: Index,
-              out: Value, element: ScalarType, alpha: float, load_y: Load1 | None, beta: float) -> None:
-    """The dot products of several rows with x in one reduction loop (one accumulator each)."""
-    lb = ctx.lb
+def dot_rows(lb: LoopBuilder, row: Line, load_x: Load1, rows: list[Index], k: Index,
+             element: ScalarType) -> list[Value]:
+    """Σ_q M[r, q]·x[q] for each of `rows`, in one reduction loop (one accumulator per row)."""
     lines = [row(r) for r in rows]
     zero = lb.scalar_const(0, element)
     with lb.for_(lb.const(0), k, inits=[zero] * len(rows), reduction=True) as loop:
         xq = load_x(named(loop, "q"))
         lb.yield_(loop, [lb.scalar("add", [acc, lb.scalar("mul", [line(loop.iv), xq])])
                          for line, acc in zip(lines, loop.iter_args)])
-    for r, acc in zip(rows, loop.results):
+    return loop.results
+
+
+def _dot_rows(ctx: FuncLowering, rows: list[Index], row: Line, load_x: Load1, k: Index,
+              out: Value, element: ScalarType, alpha: float, load_y: Load1 | None, beta: float) -> None:
+    """`dot_rows`, stored as out[r] = alpha·sum + beta·y[r]."""
+    lb = ctx.lb
+    for r, acc in zip(rows, dot_rows(lb, row, load_x, rows, k, element)):
         lb.store(axpby(lb, acc, alpha, load_y(r) if load_y else None, beta), out, [r])
 
 
@@ -90,9 +96,9 @@ def combine_rows(ctx: FuncLowering, row: Line, coef: Load1, k: Index, n: Index, 
         stepped = lb.add(lo, lb.mul(lb.floordiv(lb.sub(hi, lo), U), U))
         with lb.for_(lo, stepped, U) as step:
             first = named(step, "r")
-            _add_rows(ctx, part, c, [lb.add(first, lb.const(u)) for u in range(ROWS_PER_STEP)], row, coef, n)
+            add_rows(lb, part, c, [lb.add(first, lb.const(u)) for u in range(ROWS_PER_STEP)], row, coef, n)
         with lb.for_(stepped, hi) as last:
-            _add_rows(ctx, part, c, [named(last, "r")], row, coef, n)
+            add_rows(lb, part, c, [named(last, "r")], row, coef, n)
     with lb.parallel([n]) as (j,):
         total = lb.load(part, [lb.const(0), named(j, "j")])
         for p in range(1, ROW_CHUNKS):
@@ -100,16 +106,12 @@ def combine_rows(ctx: FuncLowering, row: Line, coef: Load1, k: Index, n: Index, 
         lb.store(axpby(lb, total, alpha, load_y(j) if load_y else None, beta), out, [j])
 
 
-def _add_rows(ctx: FuncLowering, part: Value, c: Index, rows: list[Index], row: Line, coef: Load1,
-              n: Index) -> None:
+def add_rows(lb: LoopBuilder, part: Value, c: Index, rows: list[Index], row: Line, coef: Load1,
+             n: Index) -> None:
     """part[c, :] += Σ_r coef[r]·X[r, :] over `rows`, in one pass over the row of partials."""
-    lb = ctx.lb
     weights = [coef(r) for r in rows]
     lines = [row(r) for r in rows]
     with lb.for_(lb.const(0), n) as loop:
         j = named(loop, "j")
-        terms = [lb.scalar("mul", [line(j), w]) for line, w in zip(lines, weights)]
-        while len(terms) > 1:  # a balanced sum: a shorter dependency chain
-            terms = [lb.scalar("add", terms[i:i + 2]) if i + 1 < len(terms) else terms[i]
-                     for i in range(0, len(terms), 2)]
-        lb.store(lb.scalar("add", [lb.load(part, [c, j]), terms[0]]), part, [c, j])
+        total = balanced_sum(lb, [lb.scalar("mul", [line(j), w]) for line, w in zip(lines, weights)])
+        lb.store(lb.scalar("add", [lb.load(part, [c, j]), total]), part, [c, j])

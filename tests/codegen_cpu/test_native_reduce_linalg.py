@@ -251,19 +251,6 @@ func.func @f(%A: {mat}, %B: {mat}, %C: {mat}) -> ({mat}, {mat}) {{{views}
             assert_product(d, A, B)
 
 
-@pytest.fixture
-def pool():
-    """Three threads, every parallel loop split (min_work 0); defaults restored after."""
-    from irc.runtime import threads
-    threads.ensure_pool()
-    before = threads.num_threads()
-    threads.set_num_threads(3)
-    threads.tune(min_work=0)
-    yield threads
-    threads.tune(min_work=100_000)
-    threads.set_num_threads(before)
-
-
 def test_products_split_over_threads_give_the_same_bits(pool):
     """Each output element is summed in the same order whatever the number of threads (the
     partial sums of Xᵀ·d are per chunk of rows, not per thread)."""

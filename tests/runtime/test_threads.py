@@ -14,18 +14,6 @@ from irc.config import ConfigError
 from irc.runtime import threads
 
 
-@pytest.fixture
-def pool():
-    """Two or more threads, every loop dispatched (min_work 0); defaults restored after."""
-    threads.ensure_pool()
-    before = threads.num_threads()
-    threads.set_num_threads(3)
-    threads.tune(min_work=0)
-    yield threads
-    threads.tune(min_work=300_000)
-    threads.set_num_threads(before)
-
-
 def _both(fn, *args):
     """Results with 1 thread and with the pool's current count."""
     n = threads.num_threads()
