@@ -21,10 +21,6 @@ class FloatFormat:
     mant: int  # explicit mantissa bits
     bias: int
 
-    @property
-    def exp_mask(self) -> int:
-        return ((1 << (self.bits - self.mant - 1)) - 1) << self.mant
-
 
 F32 = FloatFormat(32, 23, 127)
 F64 = FloatFormat(64, 52, 1023)

@@ -25,7 +25,7 @@ from llvmlite import ir
 
 from ..dialects import loop as L
 from ..ir.core import Block, Operation, Value
-from .memref_desc import I64, MemRef, i64
+from .memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
 # ops that cannot run inside an outlined body (they allocate, or return from the function)
@@ -85,12 +85,6 @@ def trip_count(b: ir.IRBuilder, lb: ir.Value, ub: ir.Value, step: ir.Value) -> i
     return b.select(b.icmp_signed("<", span, i64(0)), i64(0), span)
 
 
-def _mul(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    if isinstance(x, ir.Constant) and isinstance(y, ir.Constant):
-        return i64(x.constant * y.constant)
-    return b.mul(x, y)
-
-
 def _add(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     if isinstance(x, ir.Constant) and isinstance(y, ir.Constant):
         return i64(x.constant + y.constant)
@@ -113,8 +107,8 @@ def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Val
             for lb, ub, step in bounds:
                 vals = [known(v) for v in (lb, ub, step)]
                 trip = trip_count(b, *vals) if all(v is not None for v in vals) else i64(UNKNOWN_TRIP)
-                trips = _mul(b, trips, trip)
-            total = _add(b, total, _mul(b, trips, work_estimate(b, op.body, known)))
+                trips = mul(b, trips, trip)
+            total = _add(b, total, mul(b, trips, work_estimate(b, op.body, known)))
         elif name.startswith("scalar."):
             static += EXPENSIVE_WEIGHT if name[7:] in EXPENSIVE else 1
         elif name in ("loop.load", "loop.store"):
@@ -150,9 +144,9 @@ class ParallelOutliner:
         n = trip_count(b, *dims[0])
         inner_trips: ir.Value = i64(1)
         for d in dims[1:]:
-            inner_trips = _mul(b, inner_trips, trip_count(b, *d))
+            inner_trips = mul(b, inner_trips, trip_count(b, *d))
         known = lambda v: conv.values.get(v)  # noqa: E731  (only values defined before the nest)
-        work = _mul(b, _mul(b, n, inner_trips), work_estimate(b, op.body, known))
+        work = mul(b, mul(b, n, inner_trips), work_estimate(b, op.body, known))
 
         name = f"{conv.fn.name}.par{conv.outlined}"
         conv.outlined += 1

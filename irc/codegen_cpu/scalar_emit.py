@@ -8,7 +8,7 @@ reduction accumulators get `reassoc`).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from llvmlite import ir
 
@@ -70,9 +70,6 @@ class ScalarEmitter:
         return self.emit(row.name, args, t)
 
     # ------------------------------------------------------------------ helpers
-    def _float_or_int(self, t: ScalarType, fop: Callable, iop: Callable) -> Callable:
-        return fop if t.is_float else iop
-
     def _zero(self, like: ir.Value) -> ir.Constant:
         ty = like.type
         return ir.Constant(ty, 0.0 if isinstance(ty, (ir.FloatType, ir.DoubleType, ir.HalfType)) else 0)

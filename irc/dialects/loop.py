@@ -543,4 +543,4 @@ def index_attr(value: int) -> IntegerAttr:
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
            "ReshapeOp", "LoadOp", "StoreOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
            "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp",
-           "INDEX_BINARY", "view_type", "perm_attr", "index_attr", "i1"]
+           "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

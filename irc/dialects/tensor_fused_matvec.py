@@ -79,10 +79,6 @@ class FusedMatvecOp(TensorOp):
         return sum(1 for r in self.results[:-1] if isinstance(r.type, TensorType) and r.type.rank == 1)
 
     @property
-    def elementwise_results(self) -> list[Value]:
-        return self.results[:self.num_elementwise]
-
-    @property
     def reduced_results(self) -> list[Value]:
         return self.results[self.num_elementwise:-1]
 

@@ -52,10 +52,6 @@ class FusedReduceOp(FusedOp):
         return sum(1 for r in self.results if isinstance(r.type, TensorType) and r.type.rank == rank)
 
     @property
-    def elementwise_results(self) -> list:
-        return self.results[:self.num_elementwise]
-
-    @property
     def reduced_results(self) -> list:
         return self.results[self.num_elementwise:]
 

@@ -30,12 +30,6 @@ VIEW_OPS = ("tensor.dimshuffle", "tensor.transpose", "tensor.slice", "tensor.bro
 NO_BUFFER = ("tensor.constant", "tensor.dim") + VIEW_OPS
 
 
-def inplace_map(op: Operation) -> list[int]:
-    """Per result, the operand it overwrites (-1: none); all -1 without the attribute."""
-    attr = op.attributes.get("inplace")
-    return list(attr) if attr is not None else [-1] * len(op.results)  # type: ignore[arg-type]
-
-
 def candidate(op: Operation) -> bool:
     return (op.op_name.startswith("tensor.") and op.has_trait(ElementwiseTrait)
             and op.op_name != "tensor.broadcast") or op.op_name == "tensor.fused_reduce"

@@ -27,7 +27,6 @@ from ..dialects.builtin import MemRefType, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr
 from ..ir.core import Operation, Value
-from ..ir.builder import InsertionPoint
 from ..ir.pass_manager import Pass, register_pass
 from .loop_builder import Index, LoopBuilder
 

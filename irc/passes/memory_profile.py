@@ -67,7 +67,6 @@ def memory_profile(module: ModuleOp, input_shapes: Sequence[tuple[int, ...]],
     `peak_bytes_no_inplace` (the `inplace` marks ignored), `peak_bytes_no_reuse`, and
     `workspace_bytes_no_gc` (held between calls with allow_gc=False, then 0 bytes per call)."""
     from ..passes.lower_to_loops import lower_function
-    from ..passes.plan_buffers import plan_buffers  # noqa: F401  (lower_function plans)
     func = _funcs(module, name)
     shapes = [tuple(s) for s in input_shapes]
     out = replay(lower_function(func), shapes)

@@ -1,4 +1,5 @@
-"""Graph generators shared by the fusion tests and tools/bench_fusion.py."""
+"""Graph generators shared by the fusion tests and tools/bench_fusion.py, and the tutorial's
+logistic-regression training function."""
 from __future__ import annotations
 
 import random
@@ -91,3 +92,21 @@ def reduce_graph_text(n_ops: int, seed: int = 0, dtype: str = "f32") -> str:
     head = f"func.func @g(%x: {m}, %y: {m}) -> ({types}) {{"
     ret = f"  func.return {', '.join(v for v, _ in outs)} : {types}"
     return "\n".join([head, *lines, ret, "}"]) + "\n"
+
+
+def lr_training_function(dtype: str, excluding: str, features: int):
+    """The tutorial's training step (w starts at 0.01, b at 0), compiled with the rewrites
+    tagged `excluding` turned off; returns (f, w, b)."""
+    import numpy as np
+    import irc
+    import irc.tensor as T
+    x, y = T.matrix("x", dtype=dtype), T.vector("y", dtype=dtype)
+    w = irc.shared(np.full(features, 0.01, dtype), name="w")
+    b = irc.shared(np.asarray(0.0, dtype), name="b")
+    p = 1 / (1 + T.exp(-T.dot(x, w) - b))
+    xent = -y * T.log(p) - (1 - y) * T.log(1 - p)
+    cost = xent.mean() + 0.01 * (w ** 2).sum()
+    gw, gb = T.grad(cost, [w, b])
+    with irc.config.change_flags(optimizer_excluding=excluding):
+        f = irc.function([x, y], [p > 0.5, xent], updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
+    return f, w, b

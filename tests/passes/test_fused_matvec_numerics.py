@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import irc
-import irc.tensor as T
 from irc.dialects import load_all
 from irc.ir.parser import parse_module
 from irc.ir.pass_manager import PassManager
@@ -16,6 +14,8 @@ from irc.ir.verifier import verify
 from irc.runtime import threads
 from irc.runtime.native import compile_cpu, lower_module
 from irc.runtime.reference import ReferenceExecutor
+
+from fusion_graphs import lr_training_function
 
 load_all()
 SIZES = [(1, 1), (1, 3), (3, 1), (3, 5), (5, 7), (7, 3), (7, 7), (9, 2), (400, 784), (1000, 3)]
@@ -95,16 +95,7 @@ def test_lowering_checks_run_time_sizes() -> None:
 
 # ---------------------------------------------------------------------------- logistic regression
 def _lr(dtype: str, excluding: str, X: np.ndarray):
-    x, y = T.matrix("x", dtype=dtype), T.vector("y", dtype=dtype)
-    w = irc.shared(np.full(X.shape[1], 0.01, dtype), name="w")
-    b = irc.shared(np.asarray(0.0, dtype), name="b")
-    p = 1 / (1 + T.exp(-T.dot(x, w) - b))
-    xent = -y * T.log(p) - (1 - y) * T.log(1 - p)
-    cost = xent.mean() + 0.01 * (w ** 2).sum()
-    gw, gb = T.grad(cost, [w, b])
-    with irc.config.change_flags(optimizer_excluding=excluding):
-        f = irc.function([x, y], [p > 0.5, xent], updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
-    return f, w, b
+    return lr_training_function(dtype, excluding, X.shape[1])
 
 
 def _lr_numpy(X, Y, steps: int):

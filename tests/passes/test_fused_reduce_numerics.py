@@ -6,8 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import irc
-import irc.tensor as T
 from irc.dialects import load_all
 from irc.ir.parser import parse_module
 from irc.ir.pass_manager import PassManager
@@ -16,7 +14,7 @@ from irc.passes.fusion_groups import Group, Grouping
 from irc.runtime.native import compile_cpu, lower_module
 from irc.runtime.reference import ReferenceExecutor
 
-from fusion_graphs import big_graph_text, reduce_graph_text
+from fusion_graphs import big_graph_text, lr_training_function, reduce_graph_text
 
 load_all()
 TOL = {"f32": dict(rtol=2e-5, atol=2e-5), "f64": dict(rtol=1e-12, atol=1e-12)}
@@ -87,16 +85,7 @@ def _lr(dtype: str, excluding: str, n: int = 60, feats: int = 17):
     np_dtype = np.float32 if dtype == "float32" else np.float64
     X = rng.standard_normal((n, feats)).astype(np_dtype)
     Y = (rng.random(n) > 0.5).astype(np_dtype)
-    x, y = T.matrix("x", dtype=dtype), T.vector("y", dtype=dtype)
-    w = irc.shared(np.zeros(feats, np_dtype) + np_dtype(0.01), name="w")
-    b = irc.shared(np_dtype(0.0), name="b")
-    p = 1 / (1 + T.exp(-T.dot(x, w) - b))
-    xent = -y * T.log(p) - (1 - y) * T.log(1 - p)
-    cost = xent.mean() + 0.01 * (w ** 2).sum()
-    gw, gb = T.grad(cost, [w, b])
-    with irc.config.change_flags(optimizer_excluding=excluding):
-        f = irc.function([x, y], [p > 0.5, xent], updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
-    return f, w, b, X, Y
+    return (*lr_training_function(dtype, excluding, feats), X, Y)
 
 
 def _lr_numpy(X, Y, w, b, steps: int):
