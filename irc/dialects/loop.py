@@ -305,10 +305,7 @@ class ForOp(Operation):
             while True:
                 args.append(parser.parse_value_def())
                 parser.expect("=")
-                if parser.peek()[:1] != "%":  # one operand: a list would swallow the next pair
-                    raise parser.error("expected SSA operand")
-                inits.append(parser.i)
-                parser.i += 1
+                inits.append(parser.parse_operand_ref())
                 if not parser.accept(","):
                     break
             parser.expect(")")

@@ -53,10 +53,7 @@ class FusedOp(TensorOp):
             while True:
                 defs.append(parser.parse_value_def())
                 parser.expect("=")
-                if parser.peek()[:1] != "%":
-                    raise parser.error("expected SSA operand")
-                refs.append(parser.i)
-                parser.i += 1
+                refs.append(parser.parse_operand_ref())
                 if not parser.accept(","):
                     break
             parser.expect(")", "')' or ','")

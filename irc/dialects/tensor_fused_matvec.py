@@ -112,10 +112,7 @@ class FusedMatvecOp(TensorOp):
         while parser.accept(","):
             defs.append(parser.parse_value_def())
             parser.expect("=")
-            if parser.peek()[:1] != "%":
-                raise parser.error("expected SSA operand")
-            refs.append(parser.i)
-            parser.i += 1
+            refs.append(parser.parse_operand_ref())
         parser.expect(")", "')' or ','")
         attrs = parser.parse_optional_attr_dict()
         parser.expect(":")

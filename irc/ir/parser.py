@@ -356,6 +356,14 @@ class Parser:
         self.i += 1
         return self.i - 1
 
+    def parse_operand_ref(self) -> int:
+        """One `%a` (as in `%arg = %a` pairs, where a list would swallow the next pair): its
+        token, resolved later with its type."""
+        if self.toks[self.i][:1] != "%":
+            raise self.error("expected SSA operand")
+        self.i += 1
+        return self.i - 1
+
     def parse_operand_refs(self) -> list[int]:
         """`%a, %b#1, ...` (possibly none): the tokens, resolved later with their types."""
         toks = self.toks
