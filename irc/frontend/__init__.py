@@ -1,2 +1,12 @@
 """The Theano-compatible frontend: the symbolic graph (`graph`), its ops, `shared`, `grad`.
-The user-facing namespace is `irc.tensor`."""
+The user-facing namespace is `irc.tensor`.
+
+Layers, each importing only those below it: the graph core (`tensor_type`, `dtypes`,
+`graph`, `operators`), the op classes (`elemwise`, `reduce`, `shape_ops`, ...), the `T.*`
+functions (`basic`, `mathops`, ...), the derivative rules (`gradient_rules`, `grad`), and
+compilation (`lowering`, `function`). The Python operators of a Variable call `T.*`
+functions, which are bound here once they have loaded."""
+from . import basic, mathops
+from .operators import bind_api
+
+bind_api(basic, mathops)

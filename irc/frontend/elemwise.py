@@ -1,9 +1,8 @@
 """`Elemwise`: one op class for every row of the elementwise table, and `Cast`.
 
 The op takes inputs that already agree (same rank, same dtype; `select`'s condition is bool):
-the functions in irc/frontend/basic.py insert the dimshuffles and casts. Its gradient is built
-from the row's derivative expression, then summed over the dimensions the input was broadcast
-along, so each gradient has its input's type."""
+the functions in irc/frontend/basic.py insert the dimshuffles and casts. Its gradient
+(irc/frontend/gradient_rules.py) is built from the row's derivative expression."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -57,10 +56,6 @@ class Elemwise(Op):
             types = [TensorType(dtype, bcast)]
         return Apply(self, list(inputs), [Variable(types[0])])
 
-    def grad(self, inputs, outputs, output_grads):
-        from .gradient_rules import elemwise_grad
-        return elemwise_grad(self, inputs, outputs, output_grads)
-
     def __str__(self) -> str:
         return f"Elemwise{{{self.scalar_op},no_inplace}}"
 
@@ -83,13 +78,6 @@ class Cast(Elemwise):
         types = infer_via_dialect(self.ir_name, [x.type], self.ir_attributes())
         out = types[0] if types else x.type.clone(dtype=self.dtype)
         return Apply(self, [x], [Variable(out)])
-
-    def grad(self, inputs, outputs, output_grads):
-        (x,), (gz,) = inputs, output_grads
-        if gz is None or not x.type.is_float:
-            return [None]
-        from .basic import cast
-        return [cast(gz, x.dtype)]
 
     def __str__(self) -> str:
         return f"Elemwise{{Cast{{{self.dtype}}},no_inplace}}"

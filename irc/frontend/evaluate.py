@@ -11,13 +11,15 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..dialects import tensor  # noqa: F401  (registers the ops)
+from ..dialects.tensor_eval import evaluate as run_op
 from ..ir.core import Value, create_op
 from .graph import Apply, Constant, Variable, toposort
+from .shared import SharedVariable
 
 
 def ir_op_of(node: Apply):
     """The tensor-dialect op for one Apply, with placeholder operand values."""
-    from ..dialects import tensor  # noqa: F401  (registers the ops)
     operands = [Value(i.type.to_ir()) for i in node.inputs]
     return create_op(node.op.ir_name, operands, [o.type.to_ir() for o in node.outputs],
                      node.op.ir_attributes(), location=node.location)
@@ -26,8 +28,6 @@ def ir_op_of(node: Apply):
 def evaluate(outputs: Variable | Sequence[Variable], inputs: Mapping[Variable, Any] | None = None) -> Any:
     """Values of `outputs` given values for the free inputs (`{x: array}`); shared variables
     use their current value, constants their data."""
-    from ..dialects.tensor_eval import evaluate as run_op
-    from .shared import SharedVariable
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
     env: dict[Variable, np.ndarray] = {}
@@ -51,7 +51,7 @@ def evaluate(outputs: Variable | Sequence[Variable], inputs: Mapping[Variable, A
         if o not in env:
             if isinstance(o, Constant):
                 env[o] = o.data
-            elif hasattr(o, "get_value"):
+            elif isinstance(o, SharedVariable):
                 env[o] = np.asarray(o.get_value())
             else:
                 raise ValueError(f"no value given for output {o}")

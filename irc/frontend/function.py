@@ -5,10 +5,26 @@ checks it with Theano's errors, lowers the graph to one `func.func`, runs the mo
 and wraps an executor in a `Function`."""
 from __future__ import annotations
 
+import pdb
 import warnings
 from typing import Any, Sequence
 
-from .graph import Variable, ancestors, clone_replace
+from ..config import config
+from ..dialects import load_all
+from ..runtime.debugmode import DebugExecutor
+from ..runtime.function import _MISSING, Function, FunctionMaker, InputSpec, OutputSpec
+from ..runtime.ir_dump import dump_folder, dump_stages
+from ..runtime.native_executor import make_cpu_executor
+from ..runtime.profile import profiled_function_class
+from ..runtime.profile_hook import CompileClock, attach_profile
+from ..runtime.profile_native import make_profiled_cpu_executor
+from ..runtime.promote import needs_promotion, promote_to_f64
+from ..runtime.reference import ReferenceExecutor
+from .basic import as_tensor_variable
+from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_location
+from .lowering import LoweringSpec, lower
+from .modes import check_mode, optimize
+from .shared import SharedVariable
 
 
 class In:
@@ -38,21 +54,16 @@ class UnusedInputError(ValueError):
 
 
 def _is_shared(v: Any) -> bool:
-    return hasattr(v, "get_value") and hasattr(v, "set_value")
+    return isinstance(v, SharedVariable)
 
 
 def _as_variable(x: Any, what: str) -> Variable:
     if isinstance(x, Variable):
         return x
     try:
-        from .basic import as_tensor_variable
-    except ImportError:
-        as_tensor_variable = None
-    if as_tensor_variable is not None:
-        try:
-            return as_tensor_variable(x)
-        except (TypeError, ValueError):
-            pass
+        return as_tensor_variable(x)
+    except (TypeError, ValueError):
+        pass
     raise TypeError(f"{what} must be a symbolic variable, got {type(x).__name__}: {x!r}")
 
 
@@ -120,7 +131,7 @@ def _updates(updates: Any) -> list[tuple[Any, Variable]]:
             hint = ""
             if st.dtype != vt.dtype:
                 hint = (f" Cast the new value, e.g. T.cast(expr, '{st.dtype}'), or build it from "
-                        f"{st.dtype} values (floatX={_floatx()}).")
+                        f"{st.dtype} values (floatX={config.floatX}).")
             raise TypeError(
                 f"an update must have the same type as the shared variable it replaces "
                 f"(shared variable {target}: {st}; update value {value}: {vt}).{hint}")
@@ -137,11 +148,6 @@ def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]]) -> 
         if _is_shared(v) and new is not None and not any(t is v for t, _ in upd):
             extra.append((v, new))
     return _updates(extra) if extra else []
-
-
-def _floatx() -> str:
-    from ..config import config
-    return config.floatX
 
 
 def _check_unused(specs: Sequence[In], needed: set[int], on_unused_input: str) -> None:
@@ -162,7 +168,6 @@ def _check_unused(specs: Sequence[In], needed: set[int], on_unused_input: str) -
 
 
 def _check_float64(func: Any) -> None:
-    from ..config import config
     policy = config.warn_float64
     if policy == "ignore":
         return
@@ -174,14 +179,12 @@ def _check_float64(func: Any) -> None:
             elif policy == "raise":
                 raise TypeError(msg)
             else:
-                import pdb
                 pdb.set_trace()
             return
 
 
 def _check_cpu_ops(func: Any) -> None:
     """`assert_no_cpu_op`: with a gpu device, report ops left on the host."""
-    from ..config import config
     policy = config.assert_no_cpu_op
     if policy == "ignore" or config.device == "cpu":
         return
@@ -200,8 +203,6 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
     """Compile `outputs` as a function of `inputs` (Theano's `theano.function`)."""
-    from .graph import user_location
-    from .modes import check_mode
     location = user_location()
     mode_name = check_mode(mode)
     in_specs = _inputs(inputs)
@@ -213,8 +214,7 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
         for old, new in pairs:
             if not isinstance(old, Variable):
                 raise TypeError(f"givens keys must be symbolic variables, got {type(old).__name__}")
-            replace[old] = new
-        from .graph import GraphCycleError
+            replace[old] = new if isinstance(new, Variable) else as_tensor_variable(new)
         try:
             rebuilt = clone_replace(out_vars + [v for _, v in upd], replace)
         except GraphCycleError as e:
@@ -231,14 +231,7 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
 def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow: list[bool],
              keys: list[Any], upd: list[tuple[Any, Variable]], mode: str, name: str | None,
              profile: Any, allow_input_downcast: bool | None, location: Any) -> Any:
-    from ..config import config
-    from ..dialects import load_all
-    from ..runtime.function import Function, FunctionMaker, InputSpec, OutputSpec
-    from ..runtime.reference import ReferenceExecutor
-    from .lowering import LoweringSpec, lower
-    from .modes import optimize
     load_all()
-    from ..runtime.profile_hook import CompileClock
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
     lowered = lower(LoweringSpec([s.variable for s in in_specs], out_vars, upd, borrow, name or "main",
                                  location))
@@ -253,33 +246,28 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
     if native is not None:
         stages["loop"] = native.loop_ir
     if unoptimized is not None:
-        from ..runtime.debugmode import DebugExecutor
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
                   for i, k in enumerate(keys or range(len(out_vars)))]
         labels += [f"the update of shared variable {t}" for t, _ in upd]
         labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
         reference = ReferenceExecutor(unoptimized.regions[0].blocks[0].ops[0], allow_gc=True)
-        from ..runtime.promote import needs_promotion, promote_to_f64
         arbiter = None
         if needs_promotion(unoptimized):
             arbiter = ReferenceExecutor(promote_to_f64(unoptimized).regions[0].blocks[0].ops[0])
         executor = DebugExecutor(executor, reference, labels, arbiter)
     stats = None
     if profiling:  # the profiler's hook: see irc/runtime/profile_hook.py
-        from ..runtime.profile_hook import attach_profile
         executor, stats = attach_profile(executor, profile, mode, name, lowered.func, clock, native,
                                          lowered.module)
-    inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _missing(),
+    inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _MISSING,
                         s.borrow, s.mutable) for s in in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars)
     maker.native = native
     outputs = OutputSpec(kind, len(out_vars), borrow, keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
-        from ..runtime.ir_dump import dump_folder, dump_stages
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
                     codegen=native is not None)
     if stats is not None:
-        from ..runtime.profile import profiled_function_class
         return profiled_function_class()(maker, executor, inputs, lowered.shared, outputs,
                                          [t for t, _ in upd], name, allow_input_downcast, stats)
     return Function(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
@@ -289,12 +277,9 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
 def _executor(lowered: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
     """Native code on the cpu (with per-op timers when profiling), the reference executor for
     another device; (executor, NativeFunction or None)."""
-    from ..runtime.reference import ReferenceExecutor
     if config.device == "cpu" and profiling:  # native code with per-op timers compiled in
-        from ..runtime.profile_native import make_profiled_cpu_executor
         return make_profiled_cpu_executor(lowered.module, lowered.func, config.allow_gc)
     if config.device == "cpu":
-        from ..runtime.native_executor import make_cpu_executor
         return make_cpu_executor(lowered.module, lowered.func, config.allow_gc)
     return ReferenceExecutor(lowered.func, allow_gc=config.allow_gc), None
 
@@ -312,8 +297,3 @@ def _origin(value: Any) -> str:
         return ""
     hint = f" '{value.name_hint}'" if value.name_hint else ""
     return f"{hint} (computed by '{name}' at {owner.location})"
-
-
-def _missing() -> Any:
-    from ..runtime.function import _MISSING
-    return _MISSING

@@ -12,8 +12,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .gradient_rules import sum_to_pattern
-from .graph import Constant, Variable, toposort
+from .basic import add, as_tensor_variable, cast, flatten, stack, zeros_like
+from .evaluate import evaluate
+from .gradient_rules import op_grad, sum_to_pattern
+from .graph import Constant, Variable, graph_inputs, toposort
+from .shared import SharedVariable
 
 
 class DisconnectedInputError(ValueError):
@@ -27,7 +30,6 @@ def _disconnected_message(v: Variable) -> str:
 
 
 def _sum_all(parts: list[Variable]) -> Variable:
-    from .basic import add
     total = parts[0]
     for p in parts[1:]:
         total = add(total, p)
@@ -49,7 +51,6 @@ def grad(cost: Variable, wrt: Variable | Sequence[Variable],
     """d cost / d wrt for a 0-d `cost`; `wrt` a variable or a list (the result has the same
     structure). `consider_constant` variables are treated as constants (no gradient flows
     through them). `disconnected_inputs`: 'raise', 'warn' or 'ignore' (zeros)."""
-    from .basic import as_tensor_variable, cast, zeros_like
     if disconnected_inputs not in ("raise", "warn", "ignore"):
         raise ValueError("disconnected_inputs must be 'raise', 'warn' or 'ignore', "
                          f"got {disconnected_inputs!r}")
@@ -78,7 +79,7 @@ def grad(cost: Variable, wrt: Variable | Sequence[Variable],
         wanted = [id(i) in connected and id(i) not in stop and i.type.is_float for i in node.inputs]
         if not any(wanted):
             continue
-        in_grads = node.op.grad(node.inputs, node.outputs, out_grads)
+        in_grads = op_grad(node.op, node.inputs, node.outputs, out_grads)
         for inp, g, want in zip(node.inputs, in_grads, wanted):
             if want and g is not None:
                 contributions.setdefault(id(inp), []).append(g)
@@ -102,7 +103,6 @@ def grad(cost: Variable, wrt: Variable | Sequence[Variable],
 
 
 def _flat_elements(v: Variable, n: int) -> list[Variable]:
-    from .basic import flatten
     flat = flatten(v) if v.ndim != 1 else v
     return [flat[i] for i in range(n)]
 
@@ -113,7 +113,6 @@ def jacobian(expression: Variable, wrt: Variable | Sequence[Variable], consider_
 
     Symbolic sizes are not known when the graph is built, so a vector `expression` needs
     `size` (its length) unless its length is static; one grad is built per element."""
-    from .basic import stack
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     if expression.ndim == 0:
@@ -147,9 +146,7 @@ def _static_length(v: Variable) -> int:
         return 1
     if isinstance(v, Constant):
         return int(v.data.shape[0])
-    from .evaluate import evaluate
-    from .graph import graph_inputs
-    leaves = [i for i in graph_inputs(v) if not isinstance(i, Constant) and not hasattr(i, "get_value")]
+    leaves = [i for i in graph_inputs(v) if not isinstance(i, Constant) and not isinstance(i, SharedVariable)]
     if all(hasattr(i.tag, "test_value") for i in leaves):
         return int(np.shape(evaluate(v, {i: i.tag.test_value for i in leaves}))[0])
     raise ValueError("jacobian/hessian: the length of the expression is not known when the graph "

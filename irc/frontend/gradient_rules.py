@@ -1,23 +1,60 @@
-"""Gradient rules shared by several ops: elementwise derivatives built from the table's
-expressions, undoing broadcasting, and the gradients of reductions."""
+"""The reverse-mode rule of every built-in op, in one registry.
+
+Ops sit below the `T.*` functions in the layering, yet their gradients are most naturally
+written with those functions (`dot(gz, b.T)`). So the rules live here, above both, keyed by op
+class; `op_grad` finds the rule of an op (through its class's MRO) and falls back to the op's
+own `grad` method, which is where a user-defined op states its gradient (Theano's protocol).
+
+A rule takes `(op, inputs, outputs, output_grads)` and returns one gradient (or None: no
+gradient flows) per input; output grads are None for outputs the cost does not depend on."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from .graph import Variable
+from .basic import (cast, dimshuffle, elemwise, eq, fill, mul, reshape, shape, subtensor_static,
+                    true_div, zeros_like)
+from .blas import Dot
+from .elemwise import Cast, Elemwise
+from .graph import Op, Variable
+from .join import Join
+from .mathops import dot, keep_dims, sum as sum_
+from .reduce import CAReduce
+from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
+from .subtensor import IncSubtensor, Subtensor
+
+GradRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Sequence["Variable | None"]],
+                    "list[Variable | None]"]
+GRAD_RULES: dict[type, GradRule] = {}
+
+
+def grad_rule(*op_classes: type) -> Callable[[GradRule], GradRule]:
+    """Register the decorated function as the gradient of `op_classes` (and subclasses)."""
+    def register(rule: GradRule) -> GradRule:
+        for cls in op_classes:
+            GRAD_RULES[cls] = rule
+        return rule
+    return register
+
+
+def op_grad(op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
+            output_grads: Sequence[Variable | None]) -> list[Variable | None]:
+    """The gradients of `op`'s inputs: its registered rule, else its own `grad` method."""
+    for cls in type(op).__mro__:
+        rule = GRAD_RULES.get(cls)
+        if rule is not None:
+            return rule(op, inputs, outputs, output_grads)
+    return op.grad(inputs, outputs, output_grads)
 
 
 def sum_to_pattern(g: Variable, broadcastable: Sequence[bool]) -> Variable:
     """`g` summed over the dims that are broadcastable in the input but not in `g` (the dims
     the input was broadcast along), keeping them as size-1 dims."""
-    from .mathops import sum as sum_
     axes = [d for d, b in enumerate(broadcastable) if b and not g.broadcastable[d]]
     return sum_(g, axis=axes, keepdims=True) if axes else g
 
 
 def build_expression(expr: Any, env: dict[str, Variable]) -> Variable | float:
     """A table expression (symbols, float constants, (op, *args) tuples) as graph nodes."""
-    from .basic import elemwise
     if isinstance(expr, str):
         return env[expr]
     if isinstance(expr, (int, float)):
@@ -25,17 +62,18 @@ def build_expression(expr: Any, env: dict[str, Variable]) -> Variable | float:
     return elemwise(expr[0], *[build_expression(a, env) for a in expr[1:]])
 
 
-def elemwise_grad(op, inputs: Sequence[Variable], outputs: Sequence[Variable],
-                  output_grads: Sequence[Variable | None]) -> list[Variable | None]:
-    from .basic import cast, fill, zeros_like
+# ---------------------------------------------------------------------------- elementwise
+@grad_rule(Elemwise)
+def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
+    """The table row's derivative expressions, times the output gradient, summed back over
+    the dims each input was broadcast along."""
     gz = output_grads[0]
-    row = op.row
     if gz is None or not outputs[0].type.is_float:
         return [None] * len(inputs)
     env = dict(zip(("x", "y", "z"), inputs))
     env.update(out=outputs[0], gz=gz)
     grads: list[Variable | None] = []
-    for x, expr in zip(inputs, row.derivative):
+    for x, expr in zip(inputs, op.row.derivative):
         if expr is None or not x.type.is_float:
             grads.append(None)
         elif isinstance(expr, (int, float)):
@@ -47,20 +85,97 @@ def elemwise_grad(op, inputs: Sequence[Variable], outputs: Sequence[Variable],
     return grads
 
 
-def reduce_grad(op, inputs: Sequence[Variable], outputs: Sequence[Variable],
-                output_grads: Sequence[Variable | None]) -> list[Variable | None]:
-    from .basic import eq, mul, true_div
-    from .mathops import _keep
-    from .shape_ops import Alloc
+@grad_rule(Cast)
+def cast_grad(op: Cast, inputs, outputs, output_grads):
+    (x,), (gz,) = inputs, output_grads
+    if gz is None or not x.type.is_float:
+        return [None]
+    return [cast(gz, x.dtype)]
+
+
+# ---------------------------------------------------------------------------- reductions, products
+@grad_rule(CAReduce)
+def reduce_grad(op: CAReduce, inputs, outputs, output_grads):
     (x,), (out,), (gz,) = inputs, outputs, output_grads
     if gz is None or not x.type.is_float or op.kind in ("argmax", "argmin"):
         return [None]
-    gk = _keep(gz, op.axes, x.ndim)
+    gk = keep_dims(gz, op.axes, x.ndim)
     if op.kind == "sum":
         return [Alloc()(gk, x)]
-    outk = _keep(out, op.axes, x.ndim)
+    outk = keep_dims(out, op.axes, x.ndim)
     if op.kind in ("max", "min"):  # every element equal to the extremum gets the gradient
         return [mul(eq(x, outk), gk)]
     if op.kind == "prod":  # d(prod)/dx_i = prod / x_i (assumes no zeros)
         return [true_div(mul(gk, outk), x)]
     raise NotImplementedError(f"no gradient for reduction '{op.kind}'")
+
+
+@grad_rule(Dot)
+def dot_grad(op: Dot, inputs, outputs, output_grads):
+    (a, b), (gz,) = inputs, output_grads
+    if a.ndim == 1 and b.ndim == 1:      # z = sum_k a_k b_k
+        return [gz * b, gz * a]
+    if a.ndim == 2 and b.ndim == 1:      # z_i = sum_k a_ik b_k
+        return [dimshuffle(gz, (0, "x")) * dimshuffle(b, ("x", 0)), dot(a.T, gz)]
+    if a.ndim == 1 and b.ndim == 2:      # z_j = sum_k a_k b_kj
+        return [dot(b, gz), dimshuffle(a, (0, "x")) * dimshuffle(gz, ("x", 0))]
+    return [dot(gz, b.T), dot(a.T, gz)]
+
+
+# ---------------------------------------------------------------------------- shapes
+@grad_rule(DimShuffle)
+def dimshuffle_grad(op: DimShuffle, inputs, outputs, output_grads):
+    (x,), (gz,) = inputs, output_grads
+    new_axes = [k for k, p in enumerate(op.new_order) if p == "x" and not gz.broadcastable[k]]
+    if new_axes:
+        gz = sum_(gz, axis=new_axes, keepdims=True)
+    where = {p: k for k, p in enumerate(op.new_order) if p != "x"}
+    # dims of x the pattern dropped were broadcastable: put them back as 'x'
+    return [dimshuffle(gz, [where[d] if d in where else "x" for d in range(x.ndim)])]
+
+
+@grad_rule(Reshape)
+def reshape_grad(op: Reshape, inputs, outputs, output_grads):
+    return [reshape(output_grads[0], shape(inputs[0]))] + [None] * (len(inputs) - 1)
+
+
+@grad_rule(Shape_i)
+def no_grad(op: Op, inputs, outputs, output_grads):
+    return [None] * len(inputs)
+
+
+@grad_rule(Alloc)
+def alloc_grad(op: Alloc, inputs, outputs, output_grads):
+    return [sum_to_pattern(output_grads[0], inputs[0].broadcastable), None]
+
+
+# ---------------------------------------------------------------------------- slices and joins
+@grad_rule(Subtensor)
+def subtensor_grad(op: Subtensor, inputs, outputs, output_grads):
+    (x,), (gz,) = inputs, output_grads
+    if not x.type.is_float:
+        return [None]
+    return [IncSubtensor(op.starts, op.stops, op.steps)(zeros_like(x), gz)]
+
+
+@grad_rule(IncSubtensor)
+def inc_subtensor_grad(op: IncSubtensor, inputs, outputs, output_grads):
+    (dest, src), (gz,) = inputs, output_grads
+    g_dest = op(gz, zeros_like(src)) if dest.type.is_float else None
+    g_src = None
+    if src.type.is_float:
+        g_src = sum_to_pattern(Subtensor(op.starts, op.stops, op.steps)(gz), src.broadcastable)
+    return [g_dest, g_src]
+
+
+@grad_rule(Join)
+def join_grad(op: Join, inputs, outputs, output_grads):
+    """Slices of the gradient. Slices have static bounds in the tensor dialect, so this needs
+    every input's size along `axis` known (a broadcastable dim, as in T.stack)."""
+    gz = output_grads[0]
+    if not all(t.broadcastable[op.axis] for t in inputs):
+        raise NotImplementedError(
+            "gradient of concatenate along a dimension of unknown size needs slices with "
+            "run-time bounds, which the tensor dialect does not have yet")
+    return [subtensor_static(gz, {op.axis: (k, k + 1, 1)}, keep_ones=(op.axis,)) if t.type.is_float else None
+            for k, t in enumerate(inputs)]

@@ -22,7 +22,10 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..dialects import tensor as _tensor_dialect  # noqa: F401  (registers the ops lowered to)
+from ..dialects.builtin import DenseAttr
 from ..ir.attributes import Attribute
+from ..ir.core import lookup_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from .operators import TensorOperators
 from .tensor_type import TensorType
@@ -126,6 +129,9 @@ class Variable(TensorOperators):
         return self is not other
 
 
+TensorType.variable_class = Variable
+
+
 class Constant(Variable):
     """A leaf with a known value (a read-only numpy array of the type's dtype)."""
 
@@ -146,7 +152,6 @@ class Constant(Variable):
 
     def to_dense_attr(self):
         """The `DenseAttr` for `tensor.constant`: the value with its full static shape."""
-        from ..dialects.builtin import DenseAttr
         return DenseAttr.from_array(self.data)
 
     def clone(self) -> "Constant":
@@ -275,14 +280,7 @@ class Op:
 
 
 def _dialect_op(ir_name: str):
-    """The tensor-dialect op class named `ir_name`, or None while the dialect lacks it."""
-    from ..ir.core import lookup_op
-    for mod in ("tensor", "tensor_elementwise", "tensor_base"):
-        try:
-            __import__(f"irc.dialects.{mod}")
-        except ModuleNotFoundError as e:
-            if not (e.name or "").startswith("irc.dialects"):
-                raise
+    """The tensor-dialect op class named `ir_name`, or None when the dialect has none."""
     return lookup_op(ir_name)
 
 
@@ -390,8 +388,8 @@ def clone_replace(outputs: Variable | Sequence[Variable], replace: dict | None =
         if not isinstance(old, Variable):
             raise TypeError(f"cannot replace {old!r}: not a symbolic variable")
         if not isinstance(new, Variable):
-            from .basic import as_tensor_variable
-            new = replace[old] = as_tensor_variable(new)
+            raise TypeError(f"cannot replace {old} by {new!r}: not a symbolic variable "
+                            f"(wrap a value with T.constant or T.as_tensor_variable)")
         if strict and (old.type.dtype != new.type.dtype or old.type.ndim != new.type.ndim):
             raise TypeError(f"cannot replace {old} of type {old.type} by {new} of type {new.type}: "
                             f"dtype and number of dimensions must match (cast the replacement)")

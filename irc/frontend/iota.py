@@ -10,11 +10,11 @@ import numpy as np
 
 from .basic import (add, concatenate, constant, dimshuffle, reshape, shape, subtensor, zeros_like, cast)
 from .graph import Variable
+from .mathops import argmax, sum as sum_
 from .shape_ops import Alloc
 
 
 def arange_like(x: Variable, axis: int) -> Variable:
-    from .mathops import argmax, sum as sum_
     others = [d for d in range(x.ndim) if d != axis]
     line = sum_(cast(x, "int8"), axis=others) if others else x       # shape (n,)
     n = shape(x)[axis]

@@ -12,9 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
+from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
-from ..ir.core import Operation, Value
+from ..ir.core import OP_REGISTRY, Operation, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
+from ..ir.types import scalar_from_numpy
 
 
 class MissingInputError(ValueError):
@@ -92,8 +95,6 @@ class _Lowerer:
 
     # -- entry
     def lower(self) -> Lowered:
-        from ..dialects.builtin import ModuleOp
-        from ..dialects.func import FuncOp
         spec = self.spec
         shared = self._collect_shared()
         self.shared = shared
@@ -111,7 +112,6 @@ class _Lowerer:
         for svar, expr in spec.updates:
             results.append(self.value_of(expr))
             update_args.append(len(spec.inputs) + next(i for i, s in enumerate(shared) if s is svar))
-        from ..dialects.func import ReturnOp
         func.body.append(ReturnOp(results, [], {}, (), (), spec.location))
         for op in func.body.ops:  # a constant points at the line of its first user
             if op.op_name == "tensor.constant" and not op.location.known and op.results[0].uses:
@@ -181,9 +181,6 @@ class _Lowerer:
         self._lower_apply(owner)
 
     def _lower_constant(self, var: Any) -> None:
-        from ..dialects.builtin import DenseAttr, TensorType
-        from ..ir.core import create_op
-        from ..ir.types import scalar_from_numpy
         data = var.data
         # explicit type: numpy's ascontiguousarray makes a 0-d array 1-d
         attr = DenseAttr.from_array(data, TensorType(tuple(data.shape), scalar_from_numpy(data.dtype.name)))
@@ -193,7 +190,6 @@ class _Lowerer:
         self._bind(var, op.results[0])
 
     def _lower_apply(self, apply: Any) -> None:
-        from ..ir.core import OP_REGISTRY, create_op
         op_def = apply.op
         name = op_def.ir_name
         attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}

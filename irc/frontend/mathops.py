@@ -8,10 +8,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes
-from .basic import (as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
+from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
                     shape, sqrt, sub, true_div)
 from .blas import Dot
-from .graph import Variable
+from .graph import Constant, Variable
 from .reduce import REDUCERS
 
 
@@ -20,7 +20,6 @@ def normalize_axes(x: Variable, axis: Any) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(x.ndim))
     if isinstance(axis, Variable):
-        from .graph import Constant
         if not isinstance(axis, Constant):
             raise TypeError("axis must be known when the graph is built (an int or a tuple of ints)")
         axis = axis.data.tolist()
@@ -34,7 +33,7 @@ def normalize_axes(x: Variable, axis: Any) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-def _keep(out: Variable, axes: Sequence[int], ndim: int) -> Variable:
+def keep_dims(out: Variable, axes: Sequence[int], ndim: int) -> Variable:
     """Re-insert reduced axes as broadcastable dims (keepdims=True)."""
     pattern: list[int | str] = []
     k = 0
@@ -52,7 +51,7 @@ def reduce(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> Varia
     x = as_tensor_variable(x)
     axes = normalize_axes(x, axis) if x.ndim else ()
     out = REDUCERS[kind](axes)(x) if axes else x
-    return _keep(out, axes, x.ndim) if keepdims and axes else out
+    return keep_dims(out, axes, x.ndim) if keepdims and axes else out
 
 
 def sum(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = False) -> Variable:  # noqa: A001
@@ -79,12 +78,12 @@ def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
         if x.ndim == 0:
             raise ValueError(f"{kind} of a 0-d tensor")
         out = REDUCERS[kind]((0,))(flatten(x) if x.ndim != 1 else x)
-        return _keep(out, tuple(range(x.ndim)), x.ndim) if keepdims else out
+        return keep_dims(out, tuple(range(x.ndim)), x.ndim) if keepdims else out
     axes = normalize_axes(x, axis)
     if len(axes) != 1:
         raise NotImplementedError(f"{kind} over several axes {axes}: give one axis or None")
     out = REDUCERS[kind](axes)(x)
-    return _keep(out, axes, x.ndim) if keepdims else out
+    return keep_dims(out, axes, x.ndim) if keepdims else out
 
 
 def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
@@ -159,7 +158,6 @@ def clip(x: Any, lo: Any, hi: Any) -> Variable:
 
 
 def norm(x: Any, L: int = 2, axis: Any = None) -> Variable:
-    from .basic import abs_
     if L == 1:
         return sum(abs_(x), axis)
     if L == 2:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .basic import (as_tensor_variable, exp, log, mul, neg, relu, sigmoid, softplus, sub, true_div)
-from .mathops import max as max_, sum as sum_
+from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, sigmoid, softplus,
+                    sub, true_div)
+from .iota import arange_like
+from .mathops import clip, max as max_, sum as sum_
 
 __all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "binary_crossentropy",
            "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid"]
@@ -33,12 +35,10 @@ def binary_crossentropy(output: Any, target: Any):
 def categorical_crossentropy(coding_dist: Any, true_dist: Any):
     """-sum(true_dist * log(coding_dist)) over the last axis. `true_dist` is a one-hot (or
     any) distribution of the same shape, or integer class indices (one per row)."""
-    from .basic import cast, dimshuffle, eq
     p, t = as_tensor_variable(coding_dist), as_tensor_variable(true_dist)
     if t.ndim == p.ndim:
         return neg(sum_(mul(t, log(p)), axis=-1))
     if t.ndim == p.ndim - 1 and not t.type.is_float:
-        from .iota import arange_like
         cols = arange_like(p, axis=p.ndim - 1)   # 0..K-1
         onehot = eq(dimshuffle(t, tuple(range(t.ndim)) + ("x",)), cast(cols, t.dtype))
         return neg(sum_(mul(onehot, log(p)), axis=-1))
@@ -52,7 +52,6 @@ def ultra_fast_sigmoid(x: Any):
 
 def hard_sigmoid(x: Any):
     """clip(0.2 * x + 0.5, 0, 1)."""
-    from .mathops import clip
     return clip(mul(0.2, x) + 0.5, 0.0, 1.0)
 
 

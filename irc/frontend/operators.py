@@ -1,20 +1,28 @@
 """Python operators and methods on symbolic tensors (`x + y`, `x.T`, `x.sum()`, `x[1:]`).
 
-A mixin of `Variable`; every method builds graph nodes through the frontend's functions,
-imported lazily because those modules import the graph classes."""
+A mixin of `Variable`; every method builds graph nodes through the `T.*` functions. Those
+sit above the graph in the layering (they build ops, whose outputs are Variables), so they are
+bound here when they load (`bind_api`, called by irc/frontend/__init__.py) rather than
+imported."""
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
-
-def _b():
-    from . import basic
-    return basic
+_API: dict[str, ModuleType] = {}
 
 
-def _m():
-    from . import mathops
-    return mathops
+def bind_api(basic: ModuleType, mathops: ModuleType) -> None:
+    """Give the operators the modules of `T.*` functions they call."""
+    _API.update(basic=basic, mathops=mathops)
+
+
+def _b() -> ModuleType:
+    return _API["basic"]
+
+
+def _m() -> ModuleType:
+    return _API["mathops"]
 
 
 class TensorOperators:

@@ -8,6 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import ElementwiseTrait, Operation
+from . import blas as front_blas, join as front_join, reduce as front_reduce
+from . import shape_ops as front_shape, subtensor as front_subtensor
+from .elemwise import Cast, Elemwise as FrontElemwise
+from .tensor_type import TensorType
 
 
 class ViewOp:
@@ -182,18 +186,11 @@ def view_class(op: Operation) -> type[ViewOp]:
 _MERGED: dict[type, type] = {}
 
 
-def _frontend_op_class(name: str) -> type | None:
-    """A graph `Op` class of the frontend named `name` (e.g. `DimShuffle`), if one is loaded."""
-    import sys
-    graph = sys.modules.get("irc.frontend.graph")
-    if graph is None:
-        return None
-    for mod_name, mod in list(sys.modules.items()):
-        if mod_name.startswith("irc.frontend.") and mod is not None and mod_name != __name__:
-            cls = getattr(mod, name, None)
-            if isinstance(cls, type) and issubclass(cls, graph.Op):
-                return cls
-    return None
+# the frontend's graph op class of each view class that shares its name
+_FRONTEND_OPS: dict[str, type] = {c.__name__: c for c in (
+    front_shape.DimShuffle, front_shape.Reshape, front_shape.Shape_i, front_shape.Alloc,
+    front_reduce.CAReduce, front_blas.Dot, front_subtensor.Subtensor, front_subtensor.IncSubtensor,
+    front_join.Join)}
 
 
 def _merged(cls: type[ViewOp]) -> type:
@@ -201,9 +198,9 @@ def _merged(cls: type[ViewOp]) -> type:
     `isinstance(node.op, T.DimShuffle)` holds for the view too. The view's methods win."""
     if cls in _MERGED:
         return _MERGED[cls]
-    front = _frontend_op_class(cls.__name__)
+    front = _FRONTEND_OPS.get(cls.__name__)
     if front is None:
-        return cls  # not cached: the frontend class may load later
+        return cls
     merged = type(cls.__name__, (cls, front), {"__eq__": object.__eq__, "__hash__": object.__hash__,
                                                "__module__": cls.__module__})
     _MERGED[cls] = merged
@@ -213,8 +210,6 @@ def _merged(cls: type[ViewOp]) -> type:
 def _frontend_elemwise(op: Operation) -> Any:
     """Elementwise ops on the host are the frontend's own `Elemwise`/`Cast` ops (what
     `T.Elemwise` is), with the IR op attached as `.ir`."""
-    from .elemwise import Cast, Elemwise as FrontElemwise
-    from .tensor_type import TensorType
     name = op.op_name.split(".", 1)[-1]
     try:
         if name == "cast":

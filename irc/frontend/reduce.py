@@ -32,10 +32,6 @@ class CAReduce(Op):
         assert types is not None, "the tensor dialect has no tensor.reduce"
         return Apply(self, [x], [Variable(types[0])])
 
-    def grad(self, inputs, outputs, output_grads):
-        from .gradient_rules import reduce_grad
-        return reduce_grad(self, inputs, outputs, output_grads)
-
     def __str__(self) -> str:
         name = type(self).__name__
         label = f"{{{self.kind}}}" if name == "CAReduce" else ""

@@ -41,19 +41,6 @@ class DimShuffle(Op):
                 raise ValueError(f"{self}: dimension {p} does not exist in {x.type} (ndim={x.ndim})")
         return Apply(self, [x], [Variable(_infer(self, [x]))])
 
-    def grad(self, inputs, outputs, output_grads):
-        (x,), (gz,) = inputs, output_grads
-        from .basic import dimshuffle
-        from .mathops import sum as sum_
-        new_axes = [k for k, p in enumerate(self.new_order) if p == "x" and not gz.broadcastable[k]]
-        if new_axes:
-            gz = sum_(gz, axis=new_axes, keepdims=True)
-        where = {p: k for k, p in enumerate(self.new_order) if p != "x"}
-        # dims of x the pattern dropped were broadcastable: put them back as 'x'
-        order = [where[d] if d in where else "x" for d in range(x.ndim)]
-        g = dimshuffle(gz, order)
-        return [g]
-
     def __str__(self) -> str:
         return "DimShuffle{" + ",".join(str(p) for p in self.new_order) + "}"
 
@@ -74,11 +61,6 @@ class Reshape(Op):
     def make_node(self, x: Variable, sizes: Variable | None = None) -> Apply:  # type: ignore[override]
         inputs = [x] if sizes is None else [x, sizes]
         return Apply(self, inputs, [Variable(_infer(self, inputs))])
-
-    def grad(self, inputs, outputs, output_grads):
-        from .basic import reshape, shape
-        x, gz = inputs[0], output_grads[0]
-        return [reshape(gz, shape(x))] + [None] * (len(inputs) - 1)
 
     def __str__(self) -> str:
         return "Reshape{" + ",".join("?" if s == DYNAMIC else str(s) for s in self.shape) + "}"
@@ -101,10 +83,6 @@ class Shape_i(Op):
             raise ValueError(f"{self}: {x.type} has no dimension {self.i}")
         return Apply(self, [x], [Variable(_infer(self, [x]))])
 
-    def grad(self, inputs, outputs, output_grads):
-        return [None]
-
-
 class Alloc(Op):
     """`tensor.broadcast %value, %like`: `value` (same rank) repeated to the shape of `like`;
     the building block of `zeros_like`, `ones_like`, `fill` and of gradients of reductions."""
@@ -115,8 +93,3 @@ class Alloc(Op):
         if value.ndim != like.ndim:
             raise TypeError(f"Alloc: value {value.type} and shape source {like.type} need the same ndim")
         return Apply(self, [value, like], [Variable(_infer(self, [value, like]))])
-
-    def grad(self, inputs, outputs, output_grads):
-        from .gradient_rules import sum_to_pattern
-        value, _ = inputs
-        return [sum_to_pattern(output_grads[0], value.broadcastable), None]

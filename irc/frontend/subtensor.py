@@ -63,14 +63,6 @@ class Subtensor(_Sliced):
         bcast = tuple(b or k in self.ones for k, b in enumerate(out.broadcastable))
         return Apply(self, [x], [Variable(out.clone(broadcastable=bcast))])
 
-    def grad(self, inputs, outputs, output_grads):
-        from .basic import zeros_like
-        (x,), (gz,) = inputs, output_grads
-        if not x.type.is_float:
-            return [None]
-        return [IncSubtensor(self.starts, self.stops, self.steps)(zeros_like(x), gz)]
-
-
 class IncSubtensor(_Sliced):
     """`dest` with `dest[slices]` replaced by `src` (Theano's set_subtensor; `inc_subtensor`
     is built as set_subtensor(x, x[idx] + y)). Value semantics: a new tensor."""
@@ -81,13 +73,3 @@ class IncSubtensor(_Sliced):
         types = infer_via_dialect(self.ir_name, [dest.type, src.type], self.ir_attributes())
         assert types is not None, "the tensor dialect has no tensor.insert_slice"
         return Apply(self, [dest, src], [Variable(types[0])])
-
-    def grad(self, inputs, outputs, output_grads):
-        from .basic import zeros_like
-        (dest, src), (gz,) = inputs, output_grads
-        g_dest = self(gz, zeros_like(src)) if dest.type.is_float else None
-        g_src = Subtensor(self.starts, self.stops, self.steps)(gz) if src.type.is_float else None
-        if g_src is not None:
-            from .gradient_rules import sum_to_pattern
-            g_src = sum_to_pattern(g_src, src.broadcastable)
-        return [g_dest, g_src]

@@ -6,10 +6,11 @@ a broadcastable dimension is a static 1 and every other dimension is dynamic (`?
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..config import config
 from ..dialects.builtin import TensorType as IRTensorType
 from ..ir.types import scalar_from_numpy
 
@@ -20,12 +21,8 @@ _RANK_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"
 
 
 def floatX() -> str:
-    """`irc.config.floatX`, read defensively (float64 until the config module says otherwise)."""
-    try:
-        from .. import config
-    except ImportError:
-        return "float64"
-    return str(getattr(config, "floatX", "float64"))
+    """`irc.config.floatX`, read when a type is made (the flag may change at run time)."""
+    return str(config.floatX)
 
 
 @dataclass(frozen=True)
@@ -34,6 +31,9 @@ class TensorType:
 
     dtype: str
     broadcastable: tuple[bool, ...]
+    # The class `type(name)` instantiates: graph.Variable, bound where it is defined
+    # (irc/frontend/graph.py), since a type sits below the variables that carry it.
+    variable_class: ClassVar[type]
 
     def __post_init__(self) -> None:
         dtype = str(np.dtype(self.dtype)) if self.dtype != "floatX" else floatX()
@@ -64,9 +64,8 @@ class TensorType:
                           self.broadcastable if broadcastable is None else tuple(broadcastable))
 
     def __call__(self, name: str | None = None):
-        """A fresh input variable of this type (Theano's `type()` idiom)."""
-        from .graph import Variable
-        return Variable(self, name=name)
+        """A fresh input variable of this type (Theano's `type()` idiom: `T.dscalar('x')`)."""
+        return self.variable_class(self, name=name)
 
     # -- IR bridge
     def to_ir(self, device: str | None = None) -> IRTensorType:
