@@ -20,6 +20,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "tensor": ("irc.tensor", None),
     "pp": ("irc.printing", "pp"),
     "debugprint": ("irc.printing", "debugprint"),
+    "gradient": ("irc.gradient", None),
+    "grad": ("irc.gradient", "grad"),
+    "clone": ("irc.frontend.clone", "clone"),
+    "compile": ("irc.compile", None),
+    "Mode": ("irc.compile.mode", "Mode"),
+    "ProfileMode": ("irc.compile.mode", "ProfileMode"),
 }
 
 __all__ = sorted(_LAZY)

@@ -17,7 +17,7 @@ from .frontend.blas import Dot  # noqa: F401
 from .frontend.constructors import *  # noqa: F401,F403
 from .frontend.constructors import CONSTRUCTORS, matrices, scalars, tensor, vectors  # noqa: F401
 from .frontend.elemwise import Cast, Elemwise  # noqa: F401
-from .frontend.grad import DisconnectedInputError, grad, hessian, jacobian  # noqa: F401
+from .frontend.grad import DisconnectedInputError, Lop, Rop, grad, hessian, jacobian  # noqa: F401
 from .frontend.graph import Apply, Constant, Op, Variable  # noqa: F401
 from .frontend.join import Join  # noqa: F401
 from .frontend.mathops import (  # noqa: F401

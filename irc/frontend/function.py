@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pdb
 import warnings
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..config import config
@@ -23,7 +25,7 @@ from ..runtime.reference import ReferenceExecutor
 from .basic import as_tensor_variable
 from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_location
 from .lowering import LoweringSpec, lower
-from .modes import check_mode, optimize
+from .modes import ProfileMode, check_mode, optimize
 from .shared import SharedVariable
 
 
@@ -202,9 +204,10 @@ def _check_cpu_ops(func: Any) -> None:
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
-    """Compile `outputs` as a function of `inputs` (Theano's `theano.function`)."""
+    """Compile `outputs` as a function of `inputs` (Theano's `theano.function`); `mode` is a
+    mode name or an `irc.Mode`."""
     location = user_location()
-    mode_name = check_mode(mode)
+    check_mode(mode)
     in_specs = _inputs(inputs)
     kind, out_vars, borrow, keys = _outputs(outputs)
     upd = _updates(updates)
@@ -224,30 +227,58 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
     upd += _default_updates(out_vars + [v for _, v in upd], upd)
     needed = {id(v) for v in ancestors(out_vars + [v for _, v in upd])}
     _check_unused(in_specs, needed, on_unused_input)
-    return _compile(in_specs, kind, out_vars, borrow, keys, upd, mode_name, name, profile,
-                    allow_input_downcast, location)
+    return _compile(_Plan(in_specs, kind, out_vars, borrow, keys, upd, mode, name, profile,
+                          allow_input_downcast, location))
 
 
-def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow: list[bool],
-             keys: list[Any], upd: list[tuple[Any, Variable]], mode: str, name: str | None,
-             profile: Any, allow_input_downcast: bool | None, location: Any) -> Any:
+@dataclass
+class _Plan:
+    """Everything `irc.function` was asked, normalized: what `Function.copy` recompiles."""
+
+    in_specs: Sequence[In]
+    kind: str
+    out_vars: list[Variable]
+    borrow: list[bool]
+    keys: list[Any]
+    updates: list[tuple[Any, Variable]]
+    mode: Any
+    name: str | None
+    profile: Any
+    allow_input_downcast: bool | None
+    location: Any
+
+    def swapped(self, swap: dict, delete_updates: bool, name: str | None, profile: Any) -> "_Plan":
+        """The same function with shared variables replaced as `swap` says (`{old: new}`), and
+        without updates if `delete_updates`."""
+        updates = [] if delete_updates else self.updates
+        roots = clone_replace(self.out_vars + [v for _, v in updates], swap) if swap else \
+            self.out_vars + [v for _, v in updates]
+        n = len(self.out_vars)
+        updates = [(swap.get(t, t), v) for (t, _), v in zip(updates, roots[n:])]
+        return dataclasses.replace(self, out_vars=list(roots[:n]), updates=updates, name=name, profile=profile)
+
+
+def _compile(plan: _Plan) -> Any:
     load_all()
+    mode = check_mode(plan.mode)
+    kind, out_vars, upd, name, profile = plan.kind, plan.out_vars, plan.updates, plan.name, plan.profile
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
-    lowered = lower(LoweringSpec([s.variable for s in in_specs], out_vars, upd, borrow, name or "main",
-                                 location))
+    lowered = lower(LoweringSpec([s.variable for s in plan.in_specs], out_vars, upd, plan.borrow,
+                                 name or "main", plan.location))
     clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
     stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
-                      per_pass=False)  # per-pass texts are replayed on request (`f.ir`)
+                      per_pass=False,  # per-pass texts are replayed on request (`f.ir`)
+                      excluding=getattr(plan.mode, "excluded", ()))
     _check_float64(lowered.func)
     _check_cpu_ops(lowered.func)
     profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
-    executor, native = _executor(lowered, config, profiling)
+    executor, native = _executor(lowered, plan.mode, profiling)
     if native is not None:
         stages["loop"] = native.loop_ir
     if unoptimized is not None:
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
-                  for i, k in enumerate(keys or range(len(out_vars)))]
+                  for i, k in enumerate(plan.keys or range(len(out_vars)))]
         labels += [f"the update of shared variable {t}" for t, _ in upd]
         labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
         reference = ReferenceExecutor(unoptimized.regions[0].blocks[0].ops[0], allow_gc=True)
@@ -259,29 +290,33 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
     if profiling:  # the profiler's hook: see irc/runtime/profile_hook.py
         executor, stats = attach_profile(executor, profile, mode, name, lowered.func, clock, native,
                                          lowered.module)
+        if isinstance(plan.mode, ProfileMode):
+            plan.mode.profiles.append(stats)
     inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _MISSING,
-                        s.borrow, s.mutable) for s in in_specs]
+                        s.borrow, s.mutable) for s in plan.in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars)
     maker.native = native
-    outputs = OutputSpec(kind, len(out_vars), borrow, keys)
+    outputs = OutputSpec(kind, len(out_vars), plan.borrow, plan.keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
                     codegen=native is not None)
-    if stats is not None:
-        return profiled_function_class()(maker, executor, inputs, lowered.shared, outputs,
-                                         [t for t, _ in upd], name, allow_input_downcast, stats)
-    return Function(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
-                    allow_input_downcast, stats)
+    cls = profiled_function_class() if stats is not None else Function
+    fn = cls(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
+             plan.allow_input_downcast, stats)
+    fn.recompile = lambda swap, delete_updates, name, profile: _compile(
+        plan.swapped(swap, delete_updates, name, profile))
+    return fn
 
 
-def _executor(lowered: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
+def _executor(lowered: Any, mode: Any, profiling: bool) -> tuple[Any, Any]:
     """Native code on the cpu (with per-op timers when profiling), the reference executor for
-    another device; (executor, NativeFunction or None)."""
-    if config.device == "cpu" and profiling:  # native code with per-op timers compiled in
-        return make_profiled_cpu_executor(lowered.module, lowered.func, config.allow_gc)
-    if config.device == "cpu":
-        return make_cpu_executor(lowered.module, lowered.func, config.allow_gc)
-    return ReferenceExecutor(lowered.func, allow_gc=config.allow_gc), None
+    another device or the 'py' linker; (executor, NativeFunction or None)."""
+    allow_gc = config.allow_gc if getattr(mode, "allow_gc", None) is None else mode.allow_gc
+    if config.device != "cpu" or getattr(mode, "linker", None) == "py":
+        return ReferenceExecutor(lowered.func, allow_gc=allow_gc), None
+    if profiling:  # native code with per-op timers compiled in
+        return make_profiled_cpu_executor(lowered.module, lowered.func, allow_gc)
+    return make_cpu_executor(lowered.module, lowered.func, allow_gc)
 
 
 def unoptimized_results(module: Any) -> list[Any]:
@@ -297,3 +332,17 @@ def _origin(value: Any) -> str:
         return ""
     hint = f" '{value.name_hint}'" if value.name_hint else ""
     return f"{hint} (computed by '{name}' at {owner.location})"
+
+
+def eval_variable(var: Variable, inputs_to_values: dict) -> Any:
+    """`var.eval({x: value})`: compiles `var` as a function of the given inputs (cached on the
+    variable per set of inputs, as Theano does) and calls it."""
+    for k in inputs_to_values:
+        if not isinstance(k, Variable):
+            raise TypeError(f"eval: the keys must be symbolic variables, got {type(k).__name__} {k!r}")
+    inputs = list(inputs_to_values)
+    cache = var.tag.__dict__.setdefault("eval_cache", {})
+    key = tuple(map(id, inputs))
+    if key not in cache:
+        cache[key] = (function(inputs, var), inputs)  # the inputs kept alive: ids stay theirs
+    return cache[key][0](*[inputs_to_values[k] for k in inputs])

@@ -16,6 +16,7 @@ from .basic import add, as_tensor_variable, cast, flatten, stack, zeros_like
 from .evaluate import evaluate
 from .gradient_rules import op_grad, sum_to_pattern
 from .graph import Constant, Variable, graph_inputs, toposort
+from .rop_rules import op_rop
 from .shared import SharedVariable
 
 
@@ -36,42 +37,37 @@ def _sum_all(parts: list[Variable]) -> Variable:
     return total
 
 
-def _connected(cost: Variable, wrt: Sequence[Variable], stop: set[int]) -> set[int]:
-    """Ids of the variables on a path from some `wrt` to `cost` (forward sweep)."""
+def _connected(roots: Sequence[Variable], wrt: Sequence[Variable], stop: set[int]) -> set[int]:
+    """Ids of the variables on a path from some `wrt` to the roots (forward sweep)."""
     depends: set[int] = {id(w) for w in wrt}
-    for node in toposort(cost):
+    for node in toposort(roots):
         if any(id(i) in depends and id(i) not in stop for i in node.inputs):
             depends.update(id(o) for o in node.outputs)
     return depends
 
 
-def grad(cost: Variable, wrt: Variable | Sequence[Variable],
-         consider_constant: Sequence[Variable] | None = None,
-         disconnected_inputs: str = "raise", known_grads: dict | None = None) -> Any:
-    """d cost / d wrt for a 0-d `cost`; `wrt` a variable or a list (the result has the same
-    structure). `consider_constant` variables are treated as constants (no gradient flows
-    through them). `disconnected_inputs`: 'raise', 'warn' or 'ignore' (zeros)."""
+def _check_policy(disconnected_inputs: str) -> None:
     if disconnected_inputs not in ("raise", "warn", "ignore"):
         raise ValueError("disconnected_inputs must be 'raise', 'warn' or 'ignore', "
                          f"got {disconnected_inputs!r}")
-    cost = as_tensor_variable(cost)
-    if cost.ndim != 0:
-        raise TypeError(f"cost must be a scalar (0-d), got ndim={cost.ndim} ({cost.type}); "
-                        f"reduce it first (e.g. .sum() or .mean())")
+
+
+def _as_wrt_list(wrt: Variable | Sequence[Variable], who: str) -> tuple[bool, list[Variable]]:
     single = isinstance(wrt, Variable)
     wrt_list = [wrt] if single else list(wrt)
     for w in wrt_list:
         if not isinstance(w, Variable):
-            raise TypeError(f"grad: wrt must be symbolic variables, got {type(w).__name__}")
-    stop = {id(v) for v in (consider_constant or ()) if all(v is not w for w in wrt_list)}
-    connected = _connected(cost, wrt_list, stop)
+            raise TypeError(f"{who}: wrt must be symbolic variables, got {type(w).__name__}")
+    return single, wrt_list
 
-    contributions: dict[int, list[Variable]] = {}
-    if id(cost) in connected and cost.type.is_float:
-        contributions[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype))]
-    for var, g in (known_grads or {}).items():
-        contributions.setdefault(id(var), []).append(as_tensor_variable(g))
-    for node in reversed(toposort(cost)):
+
+def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_list: Sequence[Variable],
+              consider_constant: Sequence[Variable] | None, disconnected_inputs: str) -> list[Variable]:
+    """Reverse mode from `roots`, whose gradients are `seeds` (by id), to each of `wrt_list`."""
+    stop = {id(v) for v in (consider_constant or ()) if all(v is not w for w in wrt_list)}
+    connected = _connected(roots, wrt_list, stop)
+    contributions = {k: list(v) for k, v in seeds.items()}
+    for node in reversed(toposort(roots)):
         out_grads = [sum_to_pattern(_sum_all(contributions[id(o)]), o.broadcastable)
                      if id(o) in contributions else None for o in node.outputs]
         if all(g is None for g in out_grads):
@@ -91,15 +87,83 @@ def grad(cost: Variable, wrt: Variable | Sequence[Variable],
             if disconnected_inputs == "raise":
                 raise DisconnectedInputError(_disconnected_message(w))
             if disconnected_inputs == "warn":
-                warnings.warn(_disconnected_message(w), stacklevel=2)
-            dtype = w.dtype if w.type.is_float else None
-            results.append(zeros_like(w, dtype) if dtype else zeros_like(w, "floatX"))
+                warnings.warn(_disconnected_message(w), stacklevel=3)
+            results.append(zeros_like(w, w.dtype if w.type.is_float else "floatX"))
             continue
         g = sum_to_pattern(_sum_all(parts), w.broadcastable)
-        if w.type.is_float:
-            g = cast(g, w.dtype)
-        results.append(g)
+        results.append(cast(g, w.dtype) if w.type.is_float else g)
+    return results
+
+
+def grad(cost: Variable, wrt: Variable | Sequence[Variable],
+         consider_constant: Sequence[Variable] | None = None,
+         disconnected_inputs: str = "raise", known_grads: dict | None = None) -> Any:
+    """d cost / d wrt for a 0-d `cost`; `wrt` a variable or a list (the result has the same
+    structure). `consider_constant` variables are treated as constants (no gradient flows
+    through them). `disconnected_inputs`: 'raise', 'warn' or 'ignore' (zeros)."""
+    _check_policy(disconnected_inputs)
+    cost = as_tensor_variable(cost)
+    if cost.ndim != 0:
+        raise TypeError(f"cost must be a scalar (0-d), got ndim={cost.ndim} ({cost.type}); "
+                        f"reduce it first (e.g. .sum() or .mean())")
+    single, wrt_list = _as_wrt_list(wrt, "grad")
+    seeds: dict[int, list[Variable]] = {}
+    if cost.type.is_float:
+        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype))]
+    for var, g in (known_grads or {}).items():
+        seeds.setdefault(id(var), []).append(as_tensor_variable(g))
+    results = _backprop([cost], seeds, wrt_list, consider_constant, disconnected_inputs)
     return results[0] if single else results
+
+
+def Lop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
+        eval_points: Variable | Sequence[Variable], consider_constant: Sequence[Variable] | None = None,
+        disconnected_inputs: str = "raise") -> Any:
+    """The vector-Jacobian product v . (d f / d wrt): `eval_points` (one per output in `f`,
+    each of its output's shape) pulled back to each `wrt` (the result has wrt's structure)."""
+    _check_policy(disconnected_inputs)
+    fs = [f] if isinstance(f, Variable) else list(f)
+    vs = [eval_points] if isinstance(eval_points, Variable) or not isinstance(eval_points, (list, tuple)) \
+        else list(eval_points)
+    if len(fs) != len(vs):
+        raise ValueError(f"Lop: {len(fs)} output(s) but {len(vs)} eval point(s)")
+    seeds: dict[int, list[Variable]] = {}
+    for out, v in zip(fs, vs):
+        v = as_tensor_variable(v)
+        if v.ndim != out.ndim:
+            raise TypeError(f"Lop: eval point {v} ({v.type}) must have the ndim of its output {out} ({out.type})")
+        seeds.setdefault(id(out), []).append(cast(v, out.dtype))
+    single, wrt_list = _as_wrt_list(wrt, "Lop")
+    results = _backprop(fs, seeds, wrt_list, consider_constant, disconnected_inputs)
+    return results[0] if single else results
+
+
+def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
+        eval_points: Variable | Sequence[Variable]) -> Any:
+    """The Jacobian-vector product (d f / d wrt) . v by forward mode: `eval_points` (one per
+    `wrt`, of its type) pushed through each op's R-op rule; the result has f's structure (an
+    output that does not depend on `wrt` gets zeros)."""
+    single_f = isinstance(f, Variable)
+    fs = [f] if single_f else list(f)
+    _, wrt_list = _as_wrt_list(wrt, "Rop")
+    vs = [eval_points] if isinstance(wrt, Variable) else list(eval_points)
+    if len(vs) != len(wrt_list):
+        raise ValueError(f"Rop: {len(wrt_list)} wrt variable(s) but {len(vs)} eval point(s)")
+    tangents: dict[int, Variable] = {}
+    for w, v in zip(wrt_list, vs):
+        v = as_tensor_variable(v)
+        if v.ndim != w.ndim:
+            raise TypeError(f"Rop: eval point {v} ({v.type}) must have the ndim of {w} ({w.type})")
+        tangents[id(w)] = cast(v, w.dtype) if w.type.is_float else v
+    for node in toposort(fs, blockers=wrt_list):
+        ins = [tangents.get(id(i)) for i in node.inputs]
+        if all(t is None for t in ins):
+            continue
+        for out, t in zip(node.outputs, op_rop(node, ins)):
+            if t is not None:
+                tangents[id(out)] = t
+    results = [tangents[id(o)] if id(o) in tangents else zeros_like(o) for o in fs]
+    return results[0] if single_f else results
 
 
 def _flat_elements(v: Variable, n: int) -> list[Variable]:

@@ -18,6 +18,7 @@ from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import OP_REGISTRY, Operation, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from ..ir.types import scalar_from_numpy
+from .graph import ir_result_types
 
 
 class MissingInputError(ValueError):
@@ -198,11 +199,11 @@ class _Lowerer:
         cls = OP_REGISTRY.get(name)
         if cls is None:
             raise NotImplementedError(f"no tensor-dialect op '{name}' for {type(op_def).__name__}")
-        try:
-            op: Operation = cls.build(operands, attrs, None, (), loc)
+        try:  # the dialect's inference refined by the frontend's broadcast pattern
+            types = ir_result_types(apply, [v.type for v in operands])
         except NotImplementedError:
             types = [o.type.to_ir() for o in apply.outputs]
-            op = create_op(name, operands, types, attrs, location=loc)
+        op: Operation = create_op(name, operands, types, attrs, location=loc)
         self.block.append(op)
         for out, res in zip(apply.outputs, op.results):
             res.name_hint = name_hint(out)

@@ -12,9 +12,9 @@ from typing import Any
 _API: dict[str, ModuleType] = {}
 
 
-def bind_api(basic: ModuleType, mathops: ModuleType) -> None:
-    """Give the operators the modules of `T.*` functions they call."""
-    _API.update(basic=basic, mathops=mathops)
+def bind_api(basic: ModuleType, mathops: ModuleType, function: ModuleType) -> None:
+    """Give the operators the modules of `T.*` functions (and `irc.function`) they call."""
+    _API.update(basic=basic, mathops=mathops, function=function)
 
 
 def _b() -> ModuleType:
@@ -107,3 +107,9 @@ class TensorOperators:
     def __rmatmul__(self, o): return _m().dot(o, self)
     def clip(self, lo, hi): return _m().clip(self, lo, hi)
     def norm(self, L=2, axis=None): return _m().norm(self, L, axis)
+
+    # -- evaluation
+    def eval(self, inputs_to_values: dict | None = None):
+        """The value of this variable given `{input: value}` (Python numbers and lists are
+        converted as `irc.function` does); compiled natively once per set of inputs."""
+        return _API["function"].eval_variable(self, inputs_to_values or {})

@@ -25,6 +25,16 @@ def floatX() -> str:
     return str(config.floatX)
 
 
+def _lossless_python_value(value: Any, arr: np.ndarray, dtype: str) -> bool:
+    """A Python number (or list of them) that `dtype` holds exactly, like `inc(1)` for an int32
+    input (Theano converts such values; numpy arrays must have a safe dtype)."""
+    if isinstance(value, (np.ndarray, np.generic)) or arr.dtype.kind not in "biuf":
+        return False
+    with np.errstate(all="ignore"):
+        converted = arr.astype(dtype)
+    return bool(np.array_equal(converted, arr))
+
+
 @dataclass(frozen=True)
 class TensorType:
     """A tensor of `dtype` (a numpy dtype name) with `len(broadcastable)` dimensions."""
@@ -81,7 +91,8 @@ class TensorType:
         """Check `value` against this type and return it as a numpy array of this dtype.
 
         Without `allow_downcast`, only lossless conversions are made (numpy's 'safe' casting,
-        plus Python floats to a float dtype); `strict` refuses any conversion at all."""
+        Python numbers the dtype holds exactly, Python floats to a float dtype); `strict`
+        refuses any conversion at all."""
         if isinstance(value, np.ndarray) or not strict:
             arr = value if isinstance(value, np.ndarray) else np.asarray(value)
         else:
@@ -91,7 +102,8 @@ class TensorType:
                 raise TypeError(f"expected dtype {self.dtype}, got {arr.dtype.name} (strict input)")
             python_float = (not isinstance(value, np.ndarray) and arr.dtype.kind == "f"
                             and self.is_float and allow_downcast is None)
-            if not (allow_downcast or python_float or np.can_cast(arr.dtype, self.dtype, "safe")):
+            if not (allow_downcast or python_float or np.can_cast(arr.dtype, self.dtype, "safe")
+                    or _lossless_python_value(value, arr, self.dtype)):
                 raise TypeError(
                     f"{self}: cannot convert a {arr.dtype.name} value to {self.dtype} without losing "
                     f"precision; cast it first (numpy.asarray(value, dtype='{self.dtype}')) or pass "

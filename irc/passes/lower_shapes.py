@@ -8,6 +8,7 @@ from ..dialects.builtin import MemRefType, TensorType
 from ..dialects.tensor_base import DYNAMIC, NO_BOUND
 from ..ir.core import Operation
 from ..ir.types import i64
+from .index_trace import indices_of_vector
 from .lower_to_loops import FuncLowering, lowering
 from .loop_builder import Index, LoopBuilder
 
@@ -87,6 +88,10 @@ def _slice(ctx: FuncLowering, op: Operation) -> None:
     src = ctx.operand(op, 0)
     t: TensorType = op.results[0].type
     offsets, sizes, steps = _slice_parts(ctx, op, src)
+    for axis, (d, size) in enumerate(zip(t.shape, sizes)):
+        if d is not None:  # a static size the builder declared (x[i]: one element) holds
+            ctx.lb.assert_eq(size, ctx.lb.const(d), f"'tensor.slice': index out of range in dim {axis} "
+                                                      f"(the slice has {d} element(s) by its type)")
     sizes = ctx.result_sizes(t, sizes)
     m = ctx.lb.create(L.SubviewOp, [src, *offsets, *sizes, *steps], {}, _view_type(t))
     ctx.bind(op.results[0], m, sizes)
@@ -147,18 +152,23 @@ def _concat(ctx: FuncLowering, op: Operation) -> None:
 @lowering("tensor.reshape")
 def _reshape(ctx: FuncLowering, op: Operation) -> None:
     shape = tuple(op.attributes["shape"])
-    if DYNAMIC in shape:
-        raise ValueError("lower-to-loops: a reshape to sizes read from a tensor at run time is not "
-                         "supported on the CPU path yet")
     lb = ctx.lb
+    given: list[Index | None] = [lb.const(s) if s >= 0 else None for s in shape]
+    if DYNAMIC in shape:  # sizes computed from other sizes (`x.shape[0]`): see index_trace.py
+        traced = indices_of_vector(ctx, op.operand(1))
+        if traced is None or len(traced) != len(shape):
+            raise ValueError("lower-to-loops: a reshape to sizes read from the data at run time is not "
+                             "supported on the CPU path (sizes computed from input shapes and "
+                             "constants are)")
+        given = [t if s == DYNAMIC else g for s, g, t in zip(shape, given, traced)]
     src = ctx.make_contiguous(ctx.operand(op, 0))
     count = lb.const(1)
     for s in ctx.sizes_of(src):
         count = lb.mul(count, s)
-    known = 1
-    for s in shape:
-        known *= s if s >= 0 else 1
-    sizes = [lb.const(s) if s >= 0 else lb.floordiv(count, lb.const(known)) for s in shape]
+    known = lb.const(1)
+    for g in given:
+        known = known if g is None else lb.mul(known, g)
+    sizes = [g if g is not None else lb.floordiv(count, known) for g in given]
     total = lb.const(1)
     for s in sizes:
         total = lb.mul(total, s)

@@ -130,6 +130,33 @@ class Function:
                 self._inplace_outs.append((k, self._containers[arg - n_in]))
         self._borrow_outs = [k for k, b in enumerate(self.output_spec.borrow) if b]
 
+    def copy(self, share_memory: bool = False, swap: dict | None = None, delete_updates: bool = False,
+             name: str | None = None, profile: Any = None) -> "Function":
+        """Theano's `Function.copy`: the same computation with shared variables swapped
+        (`swap={old: new}`, same types; the user's graph is not changed), without its updates
+        (`delete_updates`), under `name`. With `share_memory` and no other change the copy runs
+        the same compiled code and temporaries; otherwise the graph is compiled again (the
+        object cache makes that cheap) and the copy has its own."""
+        swap = dict(swap or {})
+        for old, new in swap.items():
+            if not any(old is s for s in self.shared):
+                raise ValueError(f"{self._where()}.copy: swap key {old} is not a shared variable this "
+                                 f"function uses (it uses: {', '.join(map(str, self.shared)) or 'none'})")
+            if not (hasattr(new, "get_value") and getattr(new, "type", None) == old.type):
+                raise TypeError(f"{self._where()}.copy: {old} ({old.type}) can only be swapped for a "
+                                f"shared variable of the same type, got {new!r} "
+                                f"({getattr(new, 'type', type(new).__name__)})")
+        name = name if name is not None else self.name
+        if share_memory and not delete_updates and profile is None:
+            return type(self)(self.maker, self.executor, self.inputs, [swap.get(s, s) for s in self.shared],
+                              self.output_spec, [swap.get(s, s) for s in self.updated], name,
+                              self.allow_input_downcast, self.profile)
+        recompile = getattr(self, "recompile", None)
+        if recompile is None:
+            raise NotImplementedError(f"{self._where()} was not made by irc.function: it cannot be "
+                                      f"compiled again for copy()")
+        return recompile(swap, delete_updates, name, profile)
+
     # -- inspection
     def ir(self, stage: str = "optimized") -> str:
         """The module text at `stage`: "tensor" (as lowered), a pass name (after it; `name#2`

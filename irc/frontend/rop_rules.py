@@ -1,0 +1,129 @@
+"""The forward-mode (R-op) rule of every built-in op, in one registry (as `gradient_rules`).
+
+A rule takes `(op, inputs, outputs, tangents)` — one tangent per input, None where the input
+does not depend on the variables `T.Rop` differentiates with respect to — and returns one
+tangent per output (None: the output does not change with them). `op_rop` finds the rule of
+an op through its class's MRO, then the op's own `R_op` method (Theano's protocol for user
+ops); an op with neither raises NotImplementedError naming it and its user's line."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from .basic import add, cast, eq, mul, true_div, zeros_like
+from .blas import Dot
+from .elemwise import Cast, Elemwise
+from .gradient_rules import build_expression
+from .graph import Apply, Op, Variable
+from .join import Join
+from .mathops import dot, keep_dims, sum as sum_
+from .reduce import CAReduce
+from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
+from .subtensor import IncSubtensor, Subtensor
+
+Tangents = Sequence["Variable | None"]
+RopRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Tangents], "list[Variable | None]"]
+ROP_RULES: dict[type, RopRule] = {}
+
+
+def rop_rule(*op_classes: type) -> Callable[[RopRule], RopRule]:
+    """Register the decorated function as the R-op of `op_classes` (and subclasses)."""
+    def register(rule: RopRule) -> RopRule:
+        for cls in op_classes:
+            ROP_RULES[cls] = rule
+        return rule
+    return register
+
+
+def op_rop(node: Apply, tangents: Tangents) -> list[Variable | None]:
+    """The tangents of `node`'s outputs given its inputs' tangents."""
+    for cls in type(node.op).__mro__:
+        rule = ROP_RULES.get(cls)
+        if rule is not None:
+            return rule(node.op, node.inputs, node.outputs, tangents)
+    own = getattr(node.op, "R_op", None)
+    if own is None:
+        raise NotImplementedError(f"{node.op} has no R-op (forward-mode) rule; built at {node.location}")
+    return own(node.inputs, tangents)
+
+
+def _or_zeros(tangents: Tangents, inputs: Sequence[Variable]) -> list[Variable]:
+    return [t if t is not None else zeros_like(x) for t, x in zip(tangents, inputs)]
+
+
+def _linear(op: Op, inputs, outputs, tangents):
+    """Ops linear in their (float) inputs: the op applied to the tangents."""
+    if not outputs[0].type.is_float:
+        return [None]
+    return [op(*_or_zeros(tangents, inputs))]
+
+
+@rop_rule(Elemwise)
+def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
+    """sum_i d out / d x_i * v_i, from the table's derivative expressions, which are linear
+    in the incoming gradient `gz`: putting the tangent v_i there gives the i-th term."""
+    out = outputs[0]
+    if not out.type.is_float:
+        return [None]
+    total = None
+    for i, (x, v, expr) in enumerate(zip(inputs, tangents, op.row.derivative)):
+        if v is None or expr is None or isinstance(expr, (int, float)) or not x.type.is_float:
+            continue  # a constant derivative is 0 almost everywhere (floor, sign, ...)
+        env = dict(zip(("x", "y", "z"), inputs))
+        env.update(out=out, gz=cast(v, out.dtype))
+        term = build_expression(expr, env)
+        total = term if total is None else add(total, term)
+    if total is None:
+        return [None]
+    if total.broadcastable != out.broadcastable:  # e.g. only a broadcast row had a tangent
+        total = Alloc()(total, out)
+    return [cast(total, out.dtype)]
+
+
+@rop_rule(Cast)
+def cast_rop(op: Cast, inputs, outputs, tangents):
+    return [cast(tangents[0], op.dtype) if outputs[0].type.is_float and tangents[0] is not None else None]
+
+
+@rop_rule(CAReduce)
+def reduce_rop(op: CAReduce, inputs, outputs, tangents):
+    (x,), (out,), (v,) = inputs, outputs, tangents
+    if v is None or op.kind in ("argmax", "argmin") or not out.type.is_float:
+        return [None]
+    if op.kind == "sum":
+        return [op(v)]
+    outk = keep_dims(out, op.axes, x.ndim)
+    if op.kind in ("max", "min"):  # the tangent at the extremum (averaged over ties)
+        hit = cast(eq(x, outk), x.dtype)
+        return [true_div(sum_(mul(hit, v), axis=op.axes), sum_(hit, axis=op.axes))]
+    if op.kind == "prod":  # d prod = prod * sum(v / x) (assumes no zeros, as the gradient)
+        return [mul(out, sum_(true_div(v, x), axis=op.axes))]
+    raise NotImplementedError(f"no R-op for reduction '{op.kind}'")
+
+
+@rop_rule(Dot)
+def dot_rop(op: Dot, inputs, outputs, tangents):
+    (a, b), (da, db) = inputs, tangents
+    terms = [dot(da, b) if da is not None else None, dot(a, db) if db is not None else None]
+    terms = [t for t in terms if t is not None]
+    return [terms[0] if len(terms) == 1 else add(*terms)]
+
+
+rop_rule(DimShuffle, Subtensor, Join, IncSubtensor)(_linear)
+
+
+@rop_rule(Reshape)
+def reshape_rop(op: Reshape, inputs, outputs, tangents):
+    v = tangents[0]
+    return [None if v is None else op(v, *inputs[1:])]
+
+
+@rop_rule(Alloc)
+def alloc_rop(op: Alloc, inputs, outputs, tangents):
+    v = tangents[0]
+    return [None if v is None else op(v, inputs[1])]
+
+
+@rop_rule(Shape_i)
+def shape_rop(op: Shape_i, inputs, outputs, tangents):
+    return [None]
+

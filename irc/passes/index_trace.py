@@ -1,0 +1,75 @@
+"""Sizes a tensor program computes from other sizes, recovered as index arithmetic.
+
+`reshape(x, (y.shape[0], -1))`, `alloc(0., x.shape[0] + 1)` and `arange(x.shape[1])` give an
+op run-time sizes as *tensors*: single-element integer values built from `tensor.dim`,
+constants and integer arithmetic (and, for a shape vector, a `tensor.concat` of such values).
+Read back through those ops, they are index values computed from the arguments' sizes alone —
+what `loop.alloc` needs, and what the runtime's shape program (`irc/runtime/shapes.py`) can
+work out before a call. A size that depends on the data (`arange(n)` for an input `n`) is not:
+`index_of` returns None and the lowering reports it."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..dialects.builtin import TensorType
+from ..ir.core import Value
+from .loop_builder import Index
+
+if TYPE_CHECKING:
+    from .lower_to_loops import FuncLowering
+
+_ARITHMETIC = {"tensor.add": "add", "tensor.sub": "sub", "tensor.mul": "mul", "tensor.floordiv": "floordiv",
+               "tensor.maximum": "max", "tensor.minimum": "min"}
+_VIEWS = ("tensor.dimshuffle", "tensor.reshape", "tensor.broadcast", "tensor.cast")
+
+
+def _one_integer(v: Value) -> bool:
+    t = v.type
+    return isinstance(t, TensorType) and all(d == 1 for d in t.shape) and t.element.is_integer
+
+
+def index_of(ctx: "FuncLowering", v: Value) -> Index | None:
+    """`v` (a single-element integer tensor) as an index computed from sizes, or None."""
+    if not _one_integer(v):
+        return None
+    op, lb = v.owner, ctx.lb
+    name = getattr(op, "op_name", None)
+    if name == "tensor.dim":
+        axis = op.attributes["axis"].value
+        src = op.operand(0)
+        static = src.type.shape[axis]
+        return lb.const(static) if static is not None else ctx.sizes_of(ctx.buf[src])[axis]
+    if name == "tensor.constant":
+        return lb.const(int(op.attributes["value"].array.reshape(-1)[0]))
+    if name in _VIEWS:
+        return index_of(ctx, op.operand(0))
+    if name in _ARITHMETIC:
+        a, b = (index_of(ctx, w) for w in op.operands)
+        return None if a is None or b is None else getattr(lb, _ARITHMETIC[name])(a, b)
+    return None
+
+
+def indices_of_vector(ctx: "FuncLowering", v: Value) -> list[Index] | None:
+    """The entries of a 1-d integer tensor of sizes, each as an index, or None."""
+    t = v.type
+    if not (isinstance(t, TensorType) and t.rank == 1 and t.element.is_integer):
+        return None
+    op = v.owner
+    name = getattr(op, "op_name", None)
+    if name == "tensor.constant":
+        return [ctx.lb.const(int(n)) for n in op.attributes["value"].array.reshape(-1)]
+    if name == "tensor.concat":
+        out: list[Index] = []
+        for part in op.operands:
+            if part.type.shape == (1,):
+                entry = index_of(ctx, part)
+                if entry is None:
+                    return None
+                out.append(entry)
+            else:
+                entries = indices_of_vector(ctx, part)
+                if entries is None:
+                    return None
+                out += entries
+        return out
+    return None
