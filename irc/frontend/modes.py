@@ -1,7 +1,9 @@
 """Compilation modes: which pass pipeline a mode runs, and the stage texts it leaves behind.
 
-A mode names passes that may not exist yet (the pipeline grows as passes land); only the
-registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped."""
+The pipelines per (target, mode) are the targets' table (`irc/passes/pipelines.py`); the
+target is `config.device_kind` unless given. A pipeline may name passes that do not exist yet;
+only the registered ones run, and those tagged with (or named in) `optimizer_excluding` are
+dropped."""
 from __future__ import annotations
 
 import os
@@ -9,16 +11,9 @@ from typing import Iterable
 
 from ..ir.core import Operation
 from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes
+from ..passes.pipelines import pipeline
 
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode")
-
-PIPELINES: dict[str, tuple[str, ...]] = {
-    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize", "fuse-elementwise", "fuse-matvec",
-                 "inplace"),
-    "FAST_COMPILE": ("canonicalize",),
-    "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
-    "ProfileMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
-}
 
 
 def check_mode(mode: str | None) -> str:
@@ -36,12 +31,19 @@ def _split_tags(text: str | Iterable[str]) -> set[str]:
     return set(text)
 
 
-def pipeline_for(mode: str, excluding: str | Iterable[str] = "") -> str:
-    """The pipeline string `mode` runs now: registered passes only, minus excluded ones."""
+def current_target() -> str:
+    """The target `config.device` names (`cpu`, `cuda`)."""
+    from ..config import config
+    return config.device_kind
+
+
+def pipeline_for(mode: str, excluding: str | Iterable[str] = "", target: str | None = None) -> str:
+    """The pipeline string `mode` runs now on `target` (the configured one when None):
+    registered passes only, minus excluded ones."""
     load_passes()
     drop = _split_tags(excluding)
     names = []
-    for name in PIPELINES[mode]:
+    for name in pipeline(target or current_target(), mode):
         cls = PASS_REGISTRY.get(name)
         if cls is None or name in drop or drop.intersection(getattr(cls, "tags", ())):
             continue
@@ -87,8 +89,9 @@ def dump_folder(root: str, name: str) -> str:
 
 def optimize(module: Operation, mode: str, name: str, record: bool = True,
              instrumentations: Iterable[PassInstrumentation] = (),
-             per_pass: bool = True) -> dict[str, str]:
-    """Run `mode`'s pipeline over `module` in place; returns the recorded stage texts.
+             per_pass: bool = True, target: str | None = None) -> dict[str, str]:
+    """Run `mode`'s pipeline for `target` (the configured one when None) over `module` in
+    place; returns the recorded stage texts.
     (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
     from ..config import config
     insts: list[PassInstrumentation] = []
@@ -96,8 +99,8 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     if record:
         insts.append(recorder)
     insts.extend(instrumentations)
-    pipeline = pipeline_for(mode, config.optimizer_excluding)
-    pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
+    passes = pipeline_for(mode, config.optimizer_excluding, target)
+    pm = PassManager.parse(passes, instrumentations=insts) if passes else PassManager([], insts)
     pm.run(module)
     if record:
         from ..ir.instrumentation import render_ir

@@ -48,8 +48,9 @@ class FunctionMaker:
     """What compiled the function (Theano's `f.maker`): the mode, the module, the stages."""
 
     def __init__(self, mode: str, module: Any, stages: dict[str, str], inputs: Sequence[InputSpec],
-                 outputs: Sequence[Any]):
+                 outputs: Sequence[Any], target: str | None = None):
         self.mode = mode
+        self.target = target  # whose pipeline compiled it (`cpu`, `cuda`; None: the configured one)
         self.module = module
         self.stages = stages
         self.inputs = list(inputs)
@@ -68,7 +69,7 @@ class FunctionMaker:
         from ..ir.parser import parse_module
         module = parse_module(self.stages["tensor"], "<stage tensor>")
         name = getattr(self.func, "sym_name", "main")
-        for key, text in optimize(module, self.mode, name, per_pass=True).items():
+        for key, text in optimize(module, self.mode, name, per_pass=True, target=self.target).items():
             self.stages.setdefault(key, text)
 
     @property

@@ -17,10 +17,10 @@ from typing import Any
 REPLAY = "// replay: "
 
 
-def _pipeline(mode: str) -> list[str]:
+def _pipeline(mode: str, target: str | None) -> list[str]:
     from ..config import config
     from ..frontend.modes import pipeline_for
-    text = pipeline_for(mode, config.optimizer_excluding)
+    text = pipeline_for(mode, config.optimizer_excluding, target)
     return [p for p in text.split(",") if p]
 
 
@@ -28,14 +28,16 @@ def _header(title: str, display: str, name: str) -> str:
     return f"// -----// IR Dump After {display} ({name}) //----- //\n"
 
 
-def dump_stages(tensor_text: str, mode: str, folder: str, codegen: bool = True) -> list[str]:
-    """Replay `mode`'s pipeline over `tensor_text` (module text with locations) into `folder`."""
+def dump_stages(tensor_text: str, mode: str, folder: str, codegen: bool = True,
+                target: str | None = None) -> list[str]:
+    """Replay `mode`'s pipeline for `target` (None: the configured one) over `tensor_text`
+    (module text with locations) into `folder`."""
     from ..codegen_cpu import emit
     from ..ir.instrumentation import render_ir
     from ..ir.parser import parse_module
     from ..ir.pass_manager import PassManager
     os.makedirs(folder, exist_ok=True)
-    steps = _pipeline(mode) + (["lower-to-loops"] if codegen else [])
+    steps = _pipeline(mode, target) + (["lower-to-loops"] if codegen else [])
     module = parse_module(tensor_text, "<dump>")
     texts: list[tuple[str, str, str]] = [("input", "// -----// IR Dump Before the pipeline //----- //\n",
                                           render_ir(module, debuginfo=True))]
@@ -81,7 +83,8 @@ def dump_folder(root: str, name: str) -> str:
 def dump_function(f: Any, folder: str) -> list[str]:
     """`f.dump_ir(folder)`: every stage of the compiled function `f`."""
     maker = f.maker
-    return dump_stages(maker.stages["tensor"], maker.mode, folder, codegen=_cpu_codegen_ok(maker))
+    return dump_stages(maker.stages["tensor"], maker.mode, folder, codegen=_cpu_codegen_ok(maker),
+                       target=maker.target)
 
 
 def _cpu_codegen_ok(maker: Any) -> bool:
