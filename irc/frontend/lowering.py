@@ -6,7 +6,7 @@ Arguments: the user's inputs, then the shared variables the graph reads or updat
 variables (res attr `irc.update = <arg index>`; `irc.borrow` for `Out(borrow=True)`). Every op
 carries the user's Python line. `givens` are applied before (`clone_replace`).
 
-With a device (`LoweringSpec.device`, from `config.device`), shared variables are arguments on
+With a device (`LoweringSpec.device`: the target's placement), shared variables are arguments on
 the device (`tensor<?xf32, "cuda">`: the runtime keeps them there) read through one
 `tensor.to_host` each, so the body stays a host graph that `insert-transfers` places; an output
 written `gpu_from_host(...)` gets `irc.device = "cuda"`. User transfers are placement hints

@@ -10,9 +10,10 @@ from ..passes.insert_transfers import ops_left_on_host
 from .opview import view_op
 
 
-def report_host_ops(func: Operation, policy: str, device: str) -> None:
-    """Apply `policy` (`ignore`, `warn`, `raise`) to the host ops of the optimized `func`."""
-    if policy == "ignore" or device == "cpu":
+def report_host_ops(func: Operation, policy: str, device: str | None) -> None:
+    """Apply `policy` (`ignore`, `warn`, `raise`) to the host ops of the optimized `func`
+    compiled for `device` (the target's placement; None: the cpu, nothing to report)."""
+    if policy == "ignore" or device is None:
         return
     ops = ops_left_on_host(func)
     if not ops:

@@ -190,7 +190,7 @@ def test_lazy_public_names():
     assert irc.tensor is T and hasattr(irc.printing, "debugprint")
 
 
-def test_warn_float64_and_assert_no_cpu_op():
+def test_warn_float64_and_assert_no_cpu_op(cuda_without_gpu):
     x = T.dvector("x")
     with irc.config.change_flags(warn_float64="raise"):
         with pytest.raises(TypeError, match="float64"):

@@ -2,7 +2,7 @@
 work on the device, `gpu_from_host` keeps a result there, shared variables arrive on the
 device, the toposort answers the tutorial's checks as Theano did, and `assert_no_cpu_op`
 names what stays on the host. Values come from the reference executor (transfers are the
-identity there) and are checked against numpy."""
+identity there: the `cuda_without_gpu` fixture) and are checked against numpy."""
 from __future__ import annotations
 
 import warnings
@@ -15,6 +15,8 @@ import irc.tensor as T
 from irc import config, function, shared
 
 CUDA = dict(device="cuda", floatX="float32")
+
+pytestmark = pytest.mark.usefixtures("cuda_without_gpu")
 
 
 def _exp_of_shared(output=lambda e: e):

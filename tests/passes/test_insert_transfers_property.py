@@ -23,7 +23,7 @@ from irc.ir.pass_manager import PassManager
 from irc.ir.printer import print_op
 from irc.ir.types import f64
 from irc.passes.insert_transfers import DEVICE, HOST, placement_rule
-from irc.passes.pipelines import pipeline
+from irc.passes.pipelines import pipeline_for
 from irc.runtime.reference import ReferenceExecutor
 
 load_all()
@@ -143,6 +143,6 @@ def test_gpu_pipeline_keeps_results(graph, data):
     x, w = np.array(data[:N]), np.array(data[N:])
     before = run(build(*graph), x, w)
     module = build(*graph)
-    PassManager.parse(",".join(pipeline("cuda", "FAST_RUN"))).run(module)
+    PassManager.parse(pipeline_for("FAST_RUN", device="cuda")).run(module)
     for got, want in zip(run(module, x, w), before):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
