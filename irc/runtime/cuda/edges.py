@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...dialects.builtin import ModuleOp, TensorType
 from ...dialects.func import FuncOp, ReturnOp
-from ...dialects.tensor_shape_ops import ToDeviceOp, ToHostOp
+from ...dialects.tensor_transfers import ToDeviceOp, ToHostOp
 from ...ir.core import Operation
 
 
