@@ -27,6 +27,7 @@ from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
 from ..errors import ExecutionError
 from ..host_plan import HostPlan, View, record_plan
+from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
 from ..object_cache import ObjectCache
@@ -80,7 +81,8 @@ def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaPr
             kernels[op.sym_name] = Kernel(op, loaded.get_function(op.sym_name), op.items_per_thread)
         elif getattr(op, "op_name", "") == "func.func":
             host = op
-    program = CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels)
+    program = CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
+                          {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]})
     program.module = loaded  # keeps the CUmodule alive with the program
     return program
 
