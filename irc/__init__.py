@@ -7,6 +7,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import plugins
+
+plugins.install()
+
 __version__ = "0.1.0"
 
 # public name -> (module, attribute or None for the module itself)
@@ -26,6 +30,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "compile": ("irc.compile", None),
     "Mode": ("irc.compile.mode", "Mode"),
     "ProfileMode": ("irc.compile.mode", "ProfileMode"),
+    "gpu_from_host": ("irc.frontend.transfers", "gpu_from_host"),
+    "host_from_gpu": ("irc.frontend.transfers", "host_from_gpu"),
+    "sandbox": ("irc.sandbox", None),
 }
 
 __all__ = sorted(_LAZY)

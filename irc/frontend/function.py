@@ -5,27 +5,28 @@ checks it with Theano's errors, lowers the graph to one `func.func`, runs the mo
 and wraps an executor in a `Function`."""
 from __future__ import annotations
 
+import dataclasses
 import pdb
 import warnings
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..config import config
 from ..dialects import load_all
+from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import DebugExecutor
 from ..runtime.function import _MISSING, Function, FunctionMaker, InputSpec, OutputSpec
 from ..runtime.ir_dump import dump_folder, dump_stages
-from ..runtime.native_executor import make_cpu_executor
 from ..runtime.profile import profiled_function_class
 from ..runtime.profile_hook import CompileClock, attach_profile
-from ..runtime.profile_native import make_profiled_cpu_executor
 from ..runtime.promote import needs_promotion, promote_to_f64
 from ..runtime.reference import ReferenceExecutor
+from ..runtime.targets import active
 from .basic import as_tensor_variable
 from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_location
 from .lowering import LoweringSpec, lower
-from .modes import ProfileMode, check_mode, optimize
+from .modes import ProfileMode
+from .placement_report import report_host_ops
 from .shared import SharedVariable
 
 
@@ -185,22 +186,6 @@ def _check_float64(func: Any) -> None:
             return
 
 
-def _check_cpu_ops(func: Any) -> None:
-    """`assert_no_cpu_op`: with a gpu device, report ops left on the host."""
-    policy = config.assert_no_cpu_op
-    if policy == "ignore" or config.device == "cpu":
-        return
-    skip = ("tensor.constant", "tensor.to_device", "tensor.to_host", "tensor.dim", "func.return")
-    for op in func.regions[0].blocks[0].ops:
-        if op.op_name in skip or any(getattr(r.type, "device", None) for r in op.results):
-            continue
-        msg = (f"'{op.op_name}' at {op.location} runs on the cpu although device={config.device} "
-               f"(assert_no_cpu_op={policy})")
-        if policy == "raise":
-            raise AssertionError(msg)
-        warnings.warn(msg, stacklevel=4)
-
-
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
@@ -233,7 +218,7 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
 
 @dataclass
 class _Plan:
-    """Everything `irc.function` was asked, normalized: what `Function.copy` recompiles."""
+    """Everything `irc.function` was asked, normalized: what `Function.copy` compiles again."""
 
     in_specs: Sequence[In]
     kind: str
@@ -251,29 +236,32 @@ class _Plan:
         """The same function with shared variables replaced as `swap` says (`{old: new}`), and
         without updates if `delete_updates`."""
         updates = [] if delete_updates else self.updates
-        roots = clone_replace(self.out_vars + [v for _, v in updates], swap) if swap else \
-            self.out_vars + [v for _, v in updates]
+        roots = self.out_vars + [v for _, v in updates]
+        if swap:
+            roots = clone_replace(roots, swap)
         n = len(self.out_vars)
         updates = [(swap.get(t, t), v) for (t, _), v in zip(updates, roots[n:])]
         return dataclasses.replace(self, out_vars=list(roots[:n]), updates=updates, name=name, profile=profile)
 
 
 def _compile(plan: _Plan) -> Any:
+    """Lower, optimize and compile `plan` for the active target; the `Function`."""
     load_all()
     mode = check_mode(plan.mode)
     kind, out_vars, upd, name, profile = plan.kind, plan.out_vars, plan.updates, plan.name, plan.profile
+    target = active(config)
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
     lowered = lower(LoweringSpec([s.variable for s in plan.in_specs], out_vars, upd, plan.borrow,
-                                 name or "main", plan.location))
+                                 name or "main", plan.location, target.device))
     clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
     stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
-                      per_pass=False,  # per-pass texts are replayed on request (`f.ir`)
-                      excluding=getattr(plan.mode, "excluded", ()))
+                      per_pass=False,  # per-pass texts: replayed by `f.ir`
+                      device=target.device, excluding=getattr(plan.mode, "excluded", ()))
     _check_float64(lowered.func)
-    _check_cpu_ops(lowered.func)
+    report_host_ops(lowered.func, config.assert_no_cpu_op, target.device)
     profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
-    executor, native = _executor(lowered, plan.mode, profiling)
+    executor, native = _executor(target, lowered, plan.mode, profiling)
     if native is not None:
         stages["loop"] = native.loop_ir
     if unoptimized is not None:
@@ -294,12 +282,12 @@ def _compile(plan: _Plan) -> Any:
             plan.mode.profiles.append(stats)
     inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _MISSING,
                         s.borrow, s.mutable) for s in plan.in_specs]
-    maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars)
+    maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
     maker.native = native
     outputs = OutputSpec(kind, len(out_vars), plan.borrow, plan.keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
-                    codegen=native is not None)
+                    target, codegen=native is not None)
     cls = profiled_function_class() if stats is not None else Function
     fn = cls(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
              plan.allow_input_downcast, stats)
@@ -308,15 +296,14 @@ def _compile(plan: _Plan) -> Any:
     return fn
 
 
-def _executor(lowered: Any, mode: Any, profiling: bool) -> tuple[Any, Any]:
-    """Native code on the cpu (with per-op timers when profiling), the reference executor for
-    another device or the 'py' linker; (executor, NativeFunction or None)."""
+def _executor(target: Any, lowered: Any, mode: Any, profiling: bool) -> tuple[Any, Any]:
+    """The target's compiled code, or the reference executor for the 'py' linker; a '_nogc'
+    linker keeps temporaries between calls. (executor, native function or None)."""
     allow_gc = config.allow_gc if getattr(mode, "allow_gc", None) is None else mode.allow_gc
-    if config.device != "cpu" or getattr(mode, "linker", None) == "py":
+    if getattr(mode, "linker", None) == "py":
         return ReferenceExecutor(lowered.func, allow_gc=allow_gc), None
-    if profiling:  # native code with per-op timers compiled in
-        return make_profiled_cpu_executor(lowered.module, lowered.func, allow_gc)
-    return make_cpu_executor(lowered.module, lowered.func, allow_gc)
+    with config.change_flags(allow_gc=allow_gc):
+        return target.compile(lowered.module, lowered.func, config, profiling)
 
 
 def unoptimized_results(module: Any) -> list[Any]:

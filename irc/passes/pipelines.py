@@ -1,0 +1,121 @@
+"""Compilation modes: which pass pipeline a mode runs for a target, and the stage texts it leaves.
+
+A mode names passes that may not exist yet (the pipeline grows as passes land); only the
+registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped.
+A device target runs the host pipeline with `insert-transfers` placed before fusion (so fused
+groups form on one side of a transfer) and without the passes that have no device kernels."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..ir.core import Operation
+from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes
+
+MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode", "NO_OPT")
+
+PIPELINES: dict[str, tuple[str, ...]] = {
+    "FAST_RUN": ("canonicalize", "stabilize", "specialize", "canonicalize", "fuse-elementwise", "fuse-matvec",
+                 "inplace"),
+    "FAST_COMPILE": ("canonicalize",),
+    "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
+    "ProfileMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
+    "NO_OPT": (),  # `irc.Mode(optimizer=None)`
+}
+
+
+# Passes whose ops have no kernel on a device yet (GPU part 2 adds reductions and products).
+HOST_ONLY_PASSES = frozenset({"fuse-matvec"})
+PLACEMENT_PASS = "insert-transfers"
+
+
+def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:
+    """The pass names `mode` runs: the host list, or for a `device` (e.g. "cuda") the same with
+    placement inserted before fusion and host-only passes dropped."""
+    names = PIPELINES[mode]
+    if device is None:
+        return names
+    names = tuple(n for n in names if n not in HOST_ONLY_PASSES)
+    placement = f"{PLACEMENT_PASS}{{device={device}}}"
+    if "fuse-elementwise" in names:
+        i = names.index("fuse-elementwise")
+        return names[:i] + (placement,) + names[i:]
+    return names + (placement,)
+
+
+def check_mode(mode: str | None) -> str:
+    """The mode to use (`config.mode` when None); a clear error for an unknown one."""
+    from ..config import config
+    mode = config.mode if mode is None else getattr(mode, "name", mode)
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}, or an irc.Mode")
+    return mode
+
+
+def _split_tags(text: str | Iterable[str]) -> set[str]:
+    if isinstance(text, str):
+        return {t for t in text.split(":") if t}
+    return set(text)
+
+
+def pipeline_for(mode: str, excluding: str | Iterable[str] = "", device: str | None = None) -> str:
+    """The pipeline string `mode` runs now for `device` (None: the host): registered passes only,
+    minus excluded ones."""
+    load_passes()
+    drop = _split_tags(excluding)
+    names = []
+    for entry in pipeline_names(mode, device):
+        name = entry.partition("{")[0]
+        cls = PASS_REGISTRY.get(name)
+        if cls is None or name in drop or drop.intersection(getattr(cls, "tags", ())):
+            continue
+        names.append(entry)
+    return ",".join(names)
+
+
+class StageRecorder(PassInstrumentation):
+    """Keeps the module's text before the pipeline (`tensor`) and, with `per_pass`, after each
+    pass (by pass name; a pass that runs twice keeps its last text, also under `name#1`,
+    `name#2`). `irc.function` records per pass only when asked (`Function.ir`): printing
+    every stage was a quarter of a warm compile."""
+
+    def __init__(self, per_pass: bool = True) -> None:
+        self.stages: dict[str, str] = {}
+        self.per_pass = per_pass
+        self._counts: dict[str, int] = {}
+
+    def before_pipeline(self, pm: PassManager, module: Operation) -> None:
+        from ..ir.instrumentation import render_ir
+        self.stages.setdefault("tensor", render_ir(module, debuginfo=True))
+
+    def after_pass(self, pass_: Pass, module: Operation) -> None:
+        if not self.per_pass:
+            return
+        from ..ir.instrumentation import render_ir
+        text = render_ir(module, debuginfo=True)
+        n = self._counts.get(pass_.name, 0) + 1
+        self._counts[pass_.name] = n
+        self.stages[f"{pass_.name}#{n}"] = text
+        self.stages[pass_.name] = text
+
+
+def optimize(module: Operation, mode: str, name: str, record: bool = True,
+             instrumentations: Iterable[PassInstrumentation] = (),
+             per_pass: bool = True, device: str | None = None,
+             excluding: Iterable[str] = ()) -> dict[str, str]:
+    """Run `mode`'s pipeline for `device` over `module` in place, without the passes tagged
+    or named in `config.optimizer_excluding` and `excluding`; returns the stage texts.
+    (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
+    from ..config import config
+    insts: list[PassInstrumentation] = []
+    recorder = StageRecorder(per_pass)
+    if record:
+        insts.append(recorder)
+    insts.extend(instrumentations)
+    pipeline = pipeline_for(mode, ":".join([config.optimizer_excluding, *excluding]), device)
+    pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
+    pm.run(module)
+    if record:
+        from ..ir.instrumentation import render_ir
+        recorder.stages.setdefault("tensor", render_ir(module, debuginfo=True))
+        recorder.stages["optimized"] = render_ir(module, debuginfo=True)
+    return recorder.stages
