@@ -14,6 +14,8 @@ from .frontend.basic import (  # noqa: F401
     sub, switch, tanh, transpose, true_div, where, xor, zeros_like, log2, log10, exp2, isnan, isinf,
     shape_padleft, shape_padright, pad_left)
 from .frontend.blas import Dot  # noqa: F401
+from .frontend.creation import alloc, arange, eye, identity_like, ones, zeros  # noqa: F401
+from .frontend.creation_ops import AllocShape, Iota  # noqa: F401
 from .frontend.constructors import *  # noqa: F401,F403
 from .frontend.constructors import CONSTRUCTORS, matrices, scalars, tensor, vectors  # noqa: F401
 from .frontend.elemwise import Cast, Elemwise  # noqa: F401
@@ -24,8 +26,13 @@ from .frontend.mathops import (  # noqa: F401
     all, any, argmax, argmin, clip, dot, max, mean, min, norm, outer, prod, std, sum, var)
 from .frontend.nnet import (binary_crossentropy, categorical_crossentropy, log_softmax,  # noqa: F401
                             softmax)
+from .frontend.order import argsort, cumprod, cumsum, sort  # noqa: F401
+from .frontend.order_ops import CumOp, Sort  # noqa: F401
+from .frontend.products import batched_dot, tensordot  # noqa: F401
 from .frontend.reduce import Argmax, Argmin, CAReduce, Max, Min, Prod, Sum  # noqa: F401
 from .frontend.shape_ops import Alloc, DimShuffle, Reshape, Shape_i  # noqa: F401
+from .frontend.shape_functions import (addbroadcast, diag, patternbroadcast, repeat, specify_shape,  # noqa: F401
+                                       split, tile, unbroadcast)
 from .frontend.shared import SharedVariable, shared  # noqa: F401
 from .frontend.subtensor import IncSubtensor, Subtensor  # noqa: F401
 from .frontend.tensor_type import TensorType  # noqa: F401
@@ -36,3 +43,15 @@ _shared = shared
 sgn = sgn
 abs = abs_  # noqa: A001  (T.abs, as in newer Theano/PyTensor)
 true_divide = true_div
+
+
+def round_half_to_even(x):
+    """numpy's rint (Theano's default rounding)."""
+    return round(x, "half_to_even")
+
+
+def round_half_away_from_zero(x):
+    return round(x, "half_away_from_zero")
+
+
+from . import extra_ops  # noqa: E402,F401  (T.extra_ops.cumsum, ...)

@@ -313,3 +313,36 @@ def _fused_matvec(op, arrays):
                             f"shape {_shape_str(out.shape)}")
         out = out + op.beta * acc
     return [np.ascontiguousarray(v) for v in values[:n]] + reduced + [out]
+
+
+# ---------------------------------------------------------------------------- creation and order
+@evaluator("tensor.alloc")
+def _alloc(op, arrays):
+    value, sizes = arrays[0], [int(s) for s in arrays[1:]]
+    for axis, (d, n) in enumerate(zip(value.shape, sizes)):
+        if n < 0 or (op.operands[0].type.shape[axis] != 1 and d != n):
+            raise _fail(op, f"size {n} does not fit the value's dim {axis} of size {d}")
+    return [np.broadcast_to(value, sizes)]
+
+
+@evaluator("tensor.iota")
+def _iota(op, arrays):
+    n = int(arrays[0])
+    if n < 0:
+        raise _fail(op, f"negative length {n}")
+    return [np.arange(n, dtype=np.int64)]
+
+
+@evaluator("tensor.cumulative")
+def _cumulative(op, arrays):
+    axis = op.attributes["axis"].value
+    fn = np.cumsum if op.attributes["kind"].value == "sum" else np.cumprod
+    return [fn(arrays[0], axis=axis, dtype=arrays[0].dtype)]
+
+
+@evaluator("tensor.sort")
+def _sort(op, arrays):
+    axis = op.attributes["axis"].value
+    if op.attributes["kind"].value == "values":
+        return [np.sort(arrays[0], axis=axis, kind="stable")]
+    return [np.argsort(arrays[0], axis=axis, kind="stable").astype(np.int64)]

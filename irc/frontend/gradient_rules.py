@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from ..dialects.tensor_base import NO_BOUND
 from .basic import (cast, dimshuffle, elemwise, eq, fill, mul, reshape, shape, subtensor_static,
                     true_div, zeros_like)
 from .blas import Dot
+from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
 from .graph import Op, Variable
 from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
+from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .subtensor import IncSubtensor, Subtensor
@@ -139,7 +142,7 @@ def reshape_grad(op: Reshape, inputs, outputs, output_grads):
     return [reshape(output_grads[0], shape(inputs[0]))] + [None] * (len(inputs) - 1)
 
 
-@grad_rule(Shape_i)
+@grad_rule(Shape_i, Iota)
 def no_grad(op: Op, inputs, outputs, output_grads):
     return [None] * len(inputs)
 
@@ -179,3 +182,51 @@ def join_grad(op: Join, inputs, outputs, output_grads):
             "run-time bounds, which the tensor dialect does not have yet")
     return [subtensor_static(gz, {op.axis: (k, k + 1, 1)}, keep_ones=(op.axis,)) if t.type.is_float else None
             for k, t in enumerate(inputs)]
+
+
+@grad_rule(AllocShape)
+def alloc_shape_grad(op: AllocShape, inputs, outputs, output_grads):
+    value = inputs[0]
+    return [sum_to_pattern(output_grads[0], value.broadcastable)] + [None] * (len(inputs) - 1)
+
+
+# ---------------------------------------------------------------------------- order along an axis
+def reverse(x: Variable, axis: int) -> Variable:
+    """`x` reversed along `axis` (a slice with step -1)."""
+    return subtensor_static(x, {axis: (NO_BOUND, NO_BOUND, -1)})
+
+
+@grad_rule(CumOp)
+def cumulative_grad(op: CumOp, inputs, outputs, output_grads):
+    """cumsum: each input counts in every later sum, so its gradient is the reversed running
+    sum of gz; cumprod: that of gz * out, divided by x (assumes no zeros, as Theano)."""
+    (x,), (out,), (gz,) = inputs, outputs, output_grads
+    if not x.type.is_float:
+        return [None]
+    if op.kind == "sum":
+        return [reverse(CumOp(op.axis, "sum")(reverse(gz, op.axis)), op.axis)]
+    return [true_div(reverse(CumOp(op.axis, "sum")(reverse(mul(gz, out), op.axis)), op.axis), x)]
+
+
+def permutation_hits(perm: Variable, axis: int, dtype: str) -> tuple[Variable, list[int], list]:
+    """For `perm` (argsort along `axis`): the 0/1 tensor hit[..., i, j] = (perm[..., i] == j)
+    with `axis` moved last (i) and a new last axis (j); the order used and its inverse."""
+    n = perm.ndim
+    order = [d for d in range(n) if d != axis] + [axis]
+    p = dimshuffle(perm, order)
+    j = Iota()(shape(perm)[axis])
+    hit = eq(dimshuffle(p, (*range(n), "x")), dimshuffle(j, ("x",) * n + (0,)))
+    inverse = [order.index(d) for d in range(n)]
+    return cast(hit, dtype), order, inverse
+
+
+@grad_rule(Sort)
+def sort_grad(op: Sort, inputs, outputs, output_grads):
+    """out[i] = x[perm[i]], so x[j] gets gz[i] where perm[i] == j (an n x n one-hot product
+    per row: the tensor dialect has no scatter)."""
+    (x,), (gz,) = inputs, output_grads
+    if op.kind == "indices" or not x.type.is_float:
+        return [None]
+    hit, order, inverse = permutation_hits(Sort(op.axis, "indices")(x), op.axis, x.dtype)
+    g = dimshuffle(dimshuffle(gz, order), (*range(x.ndim), "x"))
+    return [dimshuffle(sum_(mul(hit, g), axis=x.ndim - 1), inverse)]

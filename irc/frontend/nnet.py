@@ -9,7 +9,7 @@ from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg
 from .iota import arange_like
 from .mathops import clip, max as max_, sum as sum_
 
-__all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "binary_crossentropy",
+__all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "logsoftmax", "binary_crossentropy",
            "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid"]
 
 
@@ -57,3 +57,5 @@ def hard_sigmoid(x: Any):
 
 relu = relu
 softplus = softplus
+
+logsoftmax = log_softmax  # Theano's spelling

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from .basic import add, cast, eq, mul, true_div, zeros_like
+from .basic import add, cast, dimshuffle, eq, mul, true_div, zeros_like
 from .blas import Dot
 from .elemwise import Cast, Elemwise
-from .gradient_rules import build_expression
+from .creation_ops import AllocShape, Iota
+from .gradient_rules import build_expression, permutation_hits
 from .graph import Apply, Op, Variable
 from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
+from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .subtensor import IncSubtensor, Subtensor
@@ -123,7 +125,34 @@ def alloc_rop(op: Alloc, inputs, outputs, tangents):
     return [None if v is None else op(v, inputs[1])]
 
 
-@rop_rule(Shape_i)
+@rop_rule(Shape_i, Iota)
 def shape_rop(op: Shape_i, inputs, outputs, tangents):
     return [None]
 
+
+
+@rop_rule(AllocShape)
+def alloc_shape_rop(op: AllocShape, inputs, outputs, tangents):
+    v = tangents[0]
+    return [None if v is None else op(v, *inputs[1:])]
+
+
+@rop_rule(CumOp)
+def cumulative_rop(op: CumOp, inputs, outputs, tangents):
+    (x,), (out,), (v,) = inputs, outputs, tangents
+    if v is None or not out.type.is_float:
+        return [None]
+    if op.kind == "sum":
+        return [op(v)]
+    return [mul(out, CumOp(op.axis, "sum")(true_div(v, x)))]  # d prod_{k<=i} = out_i sum v_k/x_k
+
+
+@rop_rule(Sort)
+def sort_rop(op: Sort, inputs, outputs, tangents):
+    """The tangent follows its element: out'[i] = v[perm[i]]."""
+    (x,), (v,) = inputs, tangents
+    if v is None or op.kind == "indices" or not x.type.is_float:
+        return [None]
+    hit, order, inverse = permutation_hits(Sort(op.axis, "indices")(x), op.axis, x.dtype)
+    vj = dimshuffle(dimshuffle(v, order), (*range(x.ndim - 1), "x", x.ndim - 1))
+    return [dimshuffle(sum_(mul(hit, vj), axis=x.ndim), inverse)]

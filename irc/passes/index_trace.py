@@ -18,14 +18,19 @@ from .loop_builder import Index
 if TYPE_CHECKING:
     from .lower_to_loops import FuncLowering
 
-_ARITHMETIC = {"tensor.add": "add", "tensor.sub": "sub", "tensor.mul": "mul", "tensor.floordiv": "floordiv",
-               "tensor.maximum": "max", "tensor.minimum": "min"}
+_ARITHMETIC = {"add": "add", "sub": "sub", "mul": "mul", "floordiv": "floordiv", "maximum": "max",
+               "minimum": "min"}
 _VIEWS = ("tensor.dimshuffle", "tensor.reshape", "tensor.broadcast", "tensor.cast")
 
 
 def _one_integer(v: Value) -> bool:
     t = v.type
     return isinstance(t, TensorType) and all(d == 1 for d in t.shape) and t.element.is_integer
+
+
+def _integer_result(op) -> bool:
+    t = op.results[0].type
+    return getattr(t, "element", t).is_integer
 
 
 def index_of(ctx: "FuncLowering", v: Value) -> Index | None:
@@ -43,9 +48,32 @@ def index_of(ctx: "FuncLowering", v: Value) -> Index | None:
         return lb.const(int(op.attributes["value"].array.reshape(-1)[0]))
     if name in _VIEWS:
         return index_of(ctx, op.operand(0))
-    if name in _ARITHMETIC:
-        a, b = (index_of(ctx, w) for w in op.operands)
-        return None if a is None or b is None else getattr(lb, _ARITHMETIC[name])(a, b)
+    if name == "tensor.fused":  # size arithmetic that fusion grouped: replay its scalar body
+        block = op.regions[0].blocks[0]
+        env: dict[Value, Index | None] = {a: index_of(ctx, w) for a, w in zip(block.args, op.operands)}
+        for inner in block.ops[:-1]:
+            env[inner.results[0]] = _apply(ctx, inner.op_name.split(".", 1)[1],
+                                           [env.get(w) for w in inner.operands], inner)
+        return env.get(block.ops[-1].operands[v.index])
+    if name is None:  # an argument: its value is data, not a size
+        return None
+    return _apply(ctx, name.split(".", 1)[1], [index_of(ctx, w) for w in op.operands], op)
+
+
+def _apply(ctx: "FuncLowering", name: str, args: list[Index | None], op) -> Index | None:
+    """Integer arithmetic `name` (an elementwise table row, or `constant`/`cast`) on indices."""
+    lb = ctx.lb
+    if name == "constant" and op.op_name == "scalar.constant":
+        value = op.attributes["value"].value
+        return lb.const(int(value)) if isinstance(value, int) and not isinstance(value, bool) else None
+    if any(a is None for a in args) or not args:
+        return None
+    if name == "cast":  # integer to integer (a traced operand is an integer)
+        return args[0] if _integer_result(op) else None
+    if name == "neg":
+        return lb.sub(lb.const(0), args[0])
+    if name in _ARITHMETIC and len(args) == 2:
+        return getattr(lb, _ARITHMETIC[name])(*args)
     return None
 
 
@@ -58,6 +86,9 @@ def indices_of_vector(ctx: "FuncLowering", v: Value) -> list[Index] | None:
     name = getattr(op, "op_name", None)
     if name == "tensor.constant":
         return [ctx.lb.const(int(n)) for n in op.attributes["value"].array.reshape(-1)]
+    if t.shape == (1,):
+        entry = index_of(ctx, v)
+        return None if entry is None else [entry]
     if name == "tensor.concat":
         out: list[Index] = []
         for part in op.operands:

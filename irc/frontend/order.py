@@ -1,0 +1,47 @@
+"""`cumsum`, `cumprod`, `sort`, `argsort` (Theano's `T.extra_ops.cumsum`, `T.sort`, ...),
+on `tensor.cumulative` and `tensor.sort`."""
+from __future__ import annotations
+
+from typing import Any
+
+from .basic import as_tensor_variable, reshape
+from .graph import Variable
+from .order_ops import CumOp, Sort
+
+
+def _along(x: Any, axis: int | None) -> tuple[Variable, int]:
+    x = as_tensor_variable(x)
+    if axis is None:
+        return reshape(x, (-1,)), 0
+    if x.ndim == 0:
+        raise ValueError(f"an axis of a 0-d tensor ({x.type})")
+    return x, axis % x.ndim
+
+
+def cumsum(x: Any, axis: int | None = None) -> Variable:
+    """Running sums along `axis` (of the flattened `x` when None), as numpy."""
+    x, axis = _along(x, axis)
+    return CumOp(axis, "sum")(x if x.dtype != "bool" else x.astype("int64"))
+
+
+def cumprod(x: Any, axis: int | None = None) -> Variable:
+    """Running products along `axis` (of the flattened `x` when None), as numpy."""
+    x, axis = _along(x, axis)
+    return CumOp(axis, "prod")(x if x.dtype != "bool" else x.astype("int64"))
+
+
+def sort(a: Any, axis: int | None = -1, kind: str = "quicksort", order: Any = None) -> Variable:
+    """`a` sorted along `axis` (flattened when None); stable, NaNs last. `kind` is accepted
+    for numpy's signature (the result does not depend on it); `order` is not supported."""
+    if order is not None:
+        raise NotImplementedError("sort: order= (structured arrays) is not supported")
+    a, axis = _along(a, axis)
+    return Sort(axis, "values")(a)
+
+
+def argsort(a: Any, axis: int | None = -1, kind: str = "quicksort", order: Any = None) -> Variable:
+    """The int64 indices that sort `a` along `axis` (stable: equal elements keep their order)."""
+    if order is not None:
+        raise NotImplementedError("argsort: order= (structured arrays) is not supported")
+    a, axis = _along(a, axis)
+    return Sort(axis, "indices")(a)

@@ -1,0 +1,50 @@
+"""Loop lowerings of `tensor.alloc` (a broadcast view of the value: no copy until a result
+needs one) and `tensor.iota` (one parallel loop), with sizes recovered as index arithmetic on
+the arguments' sizes (`index_trace.py`)."""
+from __future__ import annotations
+
+from ..dialects import loop as L
+from ..dialects.builtin import TensorType
+from ..ir.core import Operation
+from ..ir.types import i64
+from .index_trace import index_of
+from .lower_to_loops import FuncLowering, contiguous_type, lowering
+from .loop_builder import Index
+
+
+def traced_sizes(ctx: FuncLowering, op: Operation, operands) -> list[Index]:
+    sizes = [index_of(ctx, v) for v in operands]
+    if any(s is None for s in sizes):
+        raise ValueError(f"lower-to-loops: '{op.op_name}' at {op.location} has a size read from the "
+                         f"data at run time; only sizes computed from input shapes and constants "
+                         f"compile (e.g. x.shape[0] + 1, not the value of an input)")
+    return sizes
+
+
+@lowering("tensor.alloc")
+def _alloc(ctx: FuncLowering, op: Operation) -> None:
+    value = op.operand(0)
+    t: TensorType = op.results[0].type
+    given = traced_sizes(ctx, op, op.operands[1:])
+    value_sizes = ctx.sizes_of(ctx.buf[value])
+    sizes = []
+    for axis, (n, d) in enumerate(zip(given, value_sizes)):
+        if value.type.shape[axis] != 1:
+            ctx.lb.assert_eq(n, d, f"'tensor.alloc': size {axis} does not match the value's dim")
+            sizes.append(d)
+        else:
+            sizes.append(n)
+    sizes = ctx.result_sizes(t, sizes)
+    m = ctx.lb.create(L.BroadcastOp, [ctx.buf[value], *sizes], {"dims": L.perm_attr(range(t.rank))},
+                      L.view_type(t.shape, t.element))
+    ctx.bind(op.results[0], m, sizes)
+
+
+@lowering("tensor.iota")
+def _iota(ctx: FuncLowering, op: Operation) -> None:
+    (n,) = traced_sizes(ctx, op, op.operands)
+    t: TensorType = op.results[0].type
+    out = ctx.lb.alloc(contiguous_type(t), [n])
+    with ctx.lb.parallel([n]) as (i,):
+        ctx.lb.store(ctx.lb.cast(i, i64), out, [i])
+    ctx.bind(op.results[0], out, [n], contiguous=True)

@@ -1,0 +1,141 @@
+"""The tensor functions of Theano's API added on the new ops and as compositions: values
+against numpy (float64 exact or 1e-12 relative, float32 1e-6 relative), gradients against
+central finite differences (float64, 1e-6 relative), and every graph compiled natively (a
+fallback to the reference executor would warn: warnings are errors here)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+from irc.runtime.errors import ExecutionError
+
+RNG = np.random.default_rng(3)
+X = RNG.normal(size=(3, 4))
+
+
+def native(inputs, outputs, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        return irc.function(inputs, outputs, **kw)
+
+
+@pytest.mark.parametrize("build,reference", [
+    (lambda x: T.zeros((x.shape[0], 2)), lambda v: np.zeros((v.shape[0], 2))),
+    (lambda x: T.ones((2, x.shape[1] + 1), "int32"), lambda v: np.ones((2, v.shape[1] + 1), "int32")),
+    (lambda x: T.alloc(x.sum(), x.shape[1], 2), lambda v: np.full((v.shape[1], 2), v.sum())),
+    (lambda x: T.alloc(x[0], 2, x.shape[1]), lambda v: np.broadcast_to(v[0], (2, v.shape[1]))),
+    (lambda x: T.arange(x.shape[1]), lambda v: np.arange(v.shape[1])),
+    (lambda x: T.arange(x.shape[0] * 4, 1, -3), lambda v: np.arange(v.shape[0] * 4, 1, -3)),
+    (lambda x: T.arange(2, 7), lambda v: np.arange(2, 7)),
+    (lambda x: T.arange(0.5, 2.0, 0.25), lambda v: np.arange(0.5, 2.0, 0.25)),
+    (lambda x: T.eye(x.shape[0], x.shape[1], k=1), lambda v: np.eye(*v.shape, k=1)),
+    (lambda x: T.identity_like(x), lambda v: np.eye(*v.shape)),
+    (lambda x: T.tile(x, (2, 3)), lambda v: np.tile(v, (2, 3))),
+    (lambda x: T.tile(x[0], (2, 2)), lambda v: np.tile(v[0], (2, 2))),
+    (lambda x: T.repeat(x, 2, axis=0), lambda v: np.repeat(v, 2, axis=0)),
+    (lambda x: T.repeat(x, 3), lambda v: np.repeat(v, 3)),
+    (lambda x: T.diag(x[0]), lambda v: np.diag(v[0])),
+    (lambda x: T.diag(x[:, :3]), lambda v: np.diag(v[:, :3])),
+    (lambda x: T.split(x, [1, 3], 2, axis=1)[1].T, lambda v: v[:, 1:].T),
+    (lambda x: T.tensordot(x, x, [[0], [0]]), lambda v: np.tensordot(v, v, [[0], [0]])),
+    (lambda x: T.tensordot(x, x.T, 1), lambda v: np.tensordot(v, v.T, 1)),
+    (lambda x: T.batched_dot(x, x), lambda v: np.einsum("bk,bk->b", v, v)),
+    (lambda x: T.batched_dot(x.reshape((3, 2, 2)), x.reshape((3, 2, 2))),
+     lambda v: np.einsum("bnk,bkm->bnm", v.reshape(3, 2, 2), v.reshape(3, 2, 2))),
+    (lambda x: T.cumsum(x, axis=1), lambda v: np.cumsum(v, axis=1)),
+    (lambda x: T.cumsum(x), lambda v: np.cumsum(v)),
+    (lambda x: T.cumprod(x, axis=0), lambda v: np.cumprod(v, axis=0)),
+    (lambda x: T.sort(x), lambda v: np.sort(v)),
+    (lambda x: T.sort(x, axis=0), lambda v: np.sort(v, axis=0)),
+    (lambda x: T.argsort(x), lambda v: np.argsort(v, kind="stable")),
+    (lambda x: T.argsort(x, axis=None), lambda v: np.argsort(v, axis=None, kind="stable")),
+    (lambda x: T.specify_shape(x, (3, 4)) * 2, lambda v: v * 2),
+    (lambda x: T.addbroadcast(x[:1], 0) + x, lambda v: v[:1] + v),
+    (lambda x: T.nnet.logsoftmax(x), lambda v: v - v.max(1, keepdims=True)
+     - np.log(np.exp(v - v.max(1, keepdims=True)).sum(1, keepdims=True))),
+    (lambda x: T.round_half_to_even(x * 2), lambda v: np.rint(v * 2)),
+])
+def test_values_match_numpy(build, reference):
+    x = T.dmatrix("x")
+    out = native([x], build(x), on_unused_input="ignore")(X)
+    expected = reference(X)
+    assert out.dtype == expected.dtype or (expected.dtype == np.float64 and out.dtype == irc.config.floatX)
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_float32_values():
+    x = T.fmatrix("x")
+    x32 = X.astype("float32")
+    f = native([x], [T.cumsum(x, 1), T.sort(x), T.tile(x, (1, 2)), T.tensordot(x, x.T, 1)])
+    refs = [np.cumsum(x32, 1), np.sort(x32), np.tile(x32, (1, 2)), np.tensordot(x32, x32.T, 1)]
+    for got, ref in zip(f(x32), refs):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+
+
+def test_sort_puts_nan_last_and_is_stable():
+    v = T.dvector("v")
+    data = np.array([3.0, np.nan, 1.0, 3.0, -np.inf, 1.0])
+    values, order = native([v], [T.sort(v), T.argsort(v)])(data)
+    np.testing.assert_array_equal(values, np.sort(data))
+    np.testing.assert_array_equal(order, np.argsort(data, kind="stable"))
+    i = T.ivector("i")
+    np.testing.assert_array_equal(native([i], T.sort(i))(np.array([5, -2, 7, 0], "int32")), [-2, 0, 5, 7])
+
+
+def _fd_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[idx] = eps
+        g[idx] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: T.cumsum(x, axis=1),
+    lambda x: T.cumprod(x + 3.0, axis=0),
+    lambda x: T.sort(x, axis=1),
+    lambda x: T.sort(x, axis=0),
+    lambda x: T.tile(x, (2, 1)),
+    lambda x: T.repeat(x, 2, axis=1),
+    lambda x: T.diag(x[:, :3]),
+    lambda x: T.tensordot(x, x, [[1], [1]]),
+    lambda x: T.batched_dot(x, x),
+    lambda x: T.alloc(x[0], 2, x.shape[1]),
+    lambda x: T.specify_shape(x, (3, 4)),
+], ids=["cumsum", "cumprod", "sort1", "sort0", "tile", "repeat", "diag", "tensordot", "batched_dot",
+        "alloc", "specify_shape"])
+def test_gradients_match_finite_differences(build):
+    x = T.dmatrix("x")
+    out = build(x)
+    f_out = native([x], out)
+    ref = f_out(X)
+    wv = RNG.normal(size=ref.shape)
+    cost = (out * T.constant(wv)).sum()
+    g = native([x], T.grad(cost, x))(X)
+    f_cost = native([x], cost)
+    np.testing.assert_allclose(g, _fd_grad(lambda v: f_cost(v), X), rtol=1e-6, atol=1e-8)
+
+
+def test_size_read_from_data_warns_and_still_computes():
+    n = T.lscalar("n")
+    with pytest.warns(RuntimeWarning, match="size read from the data"):
+        f = irc.function([n], T.arange(n))
+    np.testing.assert_array_equal(f(4), np.arange(4))
+
+
+def test_run_time_checks():
+    x = T.dmatrix("x")
+    with pytest.raises(ExecutionError, match="tensor.alloc"):
+        native([x], T.specify_shape(x, (2, 4)))(X)
+    with pytest.raises(ExecutionError):
+        native([x], T.diag(x))(X)  # not square
+    with pytest.raises(NotImplementedError, match="Python ints"):
+        T.tile(x, (T.lscalar(), 2))
+    with pytest.raises(TypeError, match="must be an integer"):
+        T.zeros((2.5, 3))
