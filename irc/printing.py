@@ -7,12 +7,27 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
+import numpy as np
+
+# Theano's pprint: arithmetic infix (every operation in parentheses), the rest as functions
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
-          "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and": "&", "or": "|",
-          "xor": "^"}
+          "and": "&", "or": "|", "xor": "^", "dot": "\\dot"}
 _PREFIX = {"neg": "-", "logical_not": "~"}
-_PRECEDENCE = {"**": 6, "*": 5, "/": 5, "//": 5, "%": 5, "+": 4, "-": 4, "&": 3, "^": 2, "|": 1,
-               "==": 0, "!=": 0, "<": 0, "<=": 0, ">": 0, ">=": 0}
+
+
+def constant_label(data: Any, name: str | None = None) -> str:
+    """Theano's `TensorConstant{...}`: the value, `(shape) of v` when every element is v, long
+    texts shortened in the middle."""
+    if name is not None:
+        return name
+    data = np.asarray(data)
+    if data.size > 1 and (data == data.reshape(-1)[0]).all():
+        text = f"{data.shape} of {data.reshape(-1)[0]}"
+    else:
+        text = str(data)
+    if len(text) > 20:
+        text = text[:10] + ".." + text[-10:]
+    return f"TensorConstant{{{text}}}"
 
 
 def _ids() -> Any:
@@ -49,7 +64,11 @@ def _roots(obj: Any) -> tuple[list[Any], dict[int, int]]:
 def _label(var: Any) -> str:
     owner = getattr(var, "owner", None)
     if owner is None:
-        return str(var)
+        data = getattr(var, "data", None)
+        if not isinstance(data, np.ndarray):
+            return str(var)
+        literal = getattr(getattr(var, "tag", None), "literal", None)
+        return constant_label(literal if literal is not None else data, var.name)
     return str(owner.op) + (f".{var.index}" if len(owner.outputs) > 1 else "")
 
 
@@ -63,7 +82,8 @@ def debugprint(obj: Any, file: TextIO | str | None = None, depth: int = -1) -> s
 
     def walk(var: Any, prefix: str, child_prefix: str, level: int) -> None:
         owner = getattr(var, "owner", None)
-        key = id(owner) if owner is not None else id(var)
+        signature = getattr(var, "signature", None)  # equal constants are one (Theano merges them)
+        key = id(owner) if owner is not None else (signature() if callable(signature) else id(var))
         known = key in seen
         if not known:
             seen[key] = next(ids)
@@ -76,8 +96,9 @@ def debugprint(obj: Any, file: TextIO | str | None = None, depth: int = -1) -> s
         lines.append(text)
         if owner is None or known or level == depth:
             return
-        for inp in owner.inputs:
-            walk(inp, child_prefix + " |", child_prefix + " |", level + 1)
+        last = len(owner.inputs) - 1
+        for k, inp in enumerate(owner.inputs):  # the last child's subtree has no rail beside it
+            walk(inp, child_prefix + " |", child_prefix + (" |" if k < last else "  "), level + 1)
 
     for root in roots:
         walk(root, "", "", 0)
@@ -88,46 +109,68 @@ def debugprint(obj: Any, file: TextIO | str | None = None, depth: int = -1) -> s
     return None
 
 
-def _scalar_name(op: Any) -> str:
+def _pp_name(op: Any) -> str:
+    """The table row an op stands for (`div`, `exp`, ...), else its printed name."""
     name = getattr(op, "scalar_op", None)
     if isinstance(name, str):
         return name
     ir_name = getattr(op, "ir_name", "") or ""
-    return ir_name.split(".", 1)[-1] if ir_name else str(op)
+    if ir_name == "tensor.dot":
+        return "dot"
+    return ir_name.split(".", 1)[-1] if ir_name.startswith("tensor.") and hasattr(op, "ir") else str(op)
+
+
+def _leading_new_axes(op: Any) -> int | None:
+    """For a DimShuffle that only puts broadcastable dims in front (broadcasting): how many."""
+    order = getattr(op, "new_order", None)
+    if order is None:
+        return None
+    k = 0
+    while k < len(order) and order[k] == "x":
+        k += 1
+    return k if list(order[k:]) == list(range(len(order) - k)) else None
 
 
 def pp(var: Any) -> str:
-    """An infix rendering of a variable's expression: `(exp(x) + (y * 2.0))`-style."""
-    memo: dict[int, tuple[str, int]] = {}
+    """Theano's pprint: `gt((TensorConstant{1} / (TensorConstant{1} + exp((-(x \\dot w))))), ...)`:
+    arithmetic infix with every operation in parentheses, other ops as functions, broadcasting
+    dimshuffles left out, a transpose as `.T`."""
+    memo: dict[int, str] = {}
 
-    def show(v: Any) -> tuple[str, int]:
+    def show(v: Any) -> str:
         if id(v) in memo:
             return memo[id(v)]
         owner = getattr(v, "owner", None)
         if owner is None:
-            name = getattr(v, "name", None)
-            result = (name if name else str(v), 10)
+            text = _label(v)
+        elif getattr(v, "name", None) and owner is not None and False:
+            text = v.name
         else:
             op = owner.op
-            sname = _scalar_name(op)
             args = [show(i) for i in owner.inputs]
-            if sname in _INFIX and len(args) == 2:
-                sym = _INFIX[sname]
-                prec = _PRECEDENCE[sym]
-                left = args[0][0] if args[0][1] >= prec else f"({args[0][0]})"
-                right = args[1][0] if args[1][1] > prec else f"({args[1][0]})"
-                result = (f"{left} {sym} {right}", prec)
+            sname = _pp_name(op)
+            new_axes = _leading_new_axes(op)
+            order = getattr(op, "new_order", None)
+            if new_axes is not None:
+                text = args[0]
+            elif order is not None and list(order) == list(reversed(range(len(order)))):
+                text = f"{args[0]}.T"
+            elif sname in _INFIX and len(args) == 2:
+                text = f"({args[0]} {_INFIX[sname]} {args[1]})"
             elif sname in _PREFIX and len(args) == 1:
-                inner = args[0][0] if args[0][1] >= 7 else f"({args[0][0]})"
-                result = (f"{_PREFIX[sname]}{inner}", 7)
+                text = f"({_PREFIX[sname]}{args[0]})"
             else:
-                result = (f"{sname}({', '.join(a[0] for a in args)})", 10)
-        memo[id(v)] = result
-        return result
+                text = f"{_FUNCTION_NAMES.get(sname, sname)}({', '.join(args)})"
+        memo[id(v)] = text
+        return text
 
     if getattr(var, "maker", None) is not None:
         return "\n".join(pp(o) for o in var.maker.fgraph.outputs)
-    return show(var)[0]
+    return show(var)
+
+
+_FUNCTION_NAMES = {"ne": "neq", "select": "switch", "sign": "sgn", "square": "sqr", "reciprocal": "inv",
+                   "abs": "abs_", "round": "round_half_to_even", "Alloc": "fill"}
 
 
 def pydotprint(obj: Any, outfile: str | None = None, format: str | None = None,

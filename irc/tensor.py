@@ -10,9 +10,10 @@ from .frontend.basic import (  # noqa: F401
     abs_, add, and_, as_tensor_variable, cast, ceil, concatenate, constant, cos, dimshuffle, elemwise,
     eq, exp, expm1, fill, flatten, floor, ge, gt, inc_subtensor, int_div, inv, invert, join, le, log,
     log1p, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, reciprocal, relu, reshape,
-    round, set_subtensor, sgn, shape, shape_i, sigmoid, sign, sin, softplus, sqr, sqrt, square, stack,
+    round, set_subtensor, sgn, shape_i, sigmoid, sign, sin, softplus, sqr, sqrt, square, stack,
     sub, switch, tanh, transpose, true_div, where, xor, zeros_like, log2, log10, exp2, isnan, isinf,
     shape_padleft, shape_padright, pad_left)
+from .frontend.basic import shape_vector as shape  # noqa: F401  (T.shape(x) is x.shape)
 from .frontend.blas import Dot  # noqa: F401
 from .frontend.creation import alloc, arange, eye, identity_like, ones, zeros  # noqa: F401
 from .frontend.creation_ops import AllocShape, Iota  # noqa: F401
@@ -30,7 +31,7 @@ from .frontend.order import argsort, cumprod, cumsum, sort  # noqa: F401
 from .frontend.order_ops import CumOp, Sort  # noqa: F401
 from .frontend.products import batched_dot, tensordot  # noqa: F401
 from .frontend.reduce import Argmax, Argmin, CAReduce, Max, Min, Prod, Sum  # noqa: F401
-from .frontend.shape_ops import Alloc, DimShuffle, Reshape, Shape_i  # noqa: F401
+from .frontend.shape_ops import Alloc, DimShuffle, MakeVector, Reshape, Shape_i  # noqa: F401
 from .frontend.shape_functions import (addbroadcast, diag, patternbroadcast, repeat, specify_shape,  # noqa: F401
                                        split, tile, unbroadcast)
 from .frontend.shared import SharedVariable, shared  # noqa: F401

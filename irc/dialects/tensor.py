@@ -21,7 +21,7 @@ from .tensor_linalg import REDUCE_KINDS, DotOp, GemmOp, GemvOp, ReduceOp
 from .tensor_shape_ops import (BroadcastOp, ConcatOp, DimOp, DimShuffleOp, InsertSliceOp, ReshapeOp, SliceOp,
                                TransposeOp)
 from .tensor_transfers import ToDeviceOp, ToHostOp, transferred
-from .tensor_creation import AllocOp, IotaOp
+from .tensor_creation import AllocOp, FromElementsOp, IotaOp
 from .tensor_order import CumulativeOp, SortOp
 from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 
@@ -30,5 +30,5 @@ __all__ = [
     "constant_value",
     "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
-    "ToDeviceOp", "ToHostOp", "AllocOp", "IotaOp", "CumulativeOp", "SortOp", "transferred", "TransposeOp", "InferError",
+    "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "transferred", "TransposeOp", "InferError",
 ]

@@ -48,3 +48,20 @@ class IotaOp(TensorOp):
             raise Bad(f"expects one operand (the length), got {len(types)}")
         _sizes(types, "length")
         return [TensorType((None,), i64, types[0].device)]
+
+
+class FromElementsOp(TensorOp):
+    """`tensor.from_elements %a, %b : (tensor<i64>, tensor<i64>) -> tensor<2xi64>`: a vector of
+    0-d values of one element type (Theano's MakeVector, e.g. `x.shape`)."""
+
+    name = "tensor.from_elements"
+
+    @classmethod
+    def _infer(cls, operand_types, attributes):
+        types = tensor_types(operand_types)
+        if not types:
+            raise Bad("expects at least one element")
+        for k, t in enumerate(types):
+            if t.rank != 0 or t.element != types[0].element:
+                raise Bad(f"element {k} must be a 0-d {types[0].element} tensor, got {t}")
+        return [TensorType((len(types),), types[0].element, common_device(types))]

@@ -325,6 +325,11 @@ def _alloc(op, arrays):
     return [np.broadcast_to(value, sizes)]
 
 
+@evaluator("tensor.from_elements")
+def _from_elements(op, arrays):
+    return [np.array([a.item() for a in arrays], dtype=op.results[0].type.element.numpy_name)]
+
+
 @evaluator("tensor.iota")
 def _iota(op, arrays):
     n = int(arrays[0])

@@ -13,7 +13,7 @@ from . import dtypes
 from .elemwise import Cast, Elemwise
 from .graph import Constant, Variable
 from .join import Join
-from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
+from .shape_ops import Alloc, DimShuffle, MakeVector, Reshape, Shape_i
 from .subtensor import IncSubtensor, Subtensor
 from .tensor_type import TensorType, floatX
 
@@ -116,12 +116,20 @@ def elemwise(name: str, *args: Any) -> Variable:
     ndim = max((v.ndim for v in values if isinstance(v, Variable)), default=0)
     for i in value_ids:
         v = values[i]
-        values[i] = cast(v, dtype) if isinstance(v, Variable) else constant(np.full((1,) * ndim, v, dtype))
+        values[i] = cast(v, dtype) if isinstance(v, Variable) else _broadcast_scalar(v, dtype, ndim)
     if name == "select":
         cond = values[0] if isinstance(values[0], Variable) else constant(values[0])
         values[0] = cond if cond.dtype == "bool" else elemwise("ne", cond, 0)
     ndim = max(v.ndim for v in values)
     return Elemwise(name)(*[pad_left(v, ndim) for v in values])
+
+
+def _broadcast_scalar(value: Any, dtype: str, ndim: int) -> Variable:
+    """A Python number as a 0-d constant with broadcastable dims put in front (Theano's
+    `DimShuffle{x,...}(TensorConstant{v})`; canonicalize folds it into one constant)."""
+    c = constant(np.asarray(value, dtype))
+    c.tag.literal = repr(value)  # printed as the user wrote it (TensorConstant{1}), as in Theano
+    return DimShuffle(("x",) * ndim)(c) if ndim else c
 
 
 def _unary(name: str):
@@ -254,9 +262,29 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
 
 
 def shape(x: Any) -> tuple[Variable, ...]:
-    """`x.shape`: one 0-d int64 per dimension (a constant 1 for broadcastable dims)."""
+    """The sizes of `x` as a tuple: one 0-d int64 per dimension (a constant 1 for
+    broadcastable dims). `x.shape` is the same as a vector (`shape_vector`)."""
     x = as_tensor_variable(x)
     return tuple(constant(np.int64(1)) if b else Shape_i(i)(x) for i, b in enumerate(x.broadcastable))
+
+
+def shape_vector(x: Any) -> Variable:
+    """`x.shape` (Theano's): the int64 vector of the sizes, a MakeVector of `shape(x)`;
+    indexing it with ints gives those sizes back without a node."""
+    sizes = shape(x)
+    return MakeVector("int64")(*sizes) if sizes else constant(np.zeros(0, "int64"))
+
+
+def size_list(v: Any) -> list[Any] | None:
+    """The entries of a shape given as a tuple/list, `x.shape` or a constant vector; None for a
+    vector whose length is not known when the graph is built."""
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    if isinstance(v, Constant) and v.ndim == 1:
+        return [int(n) for n in v.data]
+    if isinstance(v, Variable) and v.owner is not None and isinstance(v.owner.op, MakeVector):
+        return list(v.owner.inputs)
+    return None
 
 
 def shape_i(x: Any, i: int) -> Variable:
@@ -276,6 +304,8 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     """`x` with shape `newshape`: ints (one -1 allowed), symbolic 0-d ints, or an int vector
     (then `ndim` gives its length unless it is a constant)."""
     x = as_tensor_variable(x)
+    if isinstance(newshape, Variable) and size_list(newshape) is not None:
+        newshape = size_list(newshape)
     if isinstance(newshape, Variable) and newshape.ndim == 1 and not isinstance(newshape, Constant):
         if ndim is None:
             raise ValueError("reshape to a symbolic shape vector needs ndim=")
@@ -328,6 +358,11 @@ def subtensor(x: Any, index: Any) -> Variable:
     """`x[index]` for ints, slices of Python ints/None (negative steps too), `None`
     (new axis) and `...`."""
     x = as_tensor_variable(x)
+    elements = size_list(x) if x.owner is not None else None
+    if elements is not None and isinstance(index, (int, np.integer, slice)):  # x.shape[0], x.shape[1:]
+        picked = elements[index]
+        return picked if not isinstance(index, slice) else (
+            MakeVector(x.dtype)(*picked) if picked else constant(np.zeros(0, x.dtype)))
     items = _normalize_index(x, index)
     starts, stops, steps, ones = [], [], [], []
     pattern: list[int | str] = []

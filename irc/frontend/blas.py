@@ -8,6 +8,9 @@ from .graph import Apply, Op, Variable, infer_via_dialect
 class Dot(Op):
     ir_name = "tensor.dot"
 
+    def __str__(self) -> str:
+        return "dot"
+
     def make_node(self, a: Variable, b: Variable) -> Apply:  # type: ignore[override]
         if a.ndim not in (1, 2) or b.ndim not in (1, 2):
             raise TypeError(f"Dot: operands must be vectors or matrices, got {a.type} and {b.type}")

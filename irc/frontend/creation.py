@@ -12,9 +12,9 @@ import numpy as np
 
 from . import dtypes
 from .basic import (add, as_tensor_variable, cast, ceil, constant, dimshuffle, dtypes_name, eq, int_div,
-                    mul, neg, pad_left, sub, true_div)
+                    mul, neg, pad_left, size_list, sub, true_div)
 from .creation_ops import AllocShape, Iota
-from .graph import Constant, Variable
+from .graph import Variable
 from .mathops import maximum
 from .tensor_type import floatX
 
@@ -30,12 +30,15 @@ def _size(n: Any, what: str) -> Variable:
 
 
 def _shape_list(shape: Any) -> list[Any]:
-    if isinstance(shape, Variable) and shape.ndim == 1 and isinstance(shape, Constant):
-        return list(shape.data)
+    if isinstance(shape, Variable) and shape.ndim == 0:
+        return [shape]
+    entries = size_list(shape)
+    if entries is not None:
+        return entries
     if isinstance(shape, Variable):
-        raise TypeError("the shape must be a tuple of sizes (ints or 0-d symbolic integers), "
-                        f"not the vector {shape}")
-    return list(shape) if isinstance(shape, (list, tuple)) else [shape]
+        raise TypeError("the shape must be a tuple of sizes (ints or 0-d symbolic integers) or "
+                        f"x.shape, not the vector {shape} of unknown length")
+    return [shape]
 
 
 def alloc(value: Any, *shape: Any) -> Variable:

@@ -14,6 +14,14 @@ from .graph import Apply, Op, Variable, infer_via_dialect
 from .tensor_type import TensorType
 
 
+# the table's names as Theano's scalar ops print them (Elemwise{true_div,no_inplace})
+THEANO_NAMES = {"div": "true_div", "floordiv": "int_div", "ne": "neq", "abs": "abs_", "sign": "sgn",
+                "square": "sqr", "reciprocal": "inv", "round": "round_half_to_even",
+                "round_away": "round_half_away_from_zero", "select": "switch", "and": "and_",
+                "or": "or_", "logical_not": "invert", "sigmoid": "scalar_sigmoid",
+                "softplus": "scalar_softplus"}
+
+
 def _check_inputs(op: Op, inputs: Sequence[Variable]) -> None:
     for v in inputs:
         if not isinstance(v, Variable):
@@ -57,7 +65,7 @@ class Elemwise(Op):
         return Apply(self, list(inputs), [Variable(types[0])])
 
     def __str__(self) -> str:
-        return f"Elemwise{{{self.scalar_op},no_inplace}}"
+        return f"Elemwise{{{THEANO_NAMES.get(self.scalar_op, self.scalar_op)},no_inplace}}"
 
 
 class Cast(Elemwise):
@@ -80,4 +88,4 @@ class Cast(Elemwise):
         return Apply(self, [x], [Variable(out)])
 
     def __str__(self) -> str:
-        return f"Elemwise{{Cast{{{self.dtype}}},no_inplace}}"
+        return f"Elemwise{{Cast{{{self.dtype}}}}}"

@@ -67,10 +67,16 @@ class TensorOperators:
                         "to compute one)")
 
     def __iter__(self):
-        raise TypeError("a symbolic variable cannot be iterated over (its length is unknown)")
+        for i in range(len(self)):
+            yield self[i]
 
     def __len__(self):
-        raise TypeError("a symbolic variable has no len(); use x.shape[0]")
+        """The length of a vector known when the graph is built (`x.shape`, a constant)."""
+        entries = _b().size_list(self) if getattr(self, "ndim", None) == 1 else None
+        if entries is None:
+            raise TypeError("a symbolic variable has no len() (its length is unknown when the graph "
+                            "is built); use x.shape[0]")
+        return len(entries)
 
     # -- shape
     @property
@@ -78,7 +84,7 @@ class TensorOperators:
     def transpose(self, *axes): return _b().transpose(self, axes[0] if len(axes) == 1 and
                                                       isinstance(axes[0], (tuple, list)) else axes or None)
     @property
-    def shape(self): return _b().shape(self)
+    def shape(self): return _b().shape_vector(self)
     @property
     def size(self): return _m().prod(_b().shape(self))
     def dimshuffle(self, *pattern):

@@ -10,7 +10,7 @@ from typing import Any
 from ..ir.core import ElementwiseTrait, Operation
 from . import blas as front_blas, join as front_join, reduce as front_reduce
 from . import shape_ops as front_shape, subtensor as front_subtensor
-from .elemwise import Cast, Elemwise as FrontElemwise
+from .elemwise import THEANO_NAMES, Cast, Elemwise as FrontElemwise
 from .tensor_type import TensorType
 
 
@@ -42,7 +42,27 @@ class _ScalarOpView(ViewOp):
 
 
 class Elemwise(_ScalarOpView):
-    """An elementwise op on the host (`Elemwise{exp,no_inplace}`)."""
+    """An elementwise op on the host (`Elemwise{exp,no_inplace}`); a fused group prints as
+    Theano's `Elemwise{Composite{...}}`, its body written over the inputs i0, i1, ..."""
+
+    def __str__(self) -> str:
+        if self.ir is None or self.ir.op_name != "tensor.fused":
+            return super().__str__()
+        return f"Elemwise{{Composite{{{composite_text(self.ir)}}}}}"
+
+
+def composite_text(fused: Operation) -> str:
+    """The body of a `tensor.fused` as one expression per result (comma-separated)."""
+    block = fused.regions[0].blocks[0]
+    text: dict[Any, str] = {a: f"i{k}" for k, a in enumerate(block.args)}
+    for op in block.ops[:-1]:
+        name = op.op_name.split(".", 1)[-1]
+        if name == "constant":
+            text[op.results[0]] = str(op.attributes["value"].value)
+        else:
+            args = ", ".join(text.get(v, "?") for v in op.operands)
+            text[op.results[0]] = f"{THEANO_NAMES.get(name, name)}({args})"
+    return ", ".join(text.get(v, "?") for v in block.ops[-1].operands)
 
 
 class GpuElemwise(_ScalarOpView):
@@ -56,9 +76,10 @@ class DimShuffle(ViewOp):
     def __str__(self) -> str:
         attrs = self.ir.attributes if self.ir is not None else {}
         order = attrs.get("pattern") or attrs.get("permutation")
+        name = "InplaceDimShuffle" if type(self).__name__ == "DimShuffle" else type(self).__name__
         if order is None:
-            return type(self).__name__
-        return f"{type(self).__name__}{{{','.join('x' if p == -1 else str(p) for p in order.value)}}}"
+            return name
+        return f"{name}{{{','.join('x' if p == -1 else str(p) for p in order.value)}}}"
 
 
 class GpuDimShuffle(DimShuffle):
@@ -138,7 +159,15 @@ class GpuSubtensor(ViewOp):
 
 
 class Shape_i(ViewOp):  # noqa: N801 (Theano's name)
-    pass
+    def __str__(self) -> str:
+        axis = self.ir.attributes.get("axis") if self.ir is not None else None
+        return f"Shape_i{{{axis.value}}}" if axis is not None else "Shape_i"
+
+
+class MakeVector(ViewOp):
+    def __str__(self) -> str:
+        element = self.ir.results[0].type.element.numpy_name if self.ir is not None else "int64"
+        return f"MakeVector{{dtype='{element}'}}"
 
 
 class Constant(ViewOp):
@@ -172,6 +201,7 @@ class GenericOp(ViewOp):
 OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.broadcast": (Alloc, GpuAlloc),
     "tensor.dim": (Shape_i, Shape_i),
+    "tensor.from_elements": (MakeVector, MakeVector),
     "tensor.insert_slice": (IncSubtensor, IncSubtensor),
     "tensor.dimshuffle": (DimShuffle, GpuDimShuffle),
     "tensor.transpose": (DimShuffle, GpuDimShuffle),

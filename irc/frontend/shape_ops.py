@@ -41,8 +41,8 @@ class DimShuffle(Op):
                 raise ValueError(f"{self}: dimension {p} does not exist in {x.type} (ndim={x.ndim})")
         return Apply(self, [x], [Variable(_infer(self, [x]))])
 
-    def __str__(self) -> str:
-        return "DimShuffle{" + ",".join(str(p) for p in self.new_order) + "}"
+    def __str__(self) -> str:  # a view, never a copy: Theano's inplace DimShuffle
+        return "InplaceDimShuffle{" + ",".join(str(p) for p in self.new_order) + "}"
 
 
 class Reshape(Op):
@@ -82,6 +82,26 @@ class Shape_i(Op):
         if not 0 <= self.i < x.ndim:
             raise ValueError(f"{self}: {x.type} has no dimension {self.i}")
         return Apply(self, [x], [Variable(_infer(self, [x]))])
+
+
+class MakeVector(Op):
+    """A vector of 0-d values of one dtype (tensor.from_elements): what `x.shape` is."""
+
+    def __init__(self, dtype: str = "int64"):
+        self.dtype = dtype
+
+    __props__ = ("dtype",)
+    ir_name = "tensor.from_elements"
+
+    def make_node(self, *elements: Variable) -> Apply:  # type: ignore[override]
+        for k, e in enumerate(elements):
+            if e.ndim != 0 or e.dtype != self.dtype:
+                raise TypeError(f"{self}: element {k} must be a 0-d {self.dtype}, got {e.type}")
+        return Apply(self, list(elements), [Variable(_infer(self, elements))])
+
+    def __str__(self) -> str:
+        return f"MakeVector{{dtype='{self.dtype}'}}"
+
 
 class Alloc(Op):
     """`tensor.broadcast %value, %like`: `value` (same rank) repeated to the shape of `like`;

@@ -63,6 +63,7 @@ class Subtensor(_Sliced):
         bcast = tuple(b or k in self.ones for k, b in enumerate(out.broadcastable))
         return Apply(self, [x], [Variable(out.clone(broadcastable=bcast))])
 
+
 class IncSubtensor(_Sliced):
     """`dest` with `dest[slices]` replaced by `src` (Theano's set_subtensor; `inc_subtensor`
     is built as set_subtensor(x, x[idx] + y)). Value semantics: a new tensor."""

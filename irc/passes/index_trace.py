@@ -86,6 +86,9 @@ def indices_of_vector(ctx: "FuncLowering", v: Value) -> list[Index] | None:
     name = getattr(op, "op_name", None)
     if name == "tensor.constant":
         return [ctx.lb.const(int(n)) for n in op.attributes["value"].array.reshape(-1)]
+    if name == "tensor.from_elements":
+        entries = [index_of(ctx, w) for w in op.operands]
+        return None if any(e is None for e in entries) else entries
     if t.shape == (1,):
         entry = index_of(ctx, v)
         return None if entry is None else [entry]

@@ -1,6 +1,6 @@
 """Loop lowerings of `tensor.alloc` (a broadcast view of the value: no copy until a result
-needs one) and `tensor.iota` (one parallel loop), with sizes recovered as index arithmetic on
-the arguments' sizes (`index_trace.py`)."""
+needs one), `tensor.iota` (one parallel loop) and `tensor.from_elements` (one store per
+element), with sizes recovered as index arithmetic on the arguments' sizes (`index_trace.py`)."""
 from __future__ import annotations
 
 from ..dialects import loop as L
@@ -8,7 +8,7 @@ from ..dialects.builtin import TensorType
 from ..ir.core import Operation
 from ..ir.types import i64
 from .index_trace import index_of
-from .lower_to_loops import FuncLowering, contiguous_type, lowering
+from .lower_to_loops import BY_ELEMENT, FuncLowering, contiguous_type, lowering
 from .loop_builder import Index
 
 
@@ -48,3 +48,16 @@ def _iota(ctx: FuncLowering, op: Operation) -> None:
     with ctx.lb.parallel([n]) as (i,):
         ctx.lb.store(ctx.lb.cast(i, i64), out, [i])
     ctx.bind(op.results[0], out, [n], contiguous=True)
+
+
+@lowering("tensor.from_elements")
+def _from_elements(ctx: FuncLowering, op: Operation) -> None:
+    t: TensorType = op.results[0].type
+    n = ctx.lb.const(len(op.operands))
+    out = ctx.lb.alloc(contiguous_type(t), [n])
+    for k, v in enumerate(op.operands):
+        ctx.lb.store(ctx.broadcast_load(v, []), out, [ctx.lb.const(k)])
+    ctx.bind(op.results[0], out, [n], contiguous=True)
+
+
+BY_ELEMENT.add("tensor.from_elements")  # reads its operands as scalars: none needs a buffer
