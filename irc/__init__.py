@@ -19,6 +19,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "function": ("irc.frontend.function", "function"),
     "In": ("irc.frontend.function", "In"),
     "Out": ("irc.frontend.function", "Out"),
+    "Param": ("irc.frontend.function", "Param"),
     "shared": ("irc.frontend.shared", "shared"),
     "printing": ("irc.printing", None),
     "tensor": ("irc.tensor", None),

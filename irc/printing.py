@@ -173,6 +173,9 @@ _FUNCTION_NAMES = {"ne": "neq", "select": "switch", "sign": "sgn", "square": "sq
                    "abs": "abs_", "round": "round_half_to_even", "Alloc": "fill"}
 
 
+pprint = pp  # Theano's `theano.printing.pprint`
+
+
 def pydotprint(obj: Any, outfile: str | None = None, format: str | None = None,
                print_output_file: bool = True) -> str:
     """Draw the graph of a compiled function, a module or variables (see `printing_dot.py`);

@@ -44,6 +44,12 @@ class In:
         self.name = name if name is not None else variable.name
 
 
+def Param(variable: Variable, default: Any = None, name: str | None = None, mutable: bool = False,
+          strict: bool = False, allow_downcast: bool | None = None) -> In:
+    """Theano's older spelling of `In(variable, value=default, name=name)`."""
+    return In(variable, value=default, name=name, mutable=mutable)
+
+
 class Out:
     """An output with options: `borrow=True` may return irc's own buffer (no copy)."""
 

@@ -159,6 +159,10 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
         ins = [tangents.get(id(i)) for i in node.inputs]
         if all(t is None for t in ins):
             continue
+        # as Theano: a leaf that is not differentiated gets a zero tangent (so `Rop(dot(x, W),
+        # W, V)` still reads W, and a function given W does not find it unused)
+        ins = [zeros_like(i) if t is None and i.owner is None and i.type.is_float else t
+               for i, t in zip(node.inputs, ins)]
         for out, t in zip(node.outputs, op_rop(node, ins)):
             if t is not None:
                 tangents[id(out)] = t

@@ -53,8 +53,8 @@ def test_tutorial_jacobian_times_vector():
     x = T.dvector("x")
     y = T.dot(x, W)
     JV = T.Rop(y, W, V)
-    f = irc.function([V, x], JV)
-    np.testing.assert_allclose(f([[2, 2], [2, 2]], [0, 1]), [2.0, 2.0])
+    f = irc.function([W, V, x], JV)  # W is read (a zero tangent for x meets it), as in Theano
+    np.testing.assert_allclose(f([[1, 1], [1, 1]], [[2, 2], [2, 2]], [0, 1]), [2.0, 2.0])
     v = T.dvector("v")
     VJ = T.Lop(y, W, v)
     np.testing.assert_allclose(irc.function([v, x], VJ)([2, 2], [0, 1]), [[0, 0], [2, 2]])

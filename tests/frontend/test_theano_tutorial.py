@@ -1,0 +1,383 @@
+"""The runnable examples of Theano's tutorial (doc/tutorial/*.txt of the public Theano
+repository, 1.0 era), with `theano` replaced by `irc`, one test per example, named by page.
+
+Pages: adding, examples, gradients, shape_info, printing_drawing, broadcasting (no runnable
+example: prose and figures only), numpy (numpy-only examples, kept as a baseline). Examples
+that need `scan`, `RandomStreams` or `ifelse` are not run here (not part of this frontend yet);
+an example whose output irc does not reproduce is marked `xfail` with the reason (strict, so it
+is noticed when it starts to pass). Values are checked against the tutorial's printed results
+with numpy's printing tolerance (1e-8 relative in float64)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+from irc import In, Param, function, pp, shared
+
+
+def close(a, b):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-8, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------- adding.txt
+def test_adding_two_scalars():
+    x = T.dscalar("x")
+    y = T.dscalar("y")
+    z = x + y
+    f = function([x, y], z)
+    assert f(2, 3) == 5.0 and isinstance(f(2, 3), np.ndarray)
+    assert np.allclose(f(16.3, 12.1), 28.4)
+
+
+def test_adding_types():
+    x = T.dscalar("x")
+    assert type(x) is T.TensorVariable
+    assert str(x.type) == "TensorType(float64, scalar)"
+    assert str(T.dscalar) == "TensorType(float64, scalar)"
+    assert x.type is T.dscalar
+
+
+def test_adding_eval():
+    x, y = T.dscalar("x"), T.dscalar("y")
+    z = x + y
+    assert np.allclose(z.eval({x: 16.3, y: 12.1}), 28.4)
+
+
+def test_adding_two_matrices():
+    x = T.dmatrix("x")
+    y = T.dmatrix("y")
+    z = x + y
+    f = function([x, y], z)
+    close(f([[1, 2], [3, 4]], [[10, 20], [30, 40]]), [[11.0, 22.0], [33.0, 44.0]])
+    close(f(np.array([[1, 2], [3, 4]]), np.array([[10, 20], [30, 40]])), [[11.0, 22.0], [33.0, 44.0]])
+
+
+def test_adding_exercise():
+    a = T.vector()
+    out = a + a ** 10
+    f = function([a], out)
+    close(f([0, 1, 2]), [0.0, 2.0, 1026.0])
+
+
+# ---------------------------------------------------------------------------- examples.txt
+def test_examples_logistic():
+    x = T.dmatrix("x")
+    s = 1 / (1 + T.exp(-x))
+    logistic = function([x], s)
+    np.testing.assert_allclose(logistic([[0, 1], [-1, -2]]), [[0.5, 0.73105858], [0.26894142, 0.11920292]],
+                               rtol=1e-7)  # the page prints 8 digits
+    s2 = (1 + T.tanh(x / 2)) / 2
+    logistic2 = function([x], s2)
+    np.testing.assert_allclose(logistic2([[0, 1], [-1, -2]]), logistic([[0, 1], [-1, -2]]), rtol=1e-12)
+
+
+def test_examples_several_outputs():
+    a, b = T.dmatrices("a", "b")
+    diff = a - b
+    abs_diff = abs(diff)
+    diff_squared = diff ** 2
+    f = function([a, b], [diff, abs_diff, diff_squared])
+    d, ad, d2 = f([[1, 1], [1, 1]], [[0, 1], [2, 3]])
+    close(d, [[1, 0], [-1, -2]])
+    close(ad, [[1, 0], [1, 2]])
+    close(d2, [[1, 0], [1, 4]])
+
+
+def test_examples_default_values_param():
+    x, y = T.dscalars("x", "y")
+    z = x + y
+    f = function([x, Param(y, default=1)], z)
+    assert f(33) == 34.0 and f(33, 2) == 35.0
+
+
+def test_examples_default_values_in():
+    x, y, w = T.dscalars("x", "y", "w")
+    z = (x + y) * w
+    f = function([x, In(y, value=1), In(w, value=2, name="w_by_name")], z)
+    assert f(33) == 68.0
+    assert f(33, 2) == 70.0
+    assert f(33, 0, 1) == 33.0
+    assert f(33, w_by_name=1) == 34.0
+    assert f(33, w_by_name=1, y=0) == 33.0
+
+
+def _accumulator():
+    state = shared(0)
+    inc = T.iscalar("inc")
+    return state, inc, function([inc], state, updates=[(state, state + inc)])
+
+
+def test_examples_shared_accumulator():
+    state, inc, accumulator = _accumulator()
+    assert state.get_value() == 0
+    assert accumulator(1) == 0
+    assert state.get_value() == 1
+    assert accumulator(300) == 1
+    assert state.get_value() == 301
+    state.set_value(-1)
+    assert accumulator(3) == -1
+    assert state.get_value() == 2
+    decrementor = function([inc], state, updates=[(state, state - inc)])
+    assert decrementor(2) == 2
+    assert state.get_value() == 0
+
+
+def test_examples_givens():
+    state, inc, _ = _accumulator()
+    fn_of_state = state * 2 + inc
+    foo = T.scalar(dtype=state.dtype)
+    skip_shared = function([inc, foo], fn_of_state, givens=[(state, foo)])
+    assert skip_shared(1, 3) == 7
+    assert state.get_value() == 0
+
+
+def test_examples_copying_functions():
+    state, inc, accumulator = _accumulator()
+    accumulator(10)
+    assert state.get_value() == 10
+    new_state = shared(0)
+    new_accumulator = accumulator.copy(swap={state: new_state})
+    new_accumulator(100)
+    assert new_state.get_value() == 100 and state.get_value() == 10
+    null_accumulator = accumulator.copy(delete_updates=True)
+    null_accumulator(9000)
+    assert state.get_value() == 10
+
+
+def test_examples_logistic_regression():
+    rng = np.random.RandomState(0)
+    N, feats, training_steps = 400, 784, 100
+    D = (rng.randn(N, feats), rng.randint(size=N, low=0, high=2))
+    x = T.matrix("x")
+    y = T.vector("y")
+    w = shared(rng.randn(feats), name="w")
+    b = shared(0., name="b")
+    p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
+    prediction = p_1 > 0.5
+    xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
+    cost = xent.mean() + 0.01 * (w ** 2).sum()
+    gw, gb = T.grad(cost, [w, b])
+    train = function(inputs=[x, y], outputs=[prediction, xent],
+                     updates=((w, w - 0.1 * gw), (b, b - 0.1 * gb)))
+    predict = function(inputs=[x], outputs=prediction)
+    # the same steps in numpy
+    wn, bn = w.get_value(), float(b.get_value())
+    for _ in range(training_steps):
+        train(D[0], D[1])
+        p = 1 / (1 + np.exp(-D[0] @ wn - bn))
+        g = p - D[1]
+        wn, bn = wn - 0.1 * (D[0].T @ g / N + 0.02 * wn), bn - 0.1 * g.mean()
+    np.testing.assert_allclose(w.get_value(), wn, rtol=1e-8, atol=1e-10)
+    np.testing.assert_array_equal(predict(D[0]), 1 / (1 + np.exp(-D[0] @ wn - bn)) > 0.5)
+
+
+# ---------------------------------------------------------------------------- gradients.txt
+@pytest.mark.xfail(strict=True, reason="irc's T.grad builds d(x**2)/dx as gz * (2 * x ** (2 - 1)) from "
+                   "a 1.0 seed; Theano's graph is (fill(x**2, 1.0) * 2) * x ** (2 - 1)")
+def test_gradients_pp_of_gradient():
+    x = T.dscalar("x")
+    gy = T.grad(x ** 2, x)
+    assert pp(gy) == ("((fill((x ** TensorConstant{2}), TensorConstant{1.0}) * TensorConstant{2}) * "
+                      "(x ** (TensorConstant{2} - TensorConstant{1})))")
+
+
+def test_gradients_of_square():
+    x = T.dscalar("x")
+    y = x ** 2
+    gy = T.grad(y, x)
+    f = function([x], gy)
+    assert f(4) == 8.0
+    assert np.allclose(f(94.2), 188.4)
+    assert pp(f.maker.fgraph.outputs[0]) == "(TensorConstant{2.0} * x)"
+
+
+def test_gradients_of_logistic():
+    x = T.dmatrix("x")
+    s = T.sum(1 / (1 + T.exp(-x)))
+    gs = T.grad(s, x)
+    dlogistic = function([x], gs)
+    np.testing.assert_allclose(dlogistic([[0, 1], [-1, -2]]), [[0.25, 0.19661193], [0.19661193, 0.10499359]],
+                               rtol=1e-7)
+
+
+def test_gradients_jacobian_macro():
+    """The page computes the Jacobian with scan (not run); `theano.gradient.jacobian` is the
+    macro it names, which irc has."""
+    x = T.dvector("x")
+    J = irc.gradient.jacobian(x ** 2, x, size=2)
+    close(function([x], J)([4, 4]), [[8, 0], [0, 8]])
+    H = irc.gradient.hessian((x ** 2).sum(), x, size=2)
+    close(function([x], H)([4, 4]), [[2, 0], [0, 2]])
+
+
+def test_gradients_rop():
+    W = T.dmatrix("W")
+    V = T.dmatrix("V")
+    x = T.dvector("x")
+    y = T.dot(x, W)
+    JV = T.Rop(y, W, V)
+    f = irc.function([W, V, x], JV)
+    close(f([[1, 1], [1, 1]], [[2, 2], [2, 2]], [0, 1]), [2.0, 2.0])
+
+
+def test_gradients_lop():
+    W = T.dmatrix("W")
+    v = T.dvector("v")
+    x = T.dvector("x")
+    y = T.dot(x, W)
+    VJ = T.Lop(y, W, v)
+    f = irc.function([v, x], VJ)  # the page passes [W, v, x] and JV: a typo in the page
+    close(f([2, 2], [0, 1]), [[0.0, 0.0], [2.0, 2.0]])
+
+
+def test_gradients_hessian_times_vector():
+    x = T.dvector("x")
+    v = T.dvector("v")
+    y = T.sum(x ** 2)
+    gy = T.grad(y, x)
+    vH = T.grad(T.sum(gy * v), x)
+    close(irc.function([x, v], vH)([4, 4], [2, 2]), [4.0, 4.0])
+    Hv = T.Rop(gy, x, v)
+    close(irc.function([x, v], Hv)([4, 4], [2, 2]), [4.0, 4.0])
+
+
+# ---------------------------------------------------------------------------- shape_info.txt
+def test_shape_info_shape_without_the_computation():
+    x = T.matrix("x")
+    f = function([x], (x ** 2).shape)
+    assert irc.printing.debugprint(f, file="str") == (
+        "MakeVector{dtype='int64'} [id A] ''   2\n"
+        " |Shape_i{0} [id B] ''   0\n"
+        " | |x [id C]\n"
+        " |Shape_i{1} [id D] ''   1\n"
+        "   |x [id C]\n")
+    close(f(np.ones((3, 4))), [3, 4])
+
+
+def test_shape_info_join_shape_is_checked():
+    """Theano's shape inference returns [8, 4] for mismatched inputs (the page calls it a
+    flaw: "DOES NOT RAISE AN ERROR AS SHOULD BE"); irc computes the join and raises."""
+    x = T.matrix("x")
+    y = T.matrix("y")
+    z = T.join(0, x, y)
+    xv, yv = np.random.rand(5, 4), np.random.rand(3, 3)
+    f = function([x, y], z.shape)
+    with pytest.raises(irc.runtime.errors.ExecutionError, match="concat"):
+        f(xv, yv)
+    close(f(xv, np.random.rand(3, 4)), [8, 4])
+    with pytest.raises(irc.runtime.errors.ExecutionError):
+        function([x, y], z)(xv, yv)
+
+
+def test_shape_info_specify_shape():
+    x = T.matrix()
+    x_specify_shape = T.specify_shape(x, (2, 2))
+    f = function([x], (x_specify_shape ** 2).shape)
+    close(f(np.ones((2, 2))), [2, 2])
+    with pytest.raises(irc.runtime.errors.ExecutionError):
+        f(np.ones((3, 2)))
+
+
+# ---------------------------------------------------------------------------- printing_drawing.txt
+def _logreg_for_printing():
+    rng = np.random.RandomState(1)
+    floatX = irc.config.floatX
+    N, feats = 400, 784
+    D = (rng.randn(N, feats).astype(floatX), rng.randint(size=N, low=0, high=2).astype(floatX))
+    x = T.matrix("x")
+    y = T.vector("y")
+    w = shared(rng.randn(feats).astype(floatX), name="w")
+    b = shared(np.asarray(0., dtype=floatX), name="b")
+    x.tag.test_value = D[0]
+    y.tag.test_value = D[1]
+    p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
+    prediction = p_1 > 0.5
+    xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
+    cost = xent.mean() + 0.01 * (w ** 2).sum()
+    gw, gb = T.grad(cost, [w, b])
+    train = function(inputs=[x, y], outputs=[prediction, xent],
+                     updates=[[w, w - 0.01 * gw], [b, b - 0.01 * gb]], name="train")
+    predict = function(inputs=[x], outputs=prediction, name="predict")
+    return prediction, train, predict, D
+
+
+def test_printing_pprint():
+    prediction, *_ = _logreg_for_printing()
+    assert irc.printing.pprint(prediction) == \
+        "gt((TensorConstant{1} / (TensorConstant{1} + exp(((-(x \\dot w)) - b)))), TensorConstant{0.5})"
+
+
+def test_printing_debugprint_before_compiling():
+    prediction, *_ = _logreg_for_printing()
+    assert irc.printing.debugprint(prediction, file="str") == """\
+Elemwise{gt,no_inplace} [id A] ''
+ |Elemwise{true_div,no_inplace} [id B] ''
+ | |InplaceDimShuffle{x} [id C] ''
+ | | |TensorConstant{1} [id D]
+ | |Elemwise{add,no_inplace} [id E] ''
+ |   |InplaceDimShuffle{x} [id F] ''
+ |   | |TensorConstant{1} [id D]
+ |   |Elemwise{exp,no_inplace} [id G] ''
+ |     |Elemwise{sub,no_inplace} [id H] ''
+ |       |Elemwise{neg,no_inplace} [id I] ''
+ |       | |dot [id J] ''
+ |       |   |x [id K]
+ |       |   |w [id L]
+ |       |InplaceDimShuffle{x} [id M] ''
+ |         |b [id N]
+ |InplaceDimShuffle{x} [id O] ''
+   |TensorConstant{0.5} [id P]
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="irc's optimized graph differs from Theano's: the gemv is not "
+                   "preceded by AllocEmpty/alpha/beta inputs and the fused body is gt(sigmoid(...)) "
+                   "with the constant inside")
+def test_printing_debugprint_after_compiling():
+    _, _, predict, _ = _logreg_for_printing()
+    text = irc.printing.debugprint(predict, file="str")
+    assert text.startswith("Elemwise{Composite{GT(scalar_sigmoid((-((-i0) - i1))), i2)}} [id A] ''   4\n"
+                           " |CGemv{inplace} [id B] ''   3\n")
+
+
+def test_printing_compiled_functions_run():
+    prediction, train, predict, D = _logreg_for_printing()
+    pred, err = train(D[0], D[1])
+    assert pred.shape == (400,) and err.shape == (400,)
+    assert predict(D[0]).dtype == bool
+
+
+def test_printing_pydotprint(tmp_path):
+    """Without Theano's display option `var_with_name_simple` (not supported: a TypeError);
+    without Graphviz installed the graph is written as a .dot file."""
+    prediction, train, predict, _ = _logreg_for_printing()
+    out = tmp_path / "logreg_pydotprint_predict.png"
+    written = irc.printing.pydotprint(predict, outfile=str(out), print_output_file=False)
+    assert written in (str(out), str(out.with_suffix(".dot"))) and open(written, "rb").read()
+
+
+# ---------------------------------------------------------------------------- numpy.txt
+def test_numpy_page_examples():
+    """numpy only (the page recalls numpy's conventions before Theano's)."""
+    a = np.asarray([[1., 2], [3, 4], [5, 6]])
+    assert a.shape == (3, 2)
+    assert a[2, 0] == 5.0
+    a = np.asarray([1.0, 2.0, 3.0])
+    b = 2.0
+    close(a * b, [2.0, 4.0, 6.0])
+
+
+def test_numpy_page_same_in_irc():
+    """The same broadcasting with irc's symbolic values."""
+    a = T.dvector("a")
+    close(function([a], a * 2.0)([1.0, 2.0, 3.0]), [2.0, 4.0, 6.0])
+    m = T.dmatrix("m")
+    close(function([m], m[2, 0])([[1., 2], [3, 4], [5, 6]]), 5.0)
+
+
+def test_tutorial_prints_nothing_unexpected(capsys):
+    """Building and compiling the examples writes nothing to stdout."""
+    _logreg_for_printing()
+    assert capsys.readouterr().out == ""
