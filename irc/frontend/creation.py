@@ -6,7 +6,7 @@ from input shapes and constants (a size read from an input's value runs in the r
 executor, with a warning naming the op)."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
