@@ -39,9 +39,19 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 __all__ = sorted(_LAZY)
 
 
+# Theano names not in irc yet (docs/frontend.md says what is supported)
+_NOT_YET = {"scan": "symbolic loops (scan) are not supported yet",
+            "ifelse": "lazy conditionals (ifelse) are not supported yet; T.switch computes both sides",
+            "map": "scan-based map is not supported yet", "reduce": "scan-based reduce is not supported yet",
+            "foldl": "scan-based folds are not supported yet", "foldr": "scan-based folds are not supported yet"}
+
+
 def __getattr__(name: str) -> Any:
     entry = _LAZY.get(name)
     if entry is None:
+        why = _NOT_YET.get(name)
+        if why is not None:
+            raise AttributeError(f"irc.{name} is not supported: {why} (see docs/frontend.md)")
         raise AttributeError(f"module 'irc' has no attribute '{name}'")
     module = importlib.import_module(entry[0])
     value = module if entry[1] is None else getattr(module, entry[1])

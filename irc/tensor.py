@@ -8,7 +8,7 @@ from __future__ import annotations
 from .frontend import nnet  # noqa: F401  (T.nnet.sigmoid, T.nnet.softmax, ...)
 from .frontend.basic import (  # noqa: F401
     abs_, add, and_, as_tensor_variable, cast, ceil, concatenate, constant, cos, dimshuffle, elemwise,
-    eq, exp, expm1, fill, flatten, floor, ge, gt, inc_subtensor, int_div, inv, invert, join, le, log,
+    eq, erf, erfc, exp, expm1, fill, flatten, floor, ge, gt, inc_subtensor, int_div, inv, invert, join, le, log,
     log1p, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, reciprocal, relu, reshape,
     round, set_subtensor, sgn, shape_i, sigmoid, sign, sin, softplus, sqr, sqrt, square, stack,
     sub, switch, tanh, transpose, true_div, where, xor, zeros_like, log2, log10, exp2, isnan, isinf,
@@ -56,3 +56,21 @@ def round_half_away_from_zero(x):
 
 
 from . import extra_ops  # noqa: E402,F401  (T.extra_ops.cumsum, ...)
+
+
+# Theano names this frontend does not have yet, and what to use (docs/frontend.md lists them)
+NOT_SUPPORTED = {
+    "gamma": "no gamma function yet", "gammaln": "no log-gamma yet", "psi": "no digamma yet",
+    "erfinv": "no inverse error function yet", "erfcinv": "no inverse error function yet",
+    "nonzero": "data-dependent shapes are not supported", "argwhere": "data-dependent shapes are not supported",
+    "shared_randomstreams": "random streams are not supported yet",
+    "advanced_subtensor": "advanced (integer-array) indexing is not supported",
+    "take": "advanced (integer-array) indexing is not supported",
+}
+
+
+def __getattr__(name: str):
+    why = NOT_SUPPORTED.get(name)
+    if why is not None:
+        raise AttributeError(f"irc.tensor.{name} is not supported: {why} (see docs/frontend.md)")
+    raise AttributeError(f"module 'irc.tensor' has no attribute '{name}'")

@@ -3,6 +3,7 @@
 The coefficient tables in ``mathlib_exp_log.py`` and ``mathlib_activation.py`` come from here:
 
     python -m irc.codegen_llvm.mathlib_remez            # prints every table with its error
+    python -m irc.codegen_llvm.mathlib_remez --erf      # the erf/erfc tables (mathlib_erf.py)
 
 ``fit`` runs the Remez exchange in mpmath (60 digits) on a weighted error
 ``w(x) * (f(x) - fixed(x) - sum c_j x^p_j)`` (relative error by default), so the fitted error
@@ -223,8 +224,38 @@ def tables() -> dict[str, tuple[Fit, int]]:
     }
 
 
+def _erfcx_centered(center: float) -> Fn:
+    return lambda v: mp.erfc(v + center) * mp.exp((v + center) ** 2)
+
+
+def _erfcx_asymptotic(u: mp.mpf) -> mp.mpf:
+    """a erfcx(a) as a function of u = 1/a^2."""
+    a = 1 / mp.sqrt(u)
+    return a * mp.erfc(a) * mp.exp(a * a)
+
+
+def erf_tables() -> dict[str, tuple[Fit, int]]:
+    """The tables of ``mathlib_erf.py`` (slower: a few minutes for the f64 ones)."""
+    ident = lambda x: x  # noqa: E731
+    odd = [1 + 2 * j for j in range(11)]
+    return {
+        "ERF_P f32: erf(x) = x + sum c_j x^(2j+1), x in [0, 0.75]":
+            (fit_rounded(mp.erf, 0, 0.75, odd[:7], np.float32, ident), 6),
+        "ERF_P f64": (fit_rounded(mp.erf, 0, 0.75, odd, np.float64, ident), 13),
+        "ERFCX f32 [0.75, 2]: erfcx(1.375 + v)":
+            (fit_rounded(_erfcx_centered(1.375), -0.625, 0.625, range(9), np.float32), 6),
+        "ERFCX f32 [2, 10.1]: a erfcx(a) in u = 1/a^2":
+            (fit_rounded(_erfcx_asymptotic, 1 / 10.1 ** 2, 0.25, range(10), np.float32), 6),
+        "ERFCX f64 [0.75, 2]": (fit_rounded(_erfcx_centered(1.375), -0.625, 0.625, range(20), np.float64), 13),
+        "ERFCX f64 [2, 4]: erfcx(3 + v)": (fit_rounded(_erfcx_centered(3.0), -1, 1, range(18), np.float64), 13),
+        "ERFCX f64 [4, 27.25]: a erfcx(a) in u = 1/a^2":
+            (fit_rounded(_erfcx_asymptotic, 1 / 27.25 ** 2, 1 / 16, range(14), np.float64), 13),
+    }
+
+
 def main() -> None:
-    for name, (fit_, digits) in tables().items():
+    import sys
+    for name, (fit_, digits) in (erf_tables() if "--erf" in sys.argv else tables()).items():
         _show(name, fit_, digits)
 
 

@@ -5,6 +5,7 @@ f64 results, so the reference is itself far below half an ulp of the checked dty
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -19,10 +20,39 @@ def _softplus(x: np.ndarray) -> np.ndarray:
     return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
 
 
+def _special(fn_float: Callable[[float], float], mp_name: str, tiny: Callable, far: Callable
+             ) -> Callable[[np.ndarray], np.ndarray]:
+    """A function numpy lacks: `math` in float64 (for float32 results), mpmath at 30 digits in
+    np.longdouble (for float64 results), with the easy ends taken without calling either:
+    `tiny(x)` below 2^-40 (the leading term is exact to far below an ulp) and `far(x)`
+    where the value is a constant (beyond |x| = 28 for erf and erfc)."""
+    def ref(x: np.ndarray) -> np.ndarray:
+        out = np.empty_like(x)
+        a = np.abs(x)
+        small, big = a < 2.0 ** -40, ~(a <= 28)
+        mid = ~(small | big)
+        out[small], out[big] = tiny(x[small]), far(x[big])
+        if x.dtype == np.float64:
+            out[mid] = [fn_float(float(v)) for v in x[mid]]
+        else:
+            import mpmath
+            with mpmath.workdps(30):
+                fn = getattr(mpmath, mp_name)
+                out[mid] = [np.longdouble(mpmath.nstr(fn(mpmath.mpf(float(v))), 25)) for v in x[mid]]
+        return out
+    return ref
+
+
+_TWO_OVER_SQRT_PI = np.longdouble("1.12837916709551257389615890312154517")
+_erf = _special(math.erf, "erf", lambda x: x * _TWO_OVER_SQRT_PI,
+                lambda x: np.where(np.isnan(x), x, np.sign(x)))
+_erfc = _special(math.erfc, "erfc", lambda x: 1 - x * _TWO_OVER_SQRT_PI,
+                 lambda x: np.where(np.isnan(x), x, np.where(x > 0, 0.0, 2.0)))
+
 REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
     "sigmoid": _sigmoid, "softplus": _softplus, "sin": np.sin, "cos": np.cos,
-    "pow": np.power, "sqrt": np.sqrt,
+    "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
 }
 
 
@@ -130,7 +160,7 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
                 ("edge values", (edge[~(np.abs(edge) > lim)],))]
     focus = {"exp": (-750, 750), "expm1": (-50, 90), "log": (0, 10), "log1p": (-1, 4),
              "tanh": (-20, 20), "sigmoid": (-750, 100), "softplus": (-750, 100),
-             "sqrt": (0, 100)}[name]
+             "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28)}[name]
     sets = [("random bits", (bits,)),
             (f"uniform [{focus[0]}, {focus[1]}]", (uniform(dtype, *focus, m, seed + 1),)),
             ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2),)),
@@ -147,4 +177,8 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
         sets.append(("|x| in [0.45, 0.65]", (uniform(dtype, 0.45, 0.65, m, seed + 4) * signs,)))
     if name in ("sigmoid", "softplus"):
         sets.append(("uniform [-20, 20]", (uniform(dtype, -20, 20, m, seed + 4),)))
+    if name in ("erf", "erfc"):  # where one piece hands over to the next
+        ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 3, seed + 4 + k)
+                               for k, c in enumerate((0.75, 2.0, 4.0))])
+        sets.append(("|x| near 0.75, 2, 4", (ends * np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype),)))
     return sets

@@ -20,6 +20,7 @@ default since Theano 0.9); `round_away` rounds half away from zero (`round_half_
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence, Union
 
@@ -97,6 +98,21 @@ def _logical_not(x):
     return np.logical_not(x)
 
 
+def _per_element(fn: Callable[[float], float]) -> Callable:
+    """A Python float function applied to every element, keeping the input's float dtype
+    (math.erf and math.erfc are correctly rounded to within an ulp in float64)."""
+    ufunc = np.frompyfunc(fn, 1, 1)
+
+    def apply(x):
+        x = np.asarray(x)
+        return ufunc(x).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+    apply.__name__ = fn.__name__
+    return apply
+
+
+_TWO_OVER_SQRT_PI = 1.1283791670955126  # d erf / dx = 2/sqrt(pi) exp(-x^2)
+
+
 # ---------------------------------------------------------------------------- the table
 def _row(name: str, arity: int, reference: Callable, derivative, **kw) -> Elementwise:
     if arity == 1 and not (isinstance(derivative, tuple) and len(derivative) == 1):
@@ -125,6 +141,10 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
                     ("div", ("exp", "x"), ("add", 1.0, ("exp", "x"))))),
     _row("softplus", 1, _softplus, ("mul", "gz", ("sigmoid", "x")), kinds=_U,
          expansion=("add", ("log1p", ("exp", ("neg", ("abs", "x")))), ("maximum", "x", 0.0))),
+    _row("erf", 1, _per_element(math.erf),
+         ("mul", "gz", ("mul", _TWO_OVER_SQRT_PI, ("exp", ("neg", ("square", "x"))))), kinds=_U),
+    _row("erfc", 1, _per_element(math.erfc),
+         ("neg", ("mul", "gz", ("mul", _TWO_OVER_SQRT_PI, ("exp", ("neg", ("square", "x")))))), kinds=_U),
     _row("relu", 1, _relu, ("select", ("gt", "x", 0.0), "gz", 0.0),
          expansion=("maximum", "x", 0.0)),
     _row("sign", 1, np.sign, _ZERO),

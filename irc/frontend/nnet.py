@@ -6,7 +6,7 @@ from typing import Any
 
 from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, sigmoid, softplus,
                     sub, true_div)
-from .iota import arange_like
+from .creation import arange
 from .mathops import clip, max as max_, sum as sum_
 
 __all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "logsoftmax", "binary_crossentropy",
@@ -39,7 +39,7 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any):
     if t.ndim == p.ndim:
         return neg(sum_(mul(t, log(p)), axis=-1))
     if t.ndim == p.ndim - 1 and not t.type.is_float:
-        cols = arange_like(p, axis=p.ndim - 1)   # 0..K-1
+        cols = arange(p.shape[p.ndim - 1])   # 0..K-1
         onehot = eq(dimshuffle(t, tuple(range(t.ndim)) + ("x",)), cast(cols, t.dtype))
         return neg(sum_(mul(onehot, log(p)), axis=-1))
     raise TypeError(f"categorical_crossentropy: true_dist {t.type} must match coding_dist {p.type} "

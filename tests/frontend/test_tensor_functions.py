@@ -4,6 +4,7 @@ central finite differences (float64, 1e-6 relative), and every graph compiled na
 fallback to the reference executor would warn: warnings are errors here)."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -139,3 +140,17 @@ def test_run_time_checks():
         T.tile(x, (T.lscalar(), 2))
     with pytest.raises(TypeError, match="must be an integer"):
         T.zeros((2.5, 3))
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float32", 1e-6), ("float64", 1e-14)])
+def test_erf_erfc_values_and_gradients(dtype, rtol):
+    """Against Python's math.erf/erfc (float64; the mathlib's ulp bounds are checked in
+    tests/codegen_cpu/test_mathlib.py)."""
+    x = T.vector("x", dtype=dtype)
+    values = np.array([-6.0, -2.5, -1.0, -0.3, 0.0, 1e-5, 0.5, 0.8, 1.7, 2.2, 3.9, 4.5, 9.5], dtype)
+    erf, erfc, g = native([x], [T.erf(x), T.erfc(x), T.grad((T.erf(x) - 2 * T.erfc(x)).sum(), x)])(values)
+    assert erf.dtype == erfc.dtype == dtype
+    np.testing.assert_allclose(erf, [math.erf(v) for v in values], rtol=rtol, atol=0)
+    np.testing.assert_allclose(erfc, [math.erfc(v) for v in values], rtol=rtol, atol=0)
+    d = 2 / math.sqrt(math.pi) * np.exp(-values.astype(np.float64) ** 2)
+    np.testing.assert_allclose(g, 3 * d, rtol=max(rtol, 1e-12) * 10, atol=1e-37)
