@@ -90,6 +90,7 @@ def test_mode_objects():
         f = irc.function([x], T.exp(x) * 2, mode=mode)
         assert np.allclose(f([0.0, 1.0]), 2 * np.exp([0.0, 1.0]))
     assert irc.function([x], T.exp(x) + 1, mode=irc.Mode(optimizer=None)).maker.mode == "NO_OPT"
+    assert type(irc.function([x], T.exp(x), mode=irc.Mode(linker="py")).executor).__name__ == "ReferenceExecutor"
     with pytest.raises(ValueError, match="unknown linker"):
         irc.Mode(linker="nope")
     with pytest.raises(ValueError, match="unknown optimizer"):

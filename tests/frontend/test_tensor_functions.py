@@ -154,3 +154,18 @@ def test_erf_erfc_values_and_gradients(dtype, rtol):
     np.testing.assert_allclose(erfc, [math.erfc(v) for v in values], rtol=rtol, atol=0)
     d = 2 / math.sqrt(math.pi) * np.exp(-values.astype(np.float64) ** 2)
     np.testing.assert_allclose(g, 3 * d, rtol=max(rtol, 1e-12) * 10, atol=1e-37)
+
+
+def test_broadcast_pattern_functions():
+    r = T.drow("r")
+    u = T.unbroadcast(r, 0)
+    assert u.broadcastable == (False, False)
+    m = T.dmatrix("m")
+    p = T.patternbroadcast(m, (True, False))
+    assert p.broadcastable == (True, False)
+    f = native([r], u * 2)
+    np.testing.assert_array_equal(f(np.ones((1, 3))), 2 * np.ones((1, 3)))
+    g = native([m], p + 1)
+    np.testing.assert_array_equal(g(np.zeros((1, 2))), np.ones((1, 2)))
+    with pytest.raises(ExecutionError):
+        g(np.zeros((2, 2)))  # the dim declared broadcastable must have size 1
