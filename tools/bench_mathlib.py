@@ -9,7 +9,7 @@ MCJIT for each target CPU (host: AVX-512 on znver4/5, <16 x float>; x86-64-v3: A
 the median µs per call over rounds of calls (the machine is shared: compare ratios taken in one
 run), the vector widths in the optimized IR, the instruction count of the hot loop (the block
 with most vector instructions) and its divisions, and numpy's time where numpy has the
-function (sigmoid: scipy's expit; softplus: np.logaddexp(0, x)).  --asm prints the hot loops.
+function (sigmoid: scipy's expit; softplus: np.logaddexp(0, x); erf, erfc: scipy.special).  --asm prints the hot loops.
 """
 from __future__ import annotations
 
@@ -42,6 +42,12 @@ def numpy_reference(name: str) -> Callable | None:
         return expit
     if name == "softplus":
         return lambda x: np.logaddexp(0, x)
+    if name in ("erf", "erfc"):
+        try:
+            import scipy.special
+        except ImportError:
+            return None
+        return getattr(scipy.special, name)
     return getattr(np, name, None)
 
 
