@@ -4,6 +4,7 @@ The coefficient tables in ``mathlib_exp_log.py`` and ``mathlib_activation.py`` c
 
     python -m irc.codegen_llvm.mathlib_remez            # prints every table with its error
     python -m irc.codegen_llvm.mathlib_remez --erf      # the erf/erfc tables (mathlib_erf.py)
+    python -m irc.codegen_llvm.mathlib_remez --gamma    # lgamma/psi kernels (mathlib_gamma.py)
 
 ``fit`` runs the Remez exchange in mpmath (60 digits) on a weighted error
 ``w(x) * (f(x) - fixed(x) - sum c_j x^p_j)`` (relative error by default), so the fitted error
@@ -253,9 +254,26 @@ def erf_tables() -> dict[str, tuple[Fit, int]]:
     }
 
 
+def gamma_tables() -> dict[str, tuple[Fit, int]]:
+    """The kernels of ``mathlib_gamma.py``: lgamma(2 + v) = v P(v) on |v| <= 1/2 and
+    psi(x0 + v) = v P(v) on [1, 2], x0 the positive root of psi."""
+    with mp.workdps(DPS):
+        x0 = mp.findroot(mp.digamma, 1.46)
+    lgamma = lambda v: mp.loggamma(2 + v)  # noqa: E731
+    psi = lambda v: mp.digamma(x0 + v)  # noqa: E731
+    lo, hi = float(1 - x0), float(2 - x0)
+    return {
+        "LGAMMA_P f32": (fit_rounded(lgamma, -0.5, 0.5, range(1, 11), np.float32), 6),
+        "LGAMMA_P f64": (fit_rounded(lgamma, -0.5, 0.5, range(1, 21), np.float64), 13),
+        "PSI_P f32": (fit_rounded(psi, lo, hi, range(1, 11), np.float32), 6),
+        "PSI_P f64": (fit_rounded(psi, lo, hi, range(1, 23), np.float64), 13),
+    }
+
+
 def main() -> None:
     import sys
-    for name, (fit_, digits) in (erf_tables() if "--erf" in sys.argv else tables()).items():
+    chosen = erf_tables() if "--erf" in sys.argv else gamma_tables() if "--gamma" in sys.argv else tables()
+    for name, (fit_, digits) in chosen.items():
         _show(name, fit_, digits)
 
 

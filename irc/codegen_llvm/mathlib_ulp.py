@@ -10,6 +10,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..dialects.elementwise import TABLE
+
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
@@ -49,10 +51,37 @@ _erf = _special(math.erf, "erf", lambda x: x * _TWO_OVER_SQRT_PI,
 _erfc = _special(math.erfc, "erfc", lambda x: 1 - x * _TWO_OVER_SQRT_PI,
                  lambda x: np.where(np.isnan(x), x, np.where(x > 0, 0.0, 2.0)))
 
+def _positive_special(fn_float: Callable[[float], float], mp_fn: Callable) -> Callable[[np.ndarray], np.ndarray]:
+    """Like `_special` without the shortcuts: every element through `fn_float` (float64) or
+    `mp_fn` (mpmath, 30 digits, for np.longdouble)."""
+    def ref(x: np.ndarray) -> np.ndarray:
+        if x.dtype == np.float64:
+            return np.array([fn_float(float(v)) for v in x], dtype=np.float64)
+        import mpmath
+        with mpmath.workdps(30):
+            out = []
+            for v in x:
+                v = float(v)
+                out.append(np.longdouble(fn_float(v)) if not math.isfinite(v) or v <= 0 and v == int(v)
+                           else np.longdouble(mpmath.nstr(mp_fn(mpmath, mpmath.mpf(v)), 25)))
+        return np.array(out, dtype=np.longdouble)
+    return ref
+
+
+def _lgamma_float(x: float) -> float:
+    return float(TABLE["gammaln"].reference(np.float64(x)))
+
+
+def _digamma_float(x: float) -> float:
+    return float(TABLE["psi"].reference(np.float64(x)))
+
+
 REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
     "sigmoid": _sigmoid, "softplus": _softplus, "sin": np.sin, "cos": np.cos,
     "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
+    "gammaln": _positive_special(_lgamma_float, lambda mp, v: mp.log(abs(mp.gamma(v)))),
+    "psi": _positive_special(_digamma_float, lambda mp, v: mp.digamma(v)),
 }
 
 
@@ -158,6 +187,16 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
                 (f"|x| log-uniform to 2^{int(np.log2(lim))}",
                  (log_uniform(dtype, -30, np.log2(lim), m, seed + 2),)),
                 ("edge values", (edge[~(np.abs(edge) > lim)],))]
+    if name in ("gammaln", "psi"):  # ulps on x > 0 (negative x: absolute error, near the roots)
+        positive = bits[~(bits <= 0)]
+        edge = edge_values(dtype)
+        return [("random bits, x > 0", (positive,)),
+                ("uniform (0, 30]", (uniform(dtype, 1e-6, 30, m, seed + 1),)),
+                ("x log-uniform in 2^[-60, 20]", (log_uniform(dtype, -60, 20, m, seed + 2, signed=False),)),
+                ("x near 0.5, 1, 1.5, 2, 2.5, 10, 12",
+                 (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 3 + k)
+                                  for k, c in enumerate((0.5, 1, 1.5, 2, 2.5, 10, 12))]),)),
+                ("edge values, x > 0", (edge[~(edge <= 0)],))]
     focus = {"exp": (-750, 750), "expm1": (-50, 90), "log": (0, 10), "log1p": (-1, 4),
              "tanh": (-20, 20), "sigmoid": (-750, 100), "softplus": (-750, 100),
              "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28)}[name]

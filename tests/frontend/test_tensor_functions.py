@@ -169,3 +169,32 @@ def test_broadcast_pattern_functions():
     np.testing.assert_array_equal(g(np.zeros((1, 2))), np.ones((1, 2)))
     with pytest.raises(ExecutionError):
         g(np.zeros((2, 2)))  # the dim declared broadcastable must have size 1
+
+
+def test_digamma_reference_known_values():
+    """The float64 reference of psi (Python has none): psi(1) = -gamma, psi(1/2) = -gamma -
+    2 log 2, psi(n + 1) = H_n - gamma, the reflection at -1/2, the poles."""
+    from irc.dialects.elementwise import TABLE
+    psi = TABLE["psi"].reference
+    euler = 0.5772156649015329
+    np.testing.assert_allclose(psi(np.array([1.0, 0.5, 11.0, 101.0, -0.5])),
+                               [-euler, -euler - 2 * math.log(2), sum(1 / k for k in range(1, 11)) - euler,
+                                sum(1 / k for k in range(1, 101)) - euler, 2 - euler - 2 * math.log(2)],
+                               rtol=2e-15, atol=2e-16)  # absolute near the roots
+    assert np.isnan(psi(np.array(-3.0))) and psi(np.array(0.0)) == -np.inf
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])
+def test_gammaln_psi_values_and_gradient(dtype, rtol):
+    """Values against math.lgamma and the psi reference for x > 0 (the mathlib's ulp bounds:
+    tests/codegen_cpu/test_mathlib.py); d gammaln / dx = psi; psi has no gradient (Theano)."""
+    from irc.dialects.elementwise import TABLE
+    x = T.vector("x", dtype=dtype)
+    values = np.array([1e-3, 0.3, 0.5, 1.0, 1.3, 2.0, 2.7, 5.5, 9.99, 12.5, 100.0, 1e4], dtype)
+    lg, ps, g = native([x], [T.gammaln(x), T.psi(x), T.grad(T.gammaln(x).sum(), x)])(values)
+    np.testing.assert_allclose(lg, [math.lgamma(v) for v in values], rtol=rtol, atol=0)
+    ref_psi = TABLE["psi"].reference(values.astype(np.float64))
+    np.testing.assert_allclose(ps, ref_psi, rtol=rtol, atol=0)
+    np.testing.assert_array_equal(g, ps)
+    with pytest.raises(irc.frontend.grad.DisconnectedInputError):
+        T.grad(T.psi(x).sum(), x)
