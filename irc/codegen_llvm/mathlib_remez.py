@@ -5,6 +5,7 @@ The coefficient tables in ``mathlib_exp_log.py`` and ``mathlib_activation.py`` c
     python -m irc.codegen_llvm.mathlib_remez            # prints every table with its error
     python -m irc.codegen_llvm.mathlib_remez --erf      # the erf/erfc tables (mathlib_erf.py)
     python -m irc.codegen_llvm.mathlib_remez --gamma    # lgamma/psi kernels (mathlib_gamma.py)
+    python -m irc.codegen_llvm.mathlib_remez --erfinv   # erfinv (mathlib_erfinv.py)
 
 ``fit`` runs the Remez exchange in mpmath (60 digits) on a weighted error
 ``w(x) * (f(x) - fixed(x) - sum c_j x^p_j)`` (relative error by default), so the fitted error
@@ -270,9 +271,31 @@ def gamma_tables() -> dict[str, tuple[Fit, int]]:
     }
 
 
+def _erfinv_over_x(w: mp.mpf) -> mp.mpf:
+    """erfinv(x)/x as a function of w = -log(1 - x^2) (sqrt(pi)/2 at w = 0)."""
+    if w <= 0:
+        return mp.sqrt(mp.pi) / 2
+    x = mp.sqrt(-mp.expm1(-w))
+    return mp.erfinv(x) / x
+
+
+def erfinv_tables() -> dict[str, tuple[Fit, int]]:
+    """The tables of ``mathlib_erfinv.py`` (float32; float64 refines them by Newton steps):
+    P(w - 2.5) for w < 5, Q(sqrt(w) - 3) up to the last float32 below 1 (sqrt(w) = 4.1).
+    Slow: mpmath's erfinv at 180 digits, several minutes."""
+    central = lambda v: _erfinv_over_x(v + 2.5)  # noqa: E731
+    tail = lambda v: _erfinv_over_x((v + 3) ** 2)  # noqa: E731
+    lo = float(mp.sqrt(5)) - 3
+    return {
+        "ERFINV_P (float32)": (fit_rounded(central, -2.5, 2.5, range(10), np.float32), 6),
+        "ERFINV_Q (float32)": (fit_rounded(tail, lo, 4.1 - 3, range(10), np.float32), 6),
+    }
+
+
 def main() -> None:
     import sys
-    chosen = erf_tables() if "--erf" in sys.argv else gamma_tables() if "--gamma" in sys.argv else tables()
+    chosen = (erf_tables() if "--erf" in sys.argv else gamma_tables() if "--gamma" in sys.argv
+              else erfinv_tables() if "--erfinv" in sys.argv else tables())
     for name, (fit_, digits) in chosen.items():
         _show(name, fit_, digits)
 

@@ -68,6 +68,15 @@ def _positive_special(fn_float: Callable[[float], float], mp_fn: Callable) -> Ca
     return ref
 
 
+def _erfinv_mp(mp, v):
+    """erfinv(v) to ~30 digits: the float64 reference plus one Newton step in mpmath (mpmath's
+    own erfinv is too slow for samples of this size)."""
+    if not abs(v) < 1:
+        return mp.sign(v) * mp.inf if abs(v) == 1 else mp.nan
+    x = mp.mpf(float(TABLE["erfinv"].reference(np.float64(float(v)))))
+    return x - (mp.erf(x) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-x * x))
+
+
 def _lgamma_float(x: float) -> float:
     return float(TABLE["gammaln"].reference(np.float64(x)))
 
@@ -82,6 +91,8 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
     "gammaln": _positive_special(_lgamma_float, lambda mp, v: mp.log(abs(mp.gamma(v)))),
     "psi": _positive_special(_digamma_float, lambda mp, v: mp.digamma(v)),
+    "erfinv": _positive_special(lambda v: float(TABLE["erfinv"].reference(np.float64(v))),
+                                lambda mp, v: _erfinv_mp(mp, v)),
 }
 
 
@@ -197,6 +208,12 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
                  (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 3 + k)
                                   for k, c in enumerate((0.5, 1, 1.5, 2, 2.5, 10, 12))]),)),
                 ("edge values, x > 0", (edge[~(edge <= 0)],))]
+    if name == "erfinv":
+        edge = edge_values(dtype)
+        near1 = 1 - log_uniform(np.float64, -53 if dtype == np.float64 else -24, -1, m, seed + 3, signed=False)
+        return [("random bits", (bits,)), ("uniform [-1, 1]", (uniform(dtype, -1, 1, m, seed + 1),)),
+                ("|x| log-uniform in 2^[-60, 0]", (log_uniform(dtype, -60, 0, m, seed + 2),)),
+                ("1 - x log-uniform in 2^[-p, -1]", (near1.astype(dtype),)), ("edge values", (edge,))]
     focus = {"exp": (-750, 750), "expm1": (-50, 90), "log": (0, 10), "log1p": (-1, 4),
              "tanh": (-20, 20), "sigmoid": (-750, 100), "softplus": (-750, 100),
              "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28)}[name]

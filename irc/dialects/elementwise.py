@@ -113,6 +113,25 @@ def _per_element(fn: Callable[[float], float]) -> Callable:
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # d erf / dx = 2/sqrt(pi) exp(-x^2)
 
 
+def _erfinv(y: float) -> float:
+    """erfinv in float64 (Python has none): Newton's method on erf (|y| < 1/2) or on erfc
+    against 1 - |y|, which is exact there, so the tail keeps its relative accuracy."""
+    if math.isnan(y) or abs(y) > 1:
+        return math.nan
+    if abs(y) == 1:
+        return math.copysign(math.inf, y)
+    a = abs(y)
+    x = math.sqrt(-math.log((1 - a) * (1 + a)))  # a start within a factor ~1.2 (Giles)
+    x = x * 0.8 if a > 0.5 else a * math.sqrt(math.pi) / 2
+    for _ in range(60):
+        slope = 2 / math.sqrt(math.pi) * math.exp(-x * x)
+        step = (math.erf(x) - a) / slope if a <= 0.5 else -(math.erfc(x) - (1 - a)) / slope
+        x -= step
+        if abs(step) <= 1e-17 * x:
+            break
+    return math.copysign(x, y)
+
+
 def _lgamma(x: float) -> float:
     """log |Gamma(x)| with scipy's values at the poles (+inf) and at -inf (-inf)."""
     if x == -math.inf:
@@ -178,6 +197,8 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
          ("mul", "gz", ("mul", _TWO_OVER_SQRT_PI, ("exp", ("neg", ("square", "x"))))), kinds=_U),
     _row("erfc", 1, _per_element(math.erfc),
          ("neg", ("mul", "gz", ("mul", _TWO_OVER_SQRT_PI, ("exp", ("neg", ("square", "x")))))), kinds=_U),
+    _row("erfinv", 1, _per_element(_erfinv),
+         ("mul", "gz", ("mul", 0.886226925452758, ("exp", ("square", "out")))), kinds=_U),
     _row("gammaln", 1, _per_element(_lgamma), ("mul", "gz", ("psi", "x")), kinds=_U),
     _row("psi", 1, _per_element(_digamma), None, kinds=_U),  # no trigamma: no gradient (as Theano)
     _row("relu", 1, _relu, ("select", ("gt", "x", 0.0), "gz", 0.0),

@@ -31,6 +31,7 @@ BOUNDS = {
     "tanh": (1.75, 1.75), "sigmoid": (1.75, 1.75), "softplus": (1.75, 1.75), "sin": (2.5, 1.5),
     "cos": (2.5, 1.5), "pow": (0.501, 1.5), "sqrt": (0.5, 0.5), "erf": (ERF_BOUND, ERF_BOUND),
     "erfc": (ERFC_BOUND, ERFC_BOUND), "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),  # (x > 0)
+    "erfinv": (3.0, 2.5),
 }
 
 _KERNELS: dict = {}
@@ -107,6 +108,8 @@ SPECIALS = [
     ("gammaln", -3.0, INF), ("gammaln", INF, INF), ("gammaln", -INF, -INF), ("gammaln", NAN, NAN),
     ("psi", 0.0, -INF), ("psi", -0.0, INF), ("psi", -1.0, NAN), ("psi", -4.0, NAN), ("psi", INF, INF),
     ("psi", -INF, NAN), ("psi", NAN, NAN),
+    ("erfinv", 0.0, 0.0), ("erfinv", -0.0, -0.0), ("erfinv", 1.0, INF), ("erfinv", -1.0, -INF),
+    ("erfinv", 2.0, NAN), ("erfinv", -INF, NAN), ("erfinv", NAN, NAN),
 ]
 # pow(x, y) per C99 Annex F
 POW_SPECIALS = [

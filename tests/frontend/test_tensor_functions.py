@@ -198,3 +198,17 @@ def test_gammaln_psi_values_and_gradient(dtype, rtol):
     np.testing.assert_array_equal(g, ps)
     with pytest.raises(irc.frontend.grad.DisconnectedInputError):
         T.grad(T.psi(x).sum(), x)
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])
+def test_erfinv_values_and_gradient(dtype, rtol):
+    """erf(erfinv(y)) = y, values against the float64 reference, d erfinv/dy = sqrt(pi)/2
+    exp(erfinv(y)^2)."""
+    from irc.dialects.elementwise import TABLE
+    y = T.vector("y", dtype=dtype)
+    values = np.array([-0.999, -0.5, -1e-6, 0.0, 0.1, 0.5, 0.9, 0.999, 0.99999], dtype)
+    inv, g = native([y], [T.erfinv(y), T.grad(T.erfinv(y).sum(), y)])(values)
+    ref = TABLE["erfinv"].reference(values.astype(np.float64))
+    np.testing.assert_allclose(inv, ref, rtol=rtol, atol=0)
+    np.testing.assert_allclose(g, math.sqrt(math.pi) / 2 * np.exp(ref ** 2), rtol=rtol * 20)
+    assert np.isinf(native([y], T.erfinv(y))(np.array([1.0], dtype))).all()
