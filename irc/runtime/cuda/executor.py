@@ -71,7 +71,7 @@ def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaPr
     gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
     ptx = _ptx_for(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
-    host = next(op for op in gpu_module.body.ops if isinstance(op, FuncOp))
+    host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
     inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
     return CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
                        KernelModule(ptx), inplace)
