@@ -8,7 +8,7 @@ addresses. Arguments arrive exactly as on the device: packed by `abi.pack_params
 holding device addresses, unpacked here, and the addresses resolved to the numpy buffers of an
 emulated device memory. Scalar ops use the elementwise table's numpy references.
 
-`run_function(module, inputs)` runs a whole host function: `host_plan.record` gives the
+`run_function(module, inputs)` runs a whole host function: `host_plan.record_plan` gives the
 launches, this module executes them.
 """
 from __future__ import annotations
@@ -17,13 +17,14 @@ from typing import Sequence
 
 import numpy as np
 
-from ..codegen_ptx.abi import DeviceView, dense_strides, kernel_params, pack_params, unpack_params
+from ..codegen_ptx.abi import DeviceView, dense_strides, kernel_params, launch_dims, pack_params, unpack_params
 from ..dialects import gpu as G
 from ..dialects import loop as L
 from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
-from .host_plan import Free, HostPlan, Launch, record
+from ..dialects.func import FuncOp
+from .host_plan import HostPlan, View, record_plan
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -226,43 +227,46 @@ def _index_binary(name: str, a, b):
 
 
 # ---------------------------------------------------------------------------- whole functions
-def execute_plan(plan: HostPlan, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequence[np.ndarray],
+                 sm_count: int = DEFAULT_SM_COUNT) -> list[np.ndarray]:
     """Run a recorded plan on emulated device memory; the results as fresh numpy arrays."""
     memory = DeviceMemory()
-    for buf in plan.buffers:
-        memory.allocate(buf.slot, buf.nbytes)
-        data = inputs[buf.arg] if buf.kind == "arg" else buf.data
-        if data is not None:
-            flat = np.ascontiguousarray(np.asarray(data, dtype=buf.dtype)).reshape(-1)
-            memory.slots[buf.slot][:flat.nbytes] = flat.view(np.uint8)
-    for step in plan.steps:
-        if isinstance(step, Launch):
-            kernel = plan.kernels[step.kernel]
-            args = [_device_view(a, memory) for a in step.args]
-            emulate_launch(kernel, step.grid, step.block, pack_params(kernel, args), memory)
-        elif isinstance(step, Free):
-            pass  # freed buffers stay readable: a later read of one would be a plan bug, not ours to hide
-    return [_read_view(v, memory) for v in plan.results]
+    dtypes: dict[int, np.dtype] = {}
+    for slot, x in enumerate(inputs):
+        flat = np.ascontiguousarray(x).reshape(-1)
+        dtypes[slot] = flat.dtype
+        memory.allocate(slot, flat.nbytes)
+        memory.slots[slot][:flat.nbytes] = flat.view(np.uint8)
+    for a in plan.allocs:
+        dtypes[a.slot] = np.dtype(a.dtype)
+        memory.allocate(a.slot, int(np.prod(a.shape, dtype=np.int64)) * dtypes[a.slot].itemsize)
+    for launch in plan.launches:
+        kernel = kernels[launch.kernel]
+        grid, block = launch_dims(launch.work, sm_count, kernel.items_per_thread)
+        if grid == 0:
+            continue
+        args = [DeviceView(memory.address(a.slot), a.offset, a.shape, a.strides, dtypes[a.slot].itemsize)
+                if isinstance(a, View) else a for a in launch.args]
+        emulate_launch(kernel, grid, block, pack_params(kernel, args), memory)
+    return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
 
 
-def _device_view(a, memory: DeviceMemory):
-    if hasattr(a, "slot"):
-        return DeviceView(memory.address(a.slot), a.offset, a.shape, a.strides, np.dtype(a.dtype).itemsize)
-    return a
-
-
-def _read_view(v, memory: DeviceMemory) -> np.ndarray:
-    dtype = np.dtype(v.dtype)
-    raw = memory.slots[v.slot]
-    flat = raw.view(np.uint8 if dtype == np.bool_ else dtype)
-    itemsize = flat.itemsize
+def _read_view(v: View, dtype: np.dtype, memory: DeviceMemory) -> np.ndarray:
+    flat = memory.slots[v.slot].view(np.uint8 if dtype == np.bool_ else dtype)
     out = np.lib.stride_tricks.as_strided(flat[v.offset:], shape=v.shape,
-                                          strides=[s * itemsize for s in v.strides]).copy()
+                                          strides=[s * flat.itemsize for s in v.strides]).copy()
     return out.astype(bool) if dtype == np.bool_ else out
 
 
 def run_function(module: ModuleOp, inputs: Sequence[np.ndarray], func: str | None = None,
                  sm_count: int = DEFAULT_SM_COUNT) -> list[np.ndarray]:
-    """Run host function `func` of a kernel-level module (after `lower_for_gpu`) on `inputs`."""
-    plan = record(module, [np.shape(x) for x in inputs], sm_count, func)
-    return execute_plan(plan, inputs)
+    """Run host function `func` (the first by default) of a kernel-level module (after
+    `lower_for_gpu`) on `inputs`: `host_plan.record_plan` gives the launches, this module
+    runs them."""
+    funcs = [op for op in module.body.ops if isinstance(op, FuncOp) and not isinstance(op, G.GpuFuncOp)]
+    chosen = next((f for f in funcs if func is None or f.sym_name == func), None)
+    if chosen is None:
+        raise ValueError(f"no host function{' @' + func if func else ''} in the module")
+    kernels = {op.sym_name: op for op in module.body.ops if isinstance(op, G.GpuFuncOp)}
+    plan = record_plan(chosen, [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs])
+    return execute_plan(plan, kernels, inputs, sm_count)

@@ -10,7 +10,8 @@ from llvmlite import ir
 from irc.codegen_ptx.abi import DeviceView, kernel_params, launch_dims, pack_params, param_layout
 from irc.codegen_ptx.target import ForbiddenIntrinsicError, check_intrinsics, emit_ptx, ptx_cache_key
 from irc.ir.parser import parse_module
-from irc.runtime.host_plan import HostPlanError, Launch, record
+from irc.runtime.host_plan import record_plan
+from irc.runtime.shapes import ShapeError
 
 from gpu_helpers import gpu_module
 
@@ -67,13 +68,12 @@ func.func @f(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %r = tensor.add %x, %y : tensor<?xf32>
   func.return %r : tensor<?xf32>
 }""")
-    plan = record(m, [(5000,), (5000,)], sm_count=132)
-    launches = [s for s in plan.steps if isinstance(s, Launch)]
-    assert len(launches) == 1 and launches[0].work == 5000 and launches[0].grid == 5
-    assert [b.kind for b in plan.buffers] == ["arg", "arg", "alloc"]
-    assert plan.results[0].slot == 2
-    with pytest.raises(HostPlanError, match="operands differ in size"):
-        record(m, [(5000,), (4999,)], sm_count=132)
+    func = [op for op in m.body.ops if op.op_name == "func.func"][0]
+    plan = record_plan(func, [(5000,), (5000,)], ["float32", "float32"])
+    assert [(l.kernel, l.work) for l in plan.launches] == [("f_kernel0", 5000)]
+    assert len(plan.allocs) == 1 and plan.results[0].slot == 2
+    with pytest.raises(ShapeError, match="operands differ in size"):
+        record_plan(func, [(5000,), (4999,)], ["float32", "float32"])
 
 
 def test_forbidden_intrinsic_is_refused_before_llvm_sees_it():
