@@ -169,10 +169,11 @@ class CudaExecutor:
         plan = self.plans.get(shapes)
         if plan is None:
             plan = self._plan(shapes, dargs)
-        bufs = dargs + [make() for make in plan.makers]
-        if outs is not None:
-            self._use_buffers(plan, bufs, outs)
-        addresses = tuple([int(b.gpudata) for b in bufs])
+        if outs is None:
+            bufs = dargs + [make() for make in plan.makers]
+        else:
+            bufs = self._buffers_with(plan, dargs, outs)
+        addresses = tuple([int(b.gpudata or 0) for b in bufs])
         graphs = plan.graphs
         if self.sync_each or not graphs.replay(addresses):
             for launch in plan.launches:
@@ -198,13 +199,16 @@ class CudaExecutor:
         return plan
 
     @staticmethod
-    def _use_buffers(plan: PreparedPlan, bufs: list, outs: list) -> None:
-        """Borrowed and in-place result buffers replace fresh ones where they fit."""
+    def _buffers_with(plan: PreparedPlan, dargs: list, outs: list) -> list:
+        """The call's buffers, borrowed and in-place result buffers used where they fit."""
+        given: dict[int, Any] = {}
         for k, buf in enumerate(outs):
             slot = plan.result_slots[k]
             if buf is not None and slot is not None and isinstance(buf, DeviceArray) \
                     and buf.shape == plan.shapes[slot] and buf.dtype == plan.dtypes[slot]:
-                bufs[slot] = buf
+                given[slot] = buf
+        n = plan.n_args
+        return dargs + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
 
     def _check(self, launch: PreparedLaunch, code: int) -> None:
         """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""
