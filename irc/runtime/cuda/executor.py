@@ -99,8 +99,11 @@ class PreparedPlan:
         self.makers = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         self.graphs = GraphCache(dev.stream.handle)
-        self.result_slots = [v.slot if v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
-                             else None for v in plan.results]
+        self.result_slots: list[int | None] = []
+        for v in plan.results:  # a result that owns its buffer is handed out as it is
+            owns = v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
+            self.result_slots.append(v.slot if owns and v.slot not in self.result_slots else None)
+        self.direct = None not in self.result_slots
 
     def _prepare(self, launch: Any, program: CudaProgram, dev: Device) -> PreparedLaunch:
         kernel = program.kernels[launch.kernel]
@@ -126,8 +129,8 @@ class PreparedPlan:
         buf = bufs[view.slot]
         if self.result_slots[k] is not None:
             return buf
-        if view.dense and view.slot < self.n_args and view.shape == tuple(buf.shape):
-            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument returned: never alias it
+        if view.dense and view.shape == tuple(buf.shape):
+            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument, or a result twice: a copy
             if buf.nbytes:
                 drv.memcpy_dtod_async(copy.gpudata, buf.gpudata, buf.nbytes, device().stream)
             return copy
@@ -186,7 +189,10 @@ class CudaExecutor:
                     code = launch.launcher.launch(*launch.launcher.args)
                     if code or self.sync_each:
                         self._check(launch, code)
-        results = [plan.result(k, bufs) for k in range(len(plan.results))]
+        if plan.direct:
+            results = [bufs[slot] for slot in plan.result_slots]
+        else:
+            results = [plan.result(k, bufs) for k in range(len(plan.results))]
         return self._download(results) if self.download else results
 
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
