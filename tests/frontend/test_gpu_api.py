@@ -19,8 +19,8 @@ CUDA = dict(device="cuda", floatX="float32")
 pytestmark = pytest.mark.usefixtures("cuda_without_gpu")
 
 
-def _exp_of_shared(output=lambda e: e):
-    x = shared(np.random.RandomState(22).rand(64).astype("float32"), name="x")
+def _exp_of_shared(output=lambda e: e, name="x"):
+    x = shared(np.random.RandomState(22).rand(64).astype("float32"), name=name)
     return x, function([], output(T.exp(x)))
 
 
@@ -38,6 +38,12 @@ def test_check1_on_the_device():
         r = f()
     assert isinstance(r, np.ndarray) and r.dtype == np.float32
     np.testing.assert_allclose(r, np.exp(x.get_value()), rtol=1e-6)
+
+
+def test_unnamed_device_values_print_as_theano_did():
+    with config.change_flags(**CUDA):
+        _, f = _exp_of_shared(name=None)
+    assert str(f.maker.fgraph.toposort()[0]) == "GpuElemwise{exp,no_inplace}(<CudaNdarrayType(float32, vector)>)"
 
 
 def test_check1_on_the_cpu_is_unchanged():
