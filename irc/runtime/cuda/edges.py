@@ -73,3 +73,25 @@ def device_function(module: ModuleOp, device: str) -> DeviceFunction:
         raise HostOpsLeft(left)
     func.update_function_type()
     return DeviceFunction(module, upload, download)
+
+
+def strip_placement(module: ModuleOp) -> ModuleOp:
+    """A clone of `module` with every tensor on the host and no transfers left: what a function
+    that cannot run on the GPU alone compiles to for the cpu."""
+    module = module.clone()
+    func = next(op for op in module.body.ops if isinstance(op, FuncOp))
+    for op in list(func.walk()):
+        if isinstance(op, (ToDeviceOp, ToHostOp)):
+            op.result.replace_all_uses_with(op.operands[0])
+            op.erase()
+    for arg in func.args:
+        if isinstance(arg.type, TensorType):
+            arg.type = arg.type.with_device(None)
+    for op in func.walk():
+        for r in op.results:
+            if isinstance(r.type, TensorType):
+                r.type = r.type.with_device(None)
+    func.set_res_attrs([{k: v for k, v in func.res_attrs(i).items() if k != "irc.device"}
+                        for i in range(len(func.function_type.results))])
+    func.update_function_type()
+    return module
