@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_base import constant_value
 from ..dialects.tensor_transfers import TRANSFER_OPS, transferred
 from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import ElementwiseTrait, Operation, Value, create_op
@@ -114,7 +115,7 @@ class _Placer:
         rule = placement_rule(op)
         if rule == FOLLOW:
             rule = DEVICE if any(self.on_device(v) for v in op.operands
-                                 if isinstance(v.type, TensorType) and not _is_constant(v)) else HOST
+                                 if isinstance(v.type, TensorType) and constant_value(v) is None) else HOST
         where = self.device if rule == DEVICE else None
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
@@ -142,10 +143,10 @@ class _Placer:
         return self.copies[key]
 
     def _constant_on(self, v: Value, where: str | None) -> Value | None:
-        if not _is_constant(v):
+        value = constant_value(v)
+        if value is None:
             return None
         const = v.owner
-        value = const.attributes["value"]
         type_ = v.type.with_device(where)
         new = create_op("tensor.constant", [], [type_], {"value": DenseAttr(type_, value.data)},
                         location=const.location)
@@ -169,11 +170,6 @@ class _Placer:
 
 def _placement(v: Value) -> str | None:
     return v.type.device if isinstance(v.type, TensorType) else None
-
-
-def _is_constant(v: Value) -> bool:
-    owner = v.owner
-    return isinstance(owner, Operation) and owner.op_name == "tensor.constant"
 
 
 @register_pass
