@@ -56,9 +56,9 @@ func.func @one_copy_per_value(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>,
 // A constant read on both sides: made on the device for the device reader (no transfer),
 // kept on the host for the host one.
 // CHECK-LABEL: func.func @constants
-// CHECK-NEXT:    %[[CD:.*]] = tensor.constant {value = dense<[1.0, 2.0]> : tensor<2xf32, "cuda">} : tensor<2xf32, "cuda">
 // CHECK-NEXT:    %c = tensor.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : tensor<2xf32>
 // CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x
+// CHECK-NEXT:    %[[CD:.*]] = tensor.constant {value = dense<[1.0, 2.0]> : tensor<2xf32, "cuda">} : tensor<2xf32, "cuda">
 // CHECK-NEXT:    %a = tensor.add %[[XD]], %[[CD]] : tensor<2xf32, "cuda">
 // CHECK-NEXT:    %j = tensor.concat %x, %c {axis = 0} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
 func.func @constants(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<4xf32>) {
