@@ -31,6 +31,7 @@ from ..dialects.tensor_base import constant_value
 from ..dialects.tensor_transfers import TRANSFER_OPS, transferred
 from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import ElementwiseTrait, Operation, Value, create_op
+from ..ir.diagnostics import PassError
 from ..ir.pass_manager import Pass, register_pass
 
 DEVICE, FOLLOW, HOST = "device", "follow", "host"
@@ -202,5 +203,8 @@ class InsertTransfers(Pass):
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
+        if not self.device or self.device == "cpu":
+            raise PassError(f"insert-transfers: option device={self.device!r} must name a device "
+                            f"(e.g. cuda); the host needs no placement")
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
             _Placer(func, self.device, self.stats).run()

@@ -1,6 +1,8 @@
 // RUN: irc-opt %s -p insert-transfers --split-input-file | filecheck %s
 // RUN: irc-opt %s -p insert-transfers,insert-transfers --split-input-file | filecheck %s
 // RUN: irc-opt %s -p 'insert-transfers{device=cuda1}' --split-input-file | filecheck %s --check-prefix=DEV
+// RUN: not irc-opt %s -p 'insert-transfers{device=cpu}' --split-input-file 2>&1 | filecheck %s --check-prefix=HOST
+// HOST: insert-transfers: option device='cpu' must name a device (e.g. cuda); the host needs no placement
 
 // The tutorial's exp of a shared variable on the device: the frontend's host copy of the
 // argument cancels, exp runs on the device, its result comes back to the host.
