@@ -9,7 +9,7 @@ elementwise work only):
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
-  only a host copy of a device value).
+  only a host copy of a device value), or when every reader runs on the device.
 * `HOST` — everything else (reduce, dot, gemv, gemm, fused_reduce, fused_matvec, concat,
   insert_slice, ...) until they get kernels: their operands are copied to the host.
 
@@ -98,6 +98,7 @@ class _Placer:
         self.original: dict[Value, str | None] = {}  # placement before this pass, when changed
         self.new_ops: list[Operation] = []  # made for the op being placed
         self.reader_location = func.location
+        self.device_only: dict[Operation, bool] = {}  # `feeds_device_only`, per view
 
     def run(self) -> None:
         block = self.func.body
@@ -131,7 +132,8 @@ class _Placer:
         rule = placement_rule(op)
         if rule == FOLLOW:
             rule = DEVICE if any(self.on_device(v) for v in op.operands
-                                 if isinstance(v.type, TensorType) and constant_value(v) is None) else HOST
+                                 if isinstance(v.type, TensorType) and constant_value(v) is None) \
+                or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
@@ -142,6 +144,20 @@ class _Placer:
                 r.type = r.type.with_device(where)
         if where is not None:
             self.stats["ops-on-device"] += 1
+
+    def feeds_device_only(self, op: Operation) -> bool:
+        """A view whose every reader runs on the device (through other views, maybe): it runs
+        there too, so its host operand crosses once, whole, instead of the view being made on
+        the host. Memoized: each view is looked at once however its readers nest."""
+        known = self.device_only.get(op)
+        if known is None:
+            users = [u for r in op.results for u in r.users]
+            known = bool(users) and all(
+                is_tensor_op(u) and (placement_rule(u) == DEVICE
+                                     or placement_rule(u) == FOLLOW and self.feeds_device_only(u))
+                for u in users)
+            self.device_only[op] = known
+        return known
 
     def on_device(self, v: Value) -> bool:
         """Whether `v` lives on the device, or is a host copy of a value that does."""

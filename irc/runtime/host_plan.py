@@ -114,8 +114,8 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
             slot = n_args + len(allocs)
             allocs.append(Alloc(slot, shape, np.dtype(t.element.numpy_name)))
             env[op.result] = View(slot, 0, shape, _dense(shape))
-        elif isinstance(op, L.DeallocOp):
-            pass  # device memory returns to the pool when the call's buffers are dropped
+        elif isinstance(op, (L.DeallocOp, L.GlobalOp)):
+            pass  # memory returns to the pool with the call's buffers; kernels rebuild constants
         elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
             env[op.result] = _view(op, ins)
         elif isinstance(op, G.LaunchOp):

@@ -104,6 +104,22 @@ func.func @views(%A: tensor<?x?xf32>, %unused: tensor<?xf32>, %w: tensor<?xf32, 
 
 // -----
 
+// A view of a host input whose readers all run on the device (through another view here) runs
+// there too: the input crosses once, whole.
+// CHECK-LABEL: func.func @views_for_the_device
+// CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x
+// CHECK-NEXT:    %r = tensor.dimshuffle %[[XD]] {pattern = array<i64: -1, 0>} : (tensor<?xf32, "cuda">) -> tensor<1x?xf32, "cuda">
+// CHECK-NEXT:    %t = tensor.transpose %r {permutation = array<i64: 1, 0>} : (tensor<1x?xf32, "cuda">) -> tensor<?x1xf32, "cuda">
+// CHECK-NEXT:    %e = tensor.exp %t : tensor<?x1xf32, "cuda">
+func.func @views_for_the_device(%x: tensor<?xf32>) -> tensor<?x1xf32> {
+  %r = tensor.dimshuffle %x {pattern = array<i64: -1, 0>} : (tensor<?xf32>) -> tensor<1x?xf32>
+  %t = tensor.transpose %r {permutation = array<i64: 1, 0>} : (tensor<1x?xf32>) -> tensor<?x1xf32>
+  %e = tensor.exp %t : tensor<?x1xf32>
+  func.return %e : tensor<?x1xf32>
+}
+
+// -----
+
 // A fused group runs on the device; a fused reduction stays on the host for now.
 // CHECK-LABEL: func.func @fused
 // CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x
