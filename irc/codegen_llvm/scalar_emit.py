@@ -1,6 +1,6 @@
 """`scalar` ops to LLVM instructions, with numpy's semantics (NaN propagation in maximum and
 minimum, floor division and modulo with the divisor's sign, `ne` true on NaN, integer division
-by zero giving 0 instead of undefined behaviour).
+by zero giving 0 and INT_MIN // -1 giving INT_MIN instead of a trap).
 
 Everything emitted works on scalars and vectors alike and calls no libm function, so LLVM's
 loop and SLP vectorizers can widen it. `fastmath` flags are given per op by the caller (the
@@ -152,17 +152,23 @@ class ScalarEmitter:
         return self._int_floordiv_mod(x, y)[1]
 
     def _int_floordiv_mod(self, x, y):
+        """numpy's integer `//` and `%`. The hardware divide traps (SIGFPE) on a zero divisor
+        and on INT_MIN / -1, so it never sees those: y = 0 gives 0 and 0 (numpy's values),
+        y = -1 gives -x wrapping (INT_MIN // -1 = INT_MIN, as numpy) and 0."""
         b = self.b
         zero = self._zero(x)
         one = ir.Constant(x.type, 1)
+        minus_one = ir.Constant(x.type, -1)
         y_is_zero = b.icmp_signed("==", y, zero)
-        safe = b.select(y_is_zero, one, y)
+        y_is_minus_one = b.icmp_signed("==", y, minus_one)
+        safe = b.select(b.or_(y_is_zero, y_is_minus_one), one, y)
         q = b.sdiv(x, safe)
         r = b.srem(x, safe)
         adjust = b.and_(b.icmp_signed("!=", r, zero),
                         b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", safe, zero)))
         q = b.select(adjust, b.sub(q, one), q)
         r = b.select(adjust, b.add(r, safe), r)
+        q = b.select(y_is_minus_one, b.sub(zero, x), q)  # plain `sub`: wraps, no poison
         return b.select(y_is_zero, zero, q), b.select(y_is_zero, zero, r)
 
     def op_maximum(self, a, t, fm):
