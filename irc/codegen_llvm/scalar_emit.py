@@ -135,20 +135,42 @@ class ScalarEmitter:
 
     def op_floordiv(self, a, t, fm):
         x, y = a
-        if t.is_float:  # numpy: floor of the true quotient (up to its fmod correction)
-            return intrinsic(self.b, "floor", [self.b.fdiv(x, y)])
+        if t.is_float:
+            return self._float_floordiv(x, y)
         return self._int_floordiv_mod(x, y)[0]
+
+    def _float_floordiv(self, x, y):
+        """numpy's `npy_floor_divide`: (x - fmod(x, y)) / y, corrected by one where the
+        remainder's sign differs from y's, then rounded to the nearest integer; not
+        floor(x / y), which is off by one where the quotient rounds up to an integer, and
+        finite for an infinite x (numpy: NaN). Half is computed in float, as numpy does."""
+        b = self.b
+        if isinstance(x.type, ir.HalfType):
+            f = ir.FloatType()
+            return b.fptrunc(self._float_floordiv(b.fpext(x, f), b.fpext(y, f)), x.type)
+        zero, one, half = (ir.Constant(x.type, v) for v in (0.0, 1.0, 0.5))
+        mod = b.frem(x, y)
+        div = b.fdiv(b.fsub(x, mod), y)
+        fix = b.and_(b.fcmp_ordered("!=", mod, zero),
+                     b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero)))
+        div = b.select(fix, b.fsub(div, one), div)
+        whole = intrinsic(b, "floor", [div])
+        whole = b.select(b.fcmp_ordered(">", b.fsub(div, whole), half), b.fadd(whole, one), whole)
+        quotient = b.fdiv(x, y)
+        whole = b.select(b.fcmp_ordered("==", div, zero), intrinsic(b, "copysign", [zero, quotient]), whole)
+        return b.select(b.fcmp_ordered("==", y, zero), quotient, whole)
 
     def op_mod(self, a, t, fm):
         x, y = a
         if t.is_float:
-            r = self.b.frem(x, y)
+            b = self.b
+            r = b.frem(x, y)
             zero = constant(t, 0.0)
-            # numpy: the result takes the divisor's sign
-            fix = self.b.and_(self.b.fcmp_ordered("!=", r, zero),
-                              self.b.xor(self.b.fcmp_ordered("<", r, zero),
-                                         self.b.fcmp_ordered("<", y, zero)))
-            return self.b.select(fix, self.b.fadd(r, y), r)
+            # numpy: the result takes the divisor's sign, a zero one included
+            fix = b.and_(b.fcmp_ordered("!=", r, zero),
+                         b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", y, zero)))
+            r = b.select(fix, b.fadd(r, y), r)
+            return b.select(b.fcmp_ordered("==", r, zero), intrinsic(b, "copysign", [zero, y]), r)
         return self._int_floordiv_mod(x, y)[1]
 
     def _int_floordiv_mod(self, x, y):
