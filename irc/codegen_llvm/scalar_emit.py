@@ -217,10 +217,32 @@ class ScalarEmitter:
         return self.b.xor(a[0], a[1])
 
     def op_pow(self, a, t, fm):
+        if not t.is_float:
+            return self._int_pow(a[0], a[1])
         emitters = math_emitters()
-        if t.is_float and "pow" in emitters:
+        if "pow" in emitters:
             return emitters["pow"](self.b, a[0], a[1])
         raise NotImplementedError(f"no CPU code generation for 'scalar.pow' on {t}")
+
+    def _int_pow(self, x, n):
+        """x ** n by squaring, wrapping on overflow like numpy. Straight-line (one step per
+        exponent bit, selects instead of branches) so loops over it still vectorize. numpy
+        raises for a negative exponent; compiled code cannot, so it gives the integer part of
+        1 / x**|n| (the table's reference says the same): 1 for x = 1, +-1 for x = -1, and 0
+        otherwise, x = 0 included (integer division by zero gives 0 here too)."""
+        b = self.b
+        ty = x.type
+        zero, one, minus_one = (ir.Constant(ty, v) for v in (0, 1, -1))
+        result, base = one, x
+        for bit in range(ty.width - 1):  # a non-negative n has a zero sign bit
+            set_ = b.icmp_unsigned("!=", b.and_(n, ir.Constant(ty, 1 << bit)), zero)
+            result = b.select(set_, b.mul(result, base), result)
+            base = b.mul(base, base)
+        n_odd = b.icmp_unsigned("!=", b.and_(n, one), zero)
+        of_minus_one = b.select(n_odd, minus_one, one)
+        negative = b.select(b.icmp_signed("==", x, one), one,
+                            b.select(b.icmp_signed("==", x, minus_one), of_minus_one, zero))
+        return b.select(b.icmp_signed("<", n, zero), negative, result)
 
     # ------------------------------------------------------------------ comparisons, select
     def _cmp(self, op: str, a, t):
