@@ -7,6 +7,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import plugins
+
+plugins.install()
+
 __version__ = "0.1.0"
 
 # public name -> (module, attribute or None for the module itself)
