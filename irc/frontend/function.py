@@ -179,23 +179,6 @@ def _check_float64(func: Any) -> None:
             return
 
 
-def _check_cpu_ops(func: Any) -> None:
-    """`assert_no_cpu_op`: with a gpu device, report ops left on the host."""
-    from ..config import config
-    policy = config.assert_no_cpu_op
-    if policy == "ignore" or config.device == "cpu":
-        return
-    skip = ("tensor.constant", "tensor.to_device", "tensor.to_host", "tensor.dim", "func.return")
-    for op in func.regions[0].blocks[0].ops:
-        if op.op_name in skip or any(getattr(r.type, "device", None) for r in op.results):
-            continue
-        msg = (f"'{op.op_name}' at {op.location} runs on the cpu although device={config.device} "
-               f"(assert_no_cpu_op={policy})")
-        if policy == "raise":
-            raise AssertionError(msg)
-        warnings.warn(msg, stacklevel=4)
-
-
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
@@ -238,18 +221,19 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
     from .lowering import LoweringSpec, lower
     from ..passes.pipelines import optimize
     from ..runtime.targets import active
+    from .placement_report import report_host_ops
     load_all()
     target = active(config)
     from ..runtime.profile_hook import CompileClock
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
     lowered = lower(LoweringSpec([s.variable for s in in_specs], out_vars, upd, borrow, name or "main",
-                                 location))
+                                 location, target.device))
     clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
     stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
                       per_pass=False, device=target.device)  # per-pass texts: replayed by `f.ir`
     _check_float64(lowered.func)
-    _check_cpu_ops(lowered.func)
+    report_host_ops(lowered.func, config.assert_no_cpu_op, target.device)
     profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
     executor, native = target.compile(lowered.module, lowered.func, config, profiling)
     if native is not None:

@@ -94,14 +94,15 @@ class ObjectCache:
 
     `kind` names the subfolder and is part of each entry's identity; `extension` only helps a
     human browsing the folder ("o" for object code, "ptx" for PTX text: pass `text.encode()`).
+    Both are keyword-only: a positional string is the folder (the compiledir override).
     The format version is in the file name, so irc versions with other formats never read
     each other's entries."""
 
-    def __init__(self, folder: str | None = None, kind: str = "cpu", extension: str = "o"):
+    def __init__(self, folder: str | None = None, *, kind: str = "cpu", extension: str = "o"):
         if not kind or any(c in kind for c in " \n/\\"):
             raise ValueError(f"ObjectCache: kind must be a plain folder name, got {kind!r}")
         self.kind = kind
-        self.extension = extension
+        self.extension = extension.lstrip(".")
         self.folder = os.path.join(cache_dir(folder), kind)
 
     def path(self, key: str) -> str:

@@ -25,13 +25,13 @@ class DeviceUnavailable(RuntimeError):
 @dataclass(frozen=True)
 class Target:
     """`compile(module, func, config, profiling) -> (executor, native or None)`;
-    `why_unavailable() -> str | None`; `to_storage(np.ndarray) -> value` puts a shared value
+    `why_unavailable(device_number) -> str | None`; `to_storage(np.ndarray) -> value` puts a shared value
     where the target keeps it; `stages[name](module) -> str` renders target-only IR stages."""
 
     name: str
     device: str | None
     compile: Callable[..., tuple[Any, Any]]
-    why_unavailable: Callable[[], str | None] = lambda: None
+    why_unavailable: Callable[[int], str | None] = lambda number: None
     to_storage: Callable[[Any], Any] = lambda value: value
     stages: dict[str, Callable[[Any], str]] = field(default_factory=dict)
     # what `dump_ir` replays after the tensor pipeline: loop-level passes, then rendered stages
@@ -61,9 +61,9 @@ def resolve(flag: str, force: bool = False) -> Target:
     """The target for the device flag; falls back to the cpu (one warning) when the device
     cannot be used, unless `force`."""
     ensure("targets")
-    kind, _ = parse_device(flag)
+    kind, number = parse_device(flag)
     target = TARGETS.get(kind)
-    why = f"no '{kind}' target is registered" if target is None else target.why_unavailable()
+    why = f"no '{kind}' target is registered" if target is None else target.why_unavailable(number)
     if why is None:
         return target
     if force:

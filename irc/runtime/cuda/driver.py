@@ -61,29 +61,26 @@ def _open(index: int) -> Device:
     return found
 
 
-def _device_index() -> int:
-    flag = str(config.device)
-    digits = flag.lstrip("cudagpu")
-    return int(digits) if digits else 0
-
-
-def why_unavailable() -> str | None:
-    """None when a GPU can be used; else why not (for the fallback warning)."""
+def why_unavailable(index: int = 0) -> str | None:
+    """None when GPU `index` can be used; else why not (for the fallback warning). A process
+    works with one GPU: the first one opened."""
     global _PROBED, _WHY
     if not _PROBED:
         _PROBED = True
         try:
-            device()
+            device(index)
         except Exception as e:  # ImportError, a driver error, no device
             _WHY = f"{type(e).__name__}: {e}"
+    if _WHY is None and _DEVICE is not None and _DEVICE.index != index:
+        return f"this process already uses cuda{_DEVICE.index}; cuda{index} cannot be used as well"
     return _WHY
 
 
-def device() -> Device:
-    """The GPU, opened on first use."""
+def device(index: int | None = None) -> Device:
+    """The GPU, opened on first use (`index`, by default 0)."""
     global _DEVICE
     if _DEVICE is None:
-        _DEVICE = _open(_device_index())
+        _DEVICE = _open(index or 0)
     return _DEVICE
 
 
