@@ -9,7 +9,7 @@ elementwise work only):
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
-  only a host copy of a device value).
+  only a host copy of a device value), or when every reader runs on the device.
 * `HOST` — everything else (reduce, dot, gemv, gemm, fused_reduce, fused_matvec, concat,
   insert_slice, ...) until they get kernels: their operands are copied to the host.
 
@@ -56,6 +56,15 @@ def placement_rule(op: Operation) -> str:
     if rule is not None:
         return rule
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST
+
+
+def _feeds_device_only(op: Operation) -> bool:
+    """A view whose every reader runs on the device (through other views, maybe): it runs there
+    too, so its host operand crosses once, whole, instead of the view being made on the host."""
+    users = [u for r in op.results for u in r.users]
+    return bool(users) and all(
+        is_tensor_op(u) and (placement_rule(u) == DEVICE or
+                             placement_rule(u) == FOLLOW and _feeds_device_only(u)) for u in users)
 
 
 def is_tensor_op(op: Operation) -> bool:
@@ -114,7 +123,8 @@ class _Placer:
         rule = placement_rule(op)
         if rule == FOLLOW:
             rule = DEVICE if any(self.on_device(v) for v in op.operands
-                                 if isinstance(v.type, TensorType) and not _is_constant(v)) else HOST
+                                 if isinstance(v.type, TensorType) and not _is_constant(v)) \
+                or _feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):

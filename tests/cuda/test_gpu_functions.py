@@ -121,7 +121,8 @@ def test_update_in_place_on_device():
         w = irc.shared(np.arange(10, dtype="float32"), name="w")
         f = irc.function([], w + 1, updates={w: w * 2})
         for _ in range(3):
-            np.testing.assert_array_equal(f(), w.get_value() + 1)
+            expected = w.get_value() + 1  # the output reads w before the update
+            np.testing.assert_array_equal(f(), expected)
         np.testing.assert_array_equal(w.get_value(), np.arange(10, dtype="float32") * 8)
         assert not isinstance(w.get_value(borrow=True, return_internal_type=True), np.ndarray)
 
@@ -199,3 +200,28 @@ def test_force_device_names_the_device():
     with irc.config.change_flags(device="cuda7", force_device=True):
         with pytest.raises(DeviceUnavailable, match="cuda7"):
             irc.function([x], T.exp(x))
+
+
+def test_graph_replays_follow_new_data():
+    """After a few calls the launches replay as a CUDA graph; new values in the same buffers
+    (set_value writes in place) and new inputs must still give new results."""
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(300, 200), name="x")
+        f = irc.function([], irc.Out(gpu_from_host(T.tanh(T.exp(x).T * 2) + 1), borrow=True))
+        m = T.fmatrix("m")
+        g = irc.function([m], T.exp(m).T + m.T)
+    for i in range(8):
+        x.set_value(rand(300, 200, seed=i))
+        np.testing.assert_allclose(np.asarray(f()), np.tanh(np.exp(x.get_value()).T * 2) + 1, rtol=1e-5)
+        v = rand(30, 20, seed=10 + i)
+        np.testing.assert_allclose(g(v), np.exp(v).T + v.T, rtol=1e-5)
+    plan = next(iter(f.executor.plans.values()))
+    assert plan.graphs.execs, "the borrowed result's launches were never captured as a graph"
+
+
+def test_gpu_sync_flag_reports_kernel_errors_per_launch():
+    with irc.config.change_flags(device="cuda", gpu_sync=True):
+        x = T.fvector("x")
+        f = irc.function([x], T.exp(x) * 2)
+    np.testing.assert_allclose(f(np.ones(5, "float32")), np.exp(1) * 2, rtol=1e-6)
+    assert f.executor.sync_each

@@ -38,7 +38,9 @@ def empty(shape: tuple[int, ...], dtype: Any) -> DeviceArray:
 
 def to_device(value: Any) -> DeviceArray:
     """A new device array holding `value` (a numpy array, or anything numpy converts)."""
-    host = np.ascontiguousarray(value)
+    host = np.asarray(value)
+    if not host.flags.c_contiguous:
+        host = np.ascontiguousarray(host)  # (never for 0-d values: it would make them 1-d)
     out = empty(host.shape, host.dtype)
     if host.size:
         device().drv.memcpy_htod(out.gpudata, host)

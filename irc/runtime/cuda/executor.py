@@ -34,7 +34,7 @@ from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, to_device
 from .driver import Device, device, synchronize_after_launch
 from .edges import DeviceFunction, HostOpsLeft, device_function, strip_placement
-from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, KernelModule, Launcher
+from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 
 
@@ -57,7 +57,7 @@ def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaPr
     gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
-    host = next(op for op in gpu_module.body.ops if isinstance(op, FuncOp))
+    host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
     inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
     return CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
                        KernelModule(ptx), inplace)
@@ -84,6 +84,7 @@ class PreparedPlan:
         self.shapes = [None] * plan.n_args + [a.shape for a in plan.allocs]
         self.makers = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
+        self.graphs = GraphCache(dev.stream.handle)
         self.result_slots = [v.slot if v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
                              else None for v in plan.results]
 
@@ -157,12 +158,19 @@ class CudaExecutor:
         bufs = dargs + [make() for make in plan.makers]
         if outs is not None:
             self._use_buffers(plan, bufs, outs)
-        for launch in plan.launches:
-            for slot_ref, slot, byte_offset in launch.patches:
-                slot_ref.value = int(bufs[slot].gpudata) + byte_offset
-            code = launch.launcher.launch(*launch.launcher.args)
-            if code or self.sync_each:
-                self._check(launch, code)
+        addresses = tuple([int(b.gpudata) for b in bufs])
+        graphs = plan.graphs
+        if self.sync_each or not graphs.replay(addresses):
+            for launch in plan.launches:
+                for slot_ref, slot, byte_offset in launch.patches:
+                    slot_ref.value = addresses[slot] + byte_offset
+            if not self.sync_each and graphs.wants(addresses):
+                graphs.capture(addresses, [launch.launcher for launch in plan.launches])
+            else:
+                for launch in plan.launches:
+                    code = launch.launcher.launch(*launch.launcher.args)
+                    if code or self.sync_each:
+                        self._check(launch, code)
         results = [plan.result(k, bufs) for k in range(len(plan.results))]
         return self._download(results) if self.download else results
 

@@ -35,6 +35,13 @@ def driver() -> ctypes.CDLL:
         cu.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
         cu.cuModuleUnload.argtypes = [ctypes.c_void_p]
         cu.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        cu.cuStreamBeginCapture_v2.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        cu.cuStreamEndCapture.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+        cu.cuGraphInstantiateWithFlags.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
+                                                   ctypes.c_ulonglong]
+        cu.cuGraphDestroy.argtypes = [ctypes.c_void_p]
+        cu.cuGraphExecDestroy.argtypes = [ctypes.c_void_p]
+        cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         _CU = cu
     return _CU
 
@@ -94,3 +101,78 @@ class Launcher:
         self.args = (function, u(grid), u(1), u(1), u(block), u(1), u(1), u(0),
                      ctypes.c_void_p(stream_handle), None, self.extra)
         self.launch = driver().cuLaunchKernel
+
+
+CAPTURE_MODE_RELAXED = 2
+
+
+class GraphCache:
+    """CUDA graphs of one plan's launches, one per set of buffer addresses seen `after` times.
+
+    A graph replays its launches exactly as captured, addresses included, so it serves only
+    calls whose buffers are the same: a `borrow=True` result or an in-place update reuses its
+    buffer every call, and the device pool hands a dropped result's block to the next call, so
+    in a loop the addresses recur. A replay is one driver call however many kernels the plan
+    has (about half the cost of one launch on the H100 machines); instantiating one costs a
+    few hundred µs, hence the wait before capturing and the small, least-recently-used set."""
+
+    def __init__(self, stream_handle: int, capacity: int = 8, after: int = 2):
+        self.stream = ctypes.c_void_p(stream_handle)
+        self.capacity = capacity
+        self.after = after
+        self.execs: dict[tuple, ctypes.c_void_p] = {}
+        self.seen: dict[tuple, int] = {}
+        self.broken = False
+        self.launch_graph = driver().cuGraphLaunch
+
+    def replay(self, key: tuple) -> bool:
+        """Launch the graph of `key` if there is one (True); else count the key (False)."""
+        graph = self.execs.get(key)
+        if graph is not None:
+            self.execs[key] = self.execs.pop(key)  # most recently used last
+            check(self.launch_graph(graph, self.stream), "launching a CUDA graph")
+            return True
+        return False
+
+    def wants(self, key: tuple) -> bool:
+        """Whether to capture `key`'s launches now (seen often enough)."""
+        if self.broken:
+            return False
+        n = self.seen.get(key, 0) + 1
+        if len(self.seen) > 64:
+            self.seen.clear()
+        self.seen[key] = n
+        return n > self.after
+
+    def capture(self, key: tuple, launchers: Sequence["Launcher"]) -> None:
+        """Record `launchers` (already patched for `key`) as a graph, then launch it."""
+        cu = driver()
+        graph, graph_exec = ctypes.c_void_p(), ctypes.c_void_p()
+        check(cu.cuStreamBeginCapture_v2(self.stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
+        codes = [launcher.launch(*launcher.args) for launcher in launchers]
+        ended = cu.cuStreamEndCapture(self.stream, ctypes.byref(graph))
+        bad = next((c for c in codes if c), 0) or ended
+        if not bad:
+            bad = cu.cuGraphInstantiateWithFlags(ctypes.byref(graph_exec), graph, 0)
+        if graph:
+            cu.cuGraphDestroy(graph)
+        if bad:  # never again for this plan; run the launches directly this time
+            self.broken = True
+            for launcher in launchers:
+                check(launcher.launch(*launcher.args), "launching a kernel")
+            return
+        if len(self.execs) >= self.capacity:
+            old = next(iter(self.execs))
+            cu.cuGraphExecDestroy(self.execs.pop(old))
+        self.execs[key] = graph_exec
+        check(self.launch_graph(graph_exec, self.stream), "launching a CUDA graph")
+
+    def __del__(self) -> None:
+        cu = _CU
+        if cu is None:
+            return
+        for graph_exec in self.execs.values():
+            try:
+                cu.cuGraphExecDestroy(graph_exec)
+            except Exception:  # the driver may be gone at interpreter exit
+                pass
