@@ -7,7 +7,7 @@ import struct
 import pytest
 from llvmlite import ir
 
-from irc.codegen_ptx.abi import DeviceView, kernel_params, launch_dims, pack_params, param_layout
+from irc.codegen_ptx.abi import BLOCKS_PER_SM, DeviceView, kernel_params, launch_dims, pack_params, param_layout
 from irc.codegen_ptx.target import ForbiddenIntrinsicError, check_intrinsics, emit_ptx, ptx_cache_key
 from irc.ir.parser import parse_module
 from irc.runtime.host_plan import record_plan
@@ -59,7 +59,8 @@ def test_launch_dims():
     assert launch_dims(1, 132) == (1, 256)
     assert launch_dims(1024, 132, items_per_thread=4) == (1, 256)
     assert launch_dims(1025, 132, items_per_thread=4) == (2, 256)
-    assert launch_dims(1 << 26, 132, items_per_thread=4) == (132 * 8, 256)
+    assert launch_dims(1 << 26, 132, items_per_thread=4) == (132 * BLOCKS_PER_SM, 256)
+    assert launch_dims(1 << 30, 1, items_per_thread=4) == (BLOCKS_PER_SM, 256)  # grid-stride beyond
 
 
 def test_host_plan_records_launches_and_checks_sizes():

@@ -85,8 +85,11 @@ class PreparedPlan:
         self.makers = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         self.graphs = GraphCache(dev.stream.handle)
-        self.result_slots = [v.slot if v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
-                             else None for v in plan.results]
+        self.result_slots: list[int | None] = []
+        for v in plan.results:  # a result that owns its buffer is handed out as it is
+            owns = v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
+            self.result_slots.append(v.slot if owns and v.slot not in self.result_slots else None)
+        self.direct = None not in self.result_slots
 
     def _prepare(self, launch: Any, program: CudaProgram, dev: Device) -> PreparedLaunch:
         kernel = program.kernels[launch.kernel]
@@ -112,8 +115,8 @@ class PreparedPlan:
         buf = bufs[view.slot]
         if self.result_slots[k] is not None:
             return buf
-        if view.dense and view.slot < self.n_args and view.shape == tuple(buf.shape):
-            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument returned: never alias it
+        if view.dense and view.shape == tuple(buf.shape):
+            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument, or a result twice: a copy
             if buf.nbytes:
                 drv.memcpy_dtod_async(copy.gpudata, buf.gpudata, buf.nbytes, device().stream)
             return copy
@@ -155,10 +158,11 @@ class CudaExecutor:
         plan = self.plans.get(shapes)
         if plan is None:
             plan = self._plan(shapes, dargs)
-        bufs = dargs + [make() for make in plan.makers]
-        if outs is not None:
-            self._use_buffers(plan, bufs, outs)
-        addresses = tuple([int(b.gpudata) for b in bufs])
+        if outs is None:
+            bufs = dargs + [make() for make in plan.makers]
+        else:
+            bufs = self._buffers_with(plan, dargs, outs)
+        addresses = tuple([int(b.gpudata or 0) for b in bufs])
         graphs = plan.graphs
         if self.sync_each or not graphs.replay(addresses):
             for launch in plan.launches:
@@ -171,7 +175,10 @@ class CudaExecutor:
                     code = launch.launcher.launch(*launch.launcher.args)
                     if code or self.sync_each:
                         self._check(launch, code)
-        results = [plan.result(k, bufs) for k in range(len(plan.results))]
+        if plan.direct:
+            results = [bufs[slot] for slot in plan.result_slots]
+        else:
+            results = [plan.result(k, bufs) for k in range(len(plan.results))]
         return self._download(results) if self.download else results
 
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
@@ -184,13 +191,16 @@ class CudaExecutor:
         return plan
 
     @staticmethod
-    def _use_buffers(plan: PreparedPlan, bufs: list, outs: list) -> None:
-        """Borrowed and in-place result buffers replace fresh ones where they fit."""
+    def _buffers_with(plan: PreparedPlan, dargs: list, outs: list) -> list:
+        """The call's buffers, borrowed and in-place result buffers used where they fit."""
+        given: dict[int, Any] = {}
         for k, buf in enumerate(outs):
             slot = plan.result_slots[k]
             if buf is not None and slot is not None and isinstance(buf, DeviceArray) \
                     and buf.shape == plan.shapes[slot] and buf.dtype == plan.dtypes[slot]:
-                bufs[slot] = buf
+                given[slot] = buf
+        n = plan.n_args
+        return dargs + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
 
     def _check(self, launch: PreparedLaunch, code: int) -> None:
         """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""

@@ -114,7 +114,7 @@ class GraphCache:
     buffer every call, and the device pool hands a dropped result's block to the next call, so
     in a loop the addresses recur. A replay is one driver call however many kernels the plan
     has (about half the cost of one launch on the H100 machines); instantiating one costs a
-    few hundred µs, hence the wait before capturing and the small, least-recently-used set."""
+    few hundred µs, hence the wait before capturing and the small set (oldest evicted first)."""
 
     def __init__(self, stream_handle: int, capacity: int = 8, after: int = 2):
         self.stream = ctypes.c_void_p(stream_handle)
@@ -128,11 +128,12 @@ class GraphCache:
     def replay(self, key: tuple) -> bool:
         """Launch the graph of `key` if there is one (True); else count the key (False)."""
         graph = self.execs.get(key)
-        if graph is not None:
-            self.execs[key] = self.execs.pop(key)  # most recently used last
-            check(self.launch_graph(graph, self.stream), "launching a CUDA graph")
-            return True
-        return False
+        if graph is None:
+            return False
+        code = self.launch_graph(graph, self.stream)
+        if code:
+            raise CudaError("launching a CUDA graph", code)
+        return True
 
     def wants(self, key: tuple) -> bool:
         """Whether to capture `key`'s launches now (seen often enough)."""
