@@ -21,8 +21,7 @@ import numpy as np
 import pycuda.driver as drv
 
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
-from ...codegen_ptx.pipeline import compile_kernels, lower_for_gpu
-from ...codegen_ptx.target import ptx_cache_key
+from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects.func import FuncOp
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
@@ -31,12 +30,12 @@ from ..errors import ExecutionError
 from ..host_plan import HostPlan, View, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
-from ..object_cache import ObjectCache
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, to_device
 from .driver import Device, device, synchronize_after_launch
 from .edges import DeviceFunction, HostOpsLeft, device_function, strip_placement
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
+from .ptx_cache import cached_ptx
 
 
 @dataclass
@@ -53,23 +52,10 @@ class CudaProgram:
     inplace_results: dict[int, int] = field(default_factory=dict)
 
 
-def _ptx_for(module: Any, arch: str) -> str:
-    """PTX of the kernels of `module`, from the disk cache when it holds it."""
-    text = render_ir(module)
-    cache = ObjectCache("ptx", ".ptx")
-    key = ptx_cache_key(text, arch)
-    hit = cache.load(key)
-    if hit is not None:
-        return hit.decode()
-    ptx = compile_kernels(module, arch)
-    cache.store(key, ptx.encode())
-    return ptx
-
-
 def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
     edges = device_function(module, "cuda")
     gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
-    ptx = _ptx_for(gpu_module, dev.arch)
+    ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
     inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
