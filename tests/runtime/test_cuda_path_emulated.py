@@ -21,9 +21,9 @@ import irc.tensor as T
 from irc.codegen_ptx.pipeline import compile_kernels, lower_for_gpu
 from irc.dialects.gpu import GpuFuncOp
 from irc.frontend.lowering import LoweringSpec, lower
+from irc.passes.device_edges import HostOpsLeft, device_module
 from irc.passes.pipelines import optimize
 from irc.runtime import targets
-from irc.runtime.cuda.edges import HostOpsLeft, device_function
 from irc.runtime.kernel_emulator import run_function
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 
@@ -46,8 +46,8 @@ class EmulatedExecutor:
 
 
 def emulated_compile(module, func, config, profiling):
-    edges = device_function(module, "cuda")
-    gpu_module = lower_for_gpu(edges.module)
+    placed, edges = device_module(module, "cuda")
+    gpu_module = lower_for_gpu(placed)
     emulated_compile.kernels.append(gpu_module)
     return EmulatedExecutor(gpu_module, edges.upload, edges.download), None
 
@@ -122,7 +122,7 @@ def test_host_ops_are_named():
     low = lower(LoweringSpec([x], [T.exp(x).sum()], [], [False], "f", device="cuda"))
     optimize(low.module, "FAST_RUN", "f", device="cuda")
     with pytest.raises(HostOpsLeft, match="tensor.reduce"):
-        device_function(low.module, "cuda")
+        device_module(low.module, "cuda")
 
 
 def test_tutorial_programs_print_used_the_gpu_through_the_emulated_target(cuda_emulated):

@@ -23,6 +23,7 @@ import pycuda.driver as drv
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
 from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects.func import FuncOp
+from ...passes.device_edges import Edges, HostOpsLeft, device_module, strip_placement
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
 from ..cpu_target import compile_for_cpu
@@ -33,7 +34,6 @@ from ..native_executor import execution_error
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, to_device
 from .driver import Device, device, synchronize_after_launch
-from .edges import DeviceFunction, HostOpsLeft, device_function, strip_placement
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 
@@ -45,7 +45,7 @@ class CudaProgram:
     name: str
     loop_ir: str                  # the kernel-level module (the "gpu" stage)
     ptx: str
-    edges: DeviceFunction
+    edges: Edges
     host_func: FuncOp
     kernels: dict[str, GpuFuncOp]
     module: KernelModule
@@ -53,8 +53,8 @@ class CudaProgram:
 
 
 def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
-    edges = device_function(module, "cuda")
-    gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
+    placed, edges = device_module(module, "cuda")
+    gpu_module = lower_for_gpu(placed, allow_gc=allow_gc)
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)

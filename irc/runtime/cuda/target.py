@@ -5,9 +5,9 @@ from typing import Any
 
 from ...codegen_ptx.pipeline import compile_kernels, lower_for_gpu
 from ...ir.instrumentation import render_ir
+from ...passes.device_edges import device_module
 from ..targets import Target, register_target
 from . import driver
-from .edges import device_function
 
 
 def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
@@ -17,7 +17,7 @@ def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tu
 
 def kernel_module(module: Any) -> Any:
     """The kernel level of a placed tensor module (the `gpu` stage)."""
-    return lower_for_gpu(device_function(module, "cuda").module)
+    return lower_for_gpu(device_module(module, "cuda")[0])
 
 
 def render_gpu(module: Any) -> str:
@@ -35,5 +35,5 @@ def _to_storage(value: Any) -> Any:
 
 CUDA = Target("cuda", "cuda", compile_for_cuda, why_unavailable=driver.why_unavailable,
               to_storage=_to_storage, stages={"gpu": render_gpu, "ptx": render_ptx},
-              loop_passes=("lower-to-loops", "outline-kernels"), dump_stages=("ptx",))
+              loop_passes=("device-edges", "lower-to-loops", "outline-kernels"), dump_stages=("ptx",))
 register_target(CUDA)
