@@ -5,14 +5,20 @@ from typing import Any
 
 from ...codegen_ptx.pipeline import compile_kernels, lower_for_gpu
 from ...ir.instrumentation import render_ir
-from ...passes.device_edges import device_module
+from ...passes.device_edges import HostOpsLeft, device_module
 from ..targets import Target, register_target
 from . import driver
+from .host_fallback import run_on_cpu
 
 
 def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
+    """The GPU executor, or the cpu's for a function with ops that have no GPU kernel yet."""
+    try:
+        placed, edges = device_module(module, "cuda")
+    except HostOpsLeft as e:
+        return run_on_cpu(module, func, config, profiling, e)
     from .executor import make_cuda_executor  # PyCUDA-backed: imported only on a usable GPU
-    return make_cuda_executor(module, func, config, profiling)
+    return make_cuda_executor(placed, edges, func, config)
 
 
 def kernel_module(module: Any) -> Any:
