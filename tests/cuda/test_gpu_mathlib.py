@@ -21,7 +21,7 @@ FRONTEND = {"exp": T.exp, "log": T.log, "log1p": T.log1p, "expm1": T.expm1, "tan
             "sqrt": T.sqrt, "pow": lambda x, y: x ** y}
 BOUNDS = {
     "exp": (2.5, 1.0), "log": (1.0, 1.0), "log1p": (1.0, 1.0), "expm1": (1.5, 1.5),
-    "tanh": (1.75, 1.75), "sigmoid": (2.5, 1.75), "softplus": (1.75, 1.75), "sin": (2.5, 1.5),
+    "tanh": (1.75, 1.75), "sigmoid": (1.75, 1.75), "softplus": (1.75, 1.75), "sin": (2.5, 1.5),
     "cos": (2.5, 1.5), "pow": (0.501, 1.5), "sqrt": (0.5, 0.5),
 }
 MEASURED: dict = {}
