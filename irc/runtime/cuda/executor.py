@@ -150,18 +150,24 @@ class CudaExecutor:
                           f"(input shapes {[getattr(a, 'shape', ()) for a in args]}): {reason}")
 
     def _run(self, args: Sequence[Any], outs: list | None) -> list:
-        dargs = self._device_args(args) if self.any_upload else list(args)
+        dargs = self._device_args(args) if self.any_upload else args
         shapes = tuple([a.shape for a in dargs])
         plan = self.plans.get(shapes)
         if plan is None:
             plan = self._plan(shapes, dargs)
         if outs is None:
-            bufs = dargs + [make() for make in plan.makers]
+            bufs = list(dargs)
+            bufs += [make() for make in plan.makers]
         else:
             bufs = self._buffers_with(plan, dargs, outs)
         addresses = tuple([int(b.gpudata or 0) for b in bufs])
         graphs = plan.graphs
-        if self.sync_each or not graphs.replay(addresses):
+        graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
+        if graph is not None and not self.sync_each:
+            code = graphs.launch_graph(graph, graphs.stream)
+            if code:
+                raise CudaError("launching a CUDA graph", code)
+        else:
             for launch in plan.launches:
                 for slot_ref, slot, byte_offset in launch.patches:
                     slot_ref.value = addresses[slot] + byte_offset
@@ -197,7 +203,7 @@ class CudaExecutor:
                     and buf.shape == plan.shapes[slot] and buf.dtype == plan.dtypes[slot]:
                 given[slot] = buf
         n = plan.n_args
-        return dargs + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
+        return list(dargs) + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
 
     def _check(self, launch: PreparedLaunch, code: int) -> None:
         """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""
