@@ -18,7 +18,7 @@ from llvmlite import ir
 
 from ..codegen_llvm import memref_desc as M
 from ..codegen_llvm.memref_desc import I64, MemRef, i64
-from ..codegen_llvm.scalar_emit import ScalarEmitter, constant, llvm_type, memory_type
+from ..codegen_llvm.scalar_emit import ScalarEmitter, constant, memory_type
 from ..dialects import gpu as G
 from ..dialects import loop as L
 from ..dialects.builtin import MemRefType, ModuleOp

@@ -129,8 +129,10 @@ class LaunchOp(Operation):
         attrs = parser.parse_optional_attr_dict()
         parser.expect(":", "':' and the argument types")
         parser.expect("(")
-        types = parser.parse_type_list()
-        parser.expect(")", "')' after the argument types")
+        types: list[Type] = []
+        if not parser.accept(")"):
+            types = parser.parse_type_list()
+            parser.expect(")", "')' after the argument types")
         attrs["kernel"] = SymbolRefAttr(kernel)
         operands = parser.resolve_operands(work + refs, [index] + types)
         return parser.create(cls, operands, [], attrs)
@@ -205,7 +207,16 @@ class BarrierOp(Operation):
     """`gpu.barrier`: every thread of the block waits here until all have arrived."""
 
     name = "gpu.barrier"
-    assembly = "short"
+
+    def print_custom(self, printer) -> bool | None:
+        if self.operands or self.results:
+            return False
+        printer.write(printer.attr_dict(self.attributes))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "BarrierOp":
+        return parser.create(cls, [], [], parser.parse_optional_attr_dict())
 
     def verify_(self) -> None:
         if self.operands or self.results:

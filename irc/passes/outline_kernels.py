@@ -25,7 +25,7 @@ from ..dialects import loop as L
 from ..dialects import scalar as S
 from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.func import FuncOp
-from ..ir.attributes import IntegerAttr
+from ..ir.attributes import DenseArrayAttr, IntegerAttr
 from ..ir.builder import InsertionPoint
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
@@ -117,6 +117,18 @@ class SizeFacts:
         return None
 
 
+def inplace_buffers(func: FuncOp) -> set[Value]:
+    """Arguments and returned buffers the caller may make one storage (a result marked
+    `irc.inplace = N`): their kernel pointers must not be `noalias`."""
+    out: set[Value] = set()
+    ret = func.body.terminator
+    for k in range(len(func.function_type.results)):
+        n = func.res_attrs(k).get("irc.inplace")
+        if n is not None and ret is not None:
+            out |= {func.args[n.value], ret.operands[k]}  # type: ignore[attr-defined]
+    return out
+
+
 @dataclass
 class NestShape:
     """The iteration space of one nest, as seen from the host."""
@@ -139,6 +151,7 @@ class KernelOutliner:
         self.func = func
         self.count = 0
         self.facts = SizeFacts(func)
+        self.shared_storage = inplace_buffers(func)
 
     def run(self) -> None:
         for op in list(self.func.body.ops):
@@ -165,6 +178,9 @@ class KernelOutliner:
         name = f"{self.func.sym_name}_kernel{self.count}"
         self.count += 1
         kernel = G.GpuFuncOp.create_kernel(name, [v.type for v in args], nest.location)
+        aliased = [i for i, v in enumerate(args) if v in self.shared_storage]
+        if aliased:
+            kernel.attributes["irc.may_alias"] = DenseArrayAttr(tuple(aliased))
         mapping: dict[Value, Value] = dict(zip(args, kernel.body.args))
         for a, v in zip(kernel.body.args, args):
             a.name_hint = v.name_hint
