@@ -14,7 +14,8 @@ from irc.dialects.elementwise import TABLE_ROWS
 from native_helpers import compile_text
 
 FLOAT_ROWS = [row for row in TABLE_ROWS if "f" in row.kinds]
-ONE_ULP = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "softplus", "pow"}
+ONE_ULP = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "softplus", "pow", "erf", "erfc",
+           "erfinv", "gammaln", "psi"}
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, -65504.0, 6e-8]
 
 
@@ -28,6 +29,10 @@ def _operands(name: str, rng: np.random.Generator, n: int = 301) -> list[np.ndar
         xs = [draw(-0.999, 100.0)]
     elif name == "pow":
         xs = [draw(0.01, 4.0), draw(-4.0, 4.0)]
+    elif name == "erfinv":
+        xs = [draw(-1.0, 1.0)]
+    elif name in ("gammaln", "psi"):  # ulp accuracy for x > 0 (x < 0: tests/codegen_cpu/test_mathlib.py)
+        xs = [draw(0.01, 8.0)]
     elif name in ("floordiv", "mod", "div"):
         xs = [draw(-50.0, 50.0), draw(0.25, 7.0) * rng.choice([-1.0, 1.0], n)]
     elif name == "select":
