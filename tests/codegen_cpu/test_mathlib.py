@@ -295,7 +295,7 @@ def test_emitters_lower_to_ptx_without_calls():
 
 def test_registry_names_and_types():
     assert set(MATH_EMITTERS) == {"exp", "log", "log1p", "expm1", "tanh", "sigmoid", "softplus",
-                                  "sin", "cos", "pow", "sqrt"}
+                                  "sin", "cos", "pow", "sqrt", "erf", "erfc", "erfinv", "gammaln", "psi"}
     for name, emit in MATH_EMITTERS.items():
         for ty in (ir.FloatType(), ir.DoubleType(), ir.VectorType(ir.FloatType(), 8),
                    ir.VectorType(ir.DoubleType(), 4), ir.HalfType(), ir.VectorType(ir.HalfType(), 8)):
