@@ -28,6 +28,7 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.attributes import FloatAttr, IntegerAttr, BoolAttr
 from ..ir.core import Block, Operation, Value
+from ..ir.diagnostics import UnsupportedError
 from ..ir.types import ScalarType
 from . import memref_desc as M
 from .memref_desc import I64, MemRef, i64
@@ -95,6 +96,27 @@ def reduction_accumulators(func: Operation) -> set[int]:
     return out
 
 
+def check_entry_abi(func: FuncOp) -> None:
+    """The function fits the entry ABI above: memref arguments, and results that are distinct
+    `loop.alloc`s of the function body (the caller allocates them)."""
+    ft = func.function_type
+    for what, types in (("argument", ft.inputs), ("result", ft.results)):
+        for k, t in enumerate(types):
+            if not isinstance(t, MemRefType):
+                raise UnsupportedError(f"convert-to-llvm: '{func.sym_name}' has {what} #{k} of type {t}; "
+                                       f"compiled functions take and return tensors or memrefs only",
+                                       func.location)
+    ret = func.body.terminator
+    seen: set[Value] = set()
+    for k, v in enumerate(ret.operands if ret is not None else ()):
+        owner = v.owner
+        if not isinstance(owner, L.AllocOp) or owner.parent is not func.body or v in seen:
+            raise UnsupportedError(f"convert-to-llvm: result #{k} of '{func.sym_name}' must be a "
+                                   f"distinct loop.alloc of the function body (the caller allocates "
+                                   f"results)", ret.location)
+        seen.add(v)
+
+
 class FunctionConverter:
     """Emits one function: walks its ops in order, mapping IR values to LLVM values/memrefs."""
 
@@ -114,6 +136,7 @@ class FunctionConverter:
     # ------------------------------------------------------------------ signature
     def convert(self) -> ir.Function:
         func = self.func
+        check_entry_abi(func)
         params: list[ir.Type] = []
         for kind, _, rank in entry_arg_layout(func):
             params += [PTR] + ([I64] * (2 * rank) if kind == "in" else [])
@@ -175,7 +198,7 @@ class FunctionConverter:
         elif name.startswith("scalar."):
             self.scalar_op(op)
         else:
-            raise NotImplementedError(f"convert-to-llvm: no lowering for '{name}'")
+            raise UnsupportedError(f"convert-to-llvm: no lowering for '{name}'", op.location)
 
     def op_func_return(self, op: Operation) -> None:
         self.b.ret(ir.Constant(I32, 0))
