@@ -11,7 +11,8 @@ The native ABI of an entry point (what `irc.runtime.native` calls through ctypes
 * each result is a caller-allocated contiguous buffer: the function's returned `loop.alloc`s
   become these pointers (the caller computed their sizes from the same IR, see
   `irc.runtime.shapes`);
-* it returns 0, or k > 0 when the k-th `loop.assert_eq` (in program order) failed.
+* it returns 0, or k > 0 when the k-th check (`loop.assert_eq` or `loop.check_index`, in
+  program order) failed.
 
 Buffers are `noalias` (inputs are only read; outputs are fresh) and aligned to their element
 size (outputs to 16 bytes, numpy's allocation alignment). Temporaries come from
@@ -391,11 +392,22 @@ class FunctionConverter:
         self._binary(op, lambda a, c: self.b.select(self.b.icmp_signed(">", a, c), a, c))
 
     def op_loop_assert_eq(self, op: Operation) -> None:
-        self.asserts += 1
         a, c = (self.get(v) for v in op.operands)
+        self._fail_if(self.b.icmp_signed("!=", a, c))
+
+    def op_loop_check_index(self, op: Operation) -> None:
+        i, n = (self.get(v) for v in op.operands)
+        j = self.b.select(self.b.icmp_signed("<", i, i64(0)), self.b.add(i, n), i)
+        # 0 <= j < n in one unsigned comparison (a negative j is a huge unsigned number)
+        self._fail_if(self.b.icmp_unsigned(">=", j, n))
+        self.values[op.result] = j
+
+    def _fail_if(self, failed: ir.Value) -> None:
+        """Return the number of this check (counted in program order) when `failed` holds."""
+        self.asserts += 1
         fail = self.b.append_basic_block("assert.fail")
         ok = self.b.append_basic_block("assert.ok")
-        self.b.cbranch(self.b.icmp_signed("!=", a, c), fail, ok)
+        self.b.cbranch(failed, fail, ok)
         self.b.position_at_end(fail)
         self.b.ret(ir.Constant(I32, self.asserts))
         self.b.position_at_end(ok)
