@@ -31,7 +31,7 @@ CONFIGS: tuple[tuple[str, ...], ...] = (
     ("-p", PIPELINE, "--emit-stage", "loop"),
     ("-p", "lower-to-loops", "-t", "llvm-raw"),
 )
-LOCATED = re.compile(r"^\S.*:\d+:\d+: error: ", re.M)
+LOCATED = re.compile(r"^(?!<unknown>)\S.*:\d+:\d+: error: ", re.M)  # a real file:line:col
 USAGE = re.compile(r"^irc-opt: error: ", re.M)
 
 _TYPES = ("f16", "f32", "f64", "i1", "i8", "i32", "i64", "index", "tensor<f32>", "tensor<?xf32>",
@@ -41,6 +41,8 @@ _NUMBERS = ("0", "-1", "1", "2", "-9223372036854775808", "9223372036854775807", 
             "3.5", "1e309", "nan")
 _TYPE_TOKEN = re.compile(r"\b(?:f16|f32|f64|i1|i8|i16|i32|i64|index)\b|tensor<[^<>]*>|memref<[^<>]*>")
 _NUMBER_TOKEN = re.compile(r"(?<![%\w])-?\d+(?:\.\d+)?")
+_OP_TOKEN = re.compile(r"\b(?:tensor|loop|scalar|func)\.[a-z_]+\b")
+_VALUE_TOKEN = re.compile(r"%[\w.]+")
 
 
 # ---------------------------------------------------------------------------- mutators
@@ -79,6 +81,19 @@ def _replace_token(what: str, pattern: re.Pattern, choices: Sequence[str]) -> Ca
     return mutate
 
 
+def _swap_token(what: str, pattern: re.Pattern) -> Callable:
+    """Replace one token with another of its kind found in the same file (an op name by
+    another op's, a value by another value: use before definition, wrong types...)."""
+    def mutate(rng: random.Random, lines: list[str], _: list[str]) -> None:
+        spots = [(k, m) for k, line in enumerate(lines) for m in pattern.finditer(line)]
+        if spots:
+            k, m = rng.choice(spots)
+            other = rng.choice(spots)[1].group()
+            lines[k] = lines[k][:m.start()] + other + lines[k][m.end():]
+    mutate.__name__ = f"swap_{what}"
+    return mutate
+
+
 def _splice(rng: random.Random, lines: list[str], other: list[str]) -> None:
     if lines and other:
         cut, cut2 = rng.randrange(len(lines) + 1), rng.randrange(len(other) + 1)
@@ -88,7 +103,8 @@ def _splice(rng: random.Random, lines: list[str], other: list[str]) -> None:
 MUTATORS: tuple[Callable, ...] = (
     _delete_line, _duplicate_line, _swap_lines, _flip_char,
     _replace_token("type", _TYPE_TOKEN, _TYPES),
-    _replace_token("number", _NUMBER_TOKEN, _NUMBERS), _splice,
+    _replace_token("number", _NUMBER_TOKEN, _NUMBERS), _swap_token("op", _OP_TOKEN),
+    _swap_token("value", _VALUE_TOKEN), _splice,
 )
 
 

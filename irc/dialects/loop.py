@@ -53,6 +53,9 @@ class AllocOp(Operation):
         if self.num_operands != sum(d is None for d in t.shape):
             raise self.error("needs one size operand per dynamic dimension")
         _indices(self, self.operands, "sizes")
+        slot = self.attributes.get("irc.workspace")  # code generation keeps it across calls
+        if slot is not None and not (isinstance(slot, IntegerAttr) and slot.value >= 0):
+            raise self.error(f"'irc.workspace' must be a slot number (an integer >= 0), got {slot}")
 
 
 class DeallocOp(Operation):
