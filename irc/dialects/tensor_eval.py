@@ -13,9 +13,11 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..ir.core import Operation, Value
+from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
 from .tensor_base import DYNAMIC
+from .tensor_linalg import accumulator_type
 from .tensor_shape_ops import as_slice, slice_bounds
 
 Evaluator = Callable[[Operation, list], list]
@@ -132,11 +134,11 @@ def _fused(op, arrays):
         args = [env[id(v)] for v in inner.operands]
         if inner.op_name == "scalar.yield":
             return [np.broadcast_to(a, shape) for a in args]
-        env[id(inner.results[0])] = _scalar(inner, args)
+        env[id(inner.results[0])] = evaluate_scalar(inner, args)
     raise _fail(op, "body has no 'scalar.yield'")
 
 
-def _scalar(op: Operation, args: list) -> np.ndarray:
+def evaluate_scalar(op: Operation, args: list) -> np.ndarray:
     """A scalar op applied to arrays (the vectorized interpretation of a fused body)."""
     dtype = op.results[0].type.numpy_name
     if op.op_name == "scalar.constant":
@@ -264,6 +266,15 @@ def _transfer(op, arrays):
 _REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 
 
+def _combine(kind: str, x: np.ndarray, axis) -> np.ndarray:
+    """numpy's reduction, with sums and products accumulated in `accumulator_type` (numpy
+    itself keeps an f16 accumulator for all but contiguous innermost-axis sums)."""
+    if kind not in ("sum", "prod"):
+        return _REDUCERS[kind](x, axis=axis)
+    acc = np.dtype(accumulator_type(kind, scalar_from_numpy(x.dtype.name)).numpy_name)
+    return np.asarray(_REDUCERS[kind](x, axis=axis, dtype=acc)).astype(x.dtype)
+
+
 @evaluator("tensor.fused_reduce")
 def _fused_reduce(op, arrays):
     """The body's values over the broadcast shape: the elementwise results as they are, the
@@ -283,9 +294,7 @@ def _reduce(op, arrays):
         raise _fail(op, f"{kind} over an empty axis (input shape {_shape_str(x.shape)})")
     if kind in ("argmax", "argmin"):
         return [getattr(np, kind)(x, axis=axes[0])]
-    if kind in ("sum", "prod"):
-        return [_REDUCERS[kind](x, axis=axes, dtype=x.dtype)]
-    return [_REDUCERS[kind](x, axis=axes)]
+    return [_combine(kind, x, axes)]
 
 
 def _inner(op, a: np.ndarray, b: np.ndarray, a_axis: int, b_axis: int) -> None:
@@ -334,12 +343,11 @@ def _fused_matvec(op, arrays):
             raise _fail(op, f"row operand #{i} has shape {_shape_str(a.shape)}, but A has {m} rows")
     env = dict(zip(op.body.args, [np.dot(A, x), *rows]))
     for inner in op.body.ops[:-1]:
-        env[inner.results[0]] = _scalar(inner, [env[v] for v in inner.operands])
+        env[inner.results[0]] = evaluate_scalar(inner, [env[v] for v in inner.operands])
     values = [np.broadcast_to(env[v], (m,)) for v in op.body.ops[-1].operands]
     n = op.num_elementwise
     kind = op.kind
-    reduced = [_REDUCERS[kind](v, axis=0, **({"dtype": v.dtype} if kind in ("sum", "prod") else {}))
-               for v in values[n:-1]]
+    reduced = [_combine(kind, v, 0) for v in values[n:-1]]
     out = op.alpha * np.dot(A.T, values[-1])
     if acc is not None:
         if acc.shape != out.shape:

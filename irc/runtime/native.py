@@ -7,7 +7,8 @@ A call checks the inputs' dtypes and ranks, looks the result shapes up in a cach
 input shapes (computed from the IR on a miss, which also checks that the shapes fit), allocates
 the results with numpy and makes ONE ctypes call. Object code is cached on disk (see
 `object_cache.py`); a warm start lowers to loops (pure Python) and loads the object file into
-MCJIT without running LLVM's optimizer.
+MCJIT without running LLVM's optimizer (the cache verifies an entry before LLVM sees it: a
+damaged one is recompiled).
 """
 from __future__ import annotations
 
@@ -221,10 +222,10 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, lay
         shapes=ShapeProgram.of(loop_func),
         assert_messages=[op.message for op in asserts], assert_ops=asserts,
         stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
-        inplace_results=_inplace_results(loop_func))
+        inplace_results=inplace_results(loop_func))
 
 
-def _inplace_results(loop_func: FuncOp) -> dict[int, int]:
+def inplace_results(loop_func: FuncOp) -> dict[int, int]:
     found = {}
     for k in range(len(loop_func.function_type.results)):
         attr = loop_func.res_attrs(k).get("irc.inplace")
