@@ -123,6 +123,7 @@ class TensorOp(InferredOp):
             except Bad as e:
                 raise self.error(str(e)) from None
         super().verify_()
+        verify_inplace_marks(self)
 
     @classmethod
     def materialize_constant(cls, attribute: Attribute, type: Type, location: Location) -> Operation | None:
@@ -134,10 +135,6 @@ class TensorOp(InferredOp):
         if not isinstance(attribute, DenseAttr) or attribute.type != type:
             return None
         return ConstantOp([], [type], {"value": attribute}, (), (), location)
-
-    def verify_(self) -> None:
-        super().verify_()
-        verify_inplace_marks(self)
 
     def fold(self) -> "list[Attribute | Value] | None":
         return self.fold_constants()
