@@ -13,7 +13,6 @@ out-of-memory) naming the kernel, the op and the user's line; the pool's held bl
 released so that a later call with smaller inputs runs."""
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -23,9 +22,9 @@ import pycuda.driver as drv
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
 from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects.func import FuncOp
+from ...passes.device_edges import Edges
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
-from ..cpu_target import compile_for_cpu
 from ..errors import ExecutionError
 from ..host_plan import HostPlan, View, record_plan
 from ..native import inplace_results
@@ -33,7 +32,6 @@ from ..native_executor import execution_error
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, to_device
 from .driver import Device, device, synchronize_after_launch
-from .edges import DeviceFunction, HostOpsLeft, device_function, strip_placement
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 
@@ -45,16 +43,15 @@ class CudaProgram:
     name: str
     loop_ir: str                  # the kernel-level module (the "gpu" stage)
     ptx: str
-    edges: DeviceFunction
+    edges: Edges
     host_func: FuncOp
     kernels: dict[str, GpuFuncOp]
     module: KernelModule
     inplace_results: dict[int, int] = field(default_factory=dict)
 
 
-def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
-    edges = device_function(module, "cuda")
-    gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
+def build_program(placed: Any, edges: Edges, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
+    gpu_module = lower_for_gpu(placed, allow_gc=allow_gc)
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
@@ -228,46 +225,8 @@ class CudaExecutor:
         return results
 
 
-def make_cuda_executor(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
-    """(executor, program) for the cuda target. A function with ops that have no GPU kernel yet
-    runs on the cpu instead, with one warning naming them (part 2 adds reductions and products)."""
+def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any) -> tuple[Any, Any]:
+    """(executor, program) for a function whose edge transfers were taken (`device_module`)."""
     dev = device()
-    try:
-        program = build_program(module, func, dev, config.allow_gc)
-    except HostOpsLeft as e:
-        return _on_cpu(module, func, config, profiling, e)
+    program = build_program(placed, edges, func, dev, config.allow_gc)
     return CudaExecutor(program, dev), program
-
-
-_cpu_warned: set[str] = set()
-
-
-def _on_cpu(module: Any, func: Any, config: Any, profiling: bool, why: HostOpsLeft) -> tuple[Any, Any]:
-    key = ",".join(sorted({op.op_name for op in why.ops}))
-    if key not in _cpu_warned:
-        _cpu_warned.add(key)
-        where = ", ".join(f"'{op.op_name}' at {op.location}" for op in why.ops[:3])
-        warnings.warn(f"irc: function '{func.sym_name}' runs on the cpu: {why} ({where})",
-                      RuntimeWarning, stacklevel=5)
-    cpu_module = strip_placement(module)
-    cpu_func = next(op for op in cpu_module.body.ops if isinstance(op, FuncOp))
-    executor, native = compile_for_cpu(cpu_module, cpu_func, config, profiling)
-    return HostStorageExecutor(executor), native
-
-
-class HostStorageExecutor:
-    """Runs a cpu executor for a function whose shared values may live on the device: device
-    arrays come to the host for the call (their updates then stay on the host)."""
-
-    constants: dict = {}
-
-    def __init__(self, inner: Any):
-        self.inner = inner
-        self.fresh_results = getattr(inner, "fresh_results", False)
-        self.native = getattr(inner, "native", None)
-
-    def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
-        args = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in args]
-        if outs is None:
-            return self.inner.run(args, hook)
-        return self.inner.run(args, hook, outs=[o if isinstance(o, np.ndarray) else None for o in outs])
