@@ -23,13 +23,15 @@ from typing import Callable, Iterator, Sequence
 
 from .opt import main
 
-# What a mutant is run through: the FAST_RUN pipeline and each way out of irc-opt.
+# What a mutant is run through: the FAST_RUN pipeline and each way out of irc-opt (the cpu's
+# code generators, and the GPU's, which need only llvmlite).
 PIPELINE = "canonicalize,stabilize,specialize,canonicalize,fuse-elementwise,fuse-matvec,inplace"
 CONFIGS: tuple[tuple[str, ...], ...] = (
     ("-p", PIPELINE),
     ("-p", PIPELINE, "-t", "llvm"),
     ("-p", PIPELINE, "--emit-stage", "loop"),
     ("-p", "lower-to-loops", "-t", "llvm-raw"),
+    ("-p", PIPELINE, "-t", "ptx"),
 )
 LOCATED = re.compile(r"^(?!<unknown>)\S.*:\d+:\d+: error: ", re.M)  # a real file:line:col
 USAGE = re.compile(r"^irc-opt: error: ", re.M)

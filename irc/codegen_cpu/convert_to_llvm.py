@@ -32,9 +32,10 @@ from ..ir.core import Block, Operation, Value
 from ..ir.diagnostics import UnsupportedError
 from ..ir.types import ScalarType
 from ..codegen_llvm import memref_desc as M
+from ..codegen_llvm.constants import global_bytes
 from ..codegen_llvm.memref_desc import I64, MemRef, i64
-from .outline_parallel import ParallelOutliner, outlinable
 from ..codegen_llvm.scalar_emit import ScalarEmitter, constant, llvm_type, memory_type
+from .outline_parallel import ParallelOutliner, outlinable
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -244,9 +245,8 @@ class FunctionConverter:
         self.b.call(self._libc("free", ir.VoidType(), [PTR]), [m.ptr])
 
     def op_loop_global(self, op: Operation) -> None:
-        attr = op.attributes["value"]
         t: MemRefType = op.result.type
-        data = bytearray(attr.array.astype(attr.type.element.numpy_name).tobytes())
+        data = global_bytes(op)
         g = ir.GlobalVariable(self.llmod, ir.ArrayType(ir.IntType(8), len(data)),
                               name=f"{self.func.sym_name}.const{len(self.llmod.globals)}")
         g.global_constant = True

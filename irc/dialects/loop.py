@@ -85,6 +85,9 @@ class GlobalOp(Operation):
         t = _memref(self, self.result, "result")
         if any(d is None for d in t.shape) or t.strides is not None:
             raise self.error("result must be a static contiguous memref")
+        value = self.attributes["value"].type
+        if tuple(value.shape) != tuple(t.shape) or value.element != t.element:
+            raise self.error(f"value of type {value} does not match the result {t}")
 
 
 class DimOp(Operation):

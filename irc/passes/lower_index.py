@@ -35,12 +35,13 @@ def _indexed_view(ctx: FuncLowering, src: Value, shape: tuple, at: dict[int, Ind
     rank = len(sizes)
     offsets = [at.get(a, zero) for a in range(rank)]
     counts = [one if a in at else sizes[a] for a in range(rank)]
-    sub_type = L.view_type([1 if a in at else d for a, d in enumerate(shape)], src.type.element)
+    element, device = src.type.element, src.type.device
+    sub_type = L.view_type([1 if a in at else d for a, d in enumerate(shape)], element, device)
     sub = lb.create(L.SubviewOp, [src, *offsets, *counts, *([one] * rank)], {}, sub_type)
     kept = [a for a in range(rank) if a not in at]
     kept_sizes = [sizes[a] for a in kept]
     view = lb.create(L.BroadcastOp, [sub, *kept_sizes], {"dims": L.perm_attr(kept)},
-                     L.view_type([shape[a] for a in kept], src.type.element))
+                     L.view_type([shape[a] for a in kept], element, device))
     return view, kept_sizes
 
 

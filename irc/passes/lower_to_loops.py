@@ -323,11 +323,11 @@ def _constant(ctx: FuncLowering, op: Operation) -> None:
     value = op.attributes["value"]
     t: TensorType = op.results[0].type
     sizes = [ctx.lb.const(d) for d in t.shape]
-    if not value.is_splat or all(d == 1 for d in t.shape):
+    if not value.is_splat or all(d == 1 for d in t.shape) or t.device is not None:
         m = ctx.lb.create(L.GlobalOp, [], {"value": value}, contiguous_type(t))
         ctx.bind(op.results[0], m, sizes, contiguous=True)
         return
-    # a splat: one element, broadcast (stride 0) — never a buffer of the full size
+    # a host splat: one element, broadcast (stride 0) — never a buffer of the full size
     one = TensorType((1,) * t.rank, t.element)
     g = ctx.lb.create(L.GlobalOp, [], {"value": DenseAttr(one, value.data)}, contiguous_type(one))
     m = ctx.lb.create(L.BroadcastOp, [g, *sizes], {"dims": L.perm_attr(range(t.rank))}, argument_type(t))

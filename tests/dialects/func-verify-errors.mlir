@@ -71,11 +71,3 @@ func.func @inplace_fused(%a: tensor<?xf32>) -> tensor<?xf32> {
   }
   func.return %0 : tensor<?xf32>
 }
-
-// -----
-
-func.func @workspace(%n: index) -> () {
-  // CHECK: error: 'loop.alloc' op 'irc.workspace' must be a slot number (an integer >= 0), got "a"
-  %0 = loop.alloc %n {irc.workspace = "a"} : (index) -> memref<?xf32>
-  func.return
-}
