@@ -14,7 +14,6 @@ import os
 import random
 import re
 import signal
-import sys
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -209,5 +208,4 @@ def fuzz(root: Path, count: int, seed: int, timeout_s: int = 0,
             tally.add(mutant, run_case(mutant, folder, timeout_s))
             if progress is not None:
                 progress(k + 1, tally)
-    sys.stdout.flush()
     return tally
