@@ -87,6 +87,10 @@ class PreparedPlan:
             owns = v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
             self.result_slots.append(v.slot if owns and v.slot not in self.result_slots else None)
         self.direct = None not in self.result_slots
+        # (result k, allocation i): where a buffer handed back for result k may serve
+        self.reusable = [(k, slot - plan.n_args) for k, slot in enumerate(self.result_slots) if slot is not None]
+        self.alloc_shapes = [a.shape for a in plan.allocs]
+        self.alloc_dtypes = [a.dtype for a in plan.allocs]
 
     def _prepare(self, launch: Any, program: CudaProgram, dev: Device) -> PreparedLaunch:
         kernel = program.kernels[launch.kernel]
@@ -150,18 +154,24 @@ class CudaExecutor:
                           f"(input shapes {[getattr(a, 'shape', ()) for a in args]}): {reason}")
 
     def _run(self, args: Sequence[Any], outs: list | None) -> list:
-        dargs = self._device_args(args) if self.any_upload else list(args)
+        dargs = self._device_args(args) if self.any_upload else args
         shapes = tuple([a.shape for a in dargs])
         plan = self.plans.get(shapes)
         if plan is None:
             plan = self._plan(shapes, dargs)
         if outs is None:
-            bufs = dargs + [make() for make in plan.makers]
+            bufs = list(dargs)
+            bufs += [make() for make in plan.makers]
         else:
             bufs = self._buffers_with(plan, dargs, outs)
-        addresses = tuple([int(b.gpudata or 0) for b in bufs])
+        addresses = tuple([b.address for b in bufs])
         graphs = plan.graphs
-        if self.sync_each or not graphs.replay(addresses):
+        graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
+        if graph is not None and not self.sync_each:
+            code = graphs.launch_graph(graph, graphs.stream)
+            if code:
+                raise CudaError("launching a CUDA graph", code)
+        else:
             for launch in plan.launches:
                 for slot_ref, slot, byte_offset in launch.patches:
                     slot_ref.value = addresses[slot] + byte_offset
@@ -189,15 +199,16 @@ class CudaExecutor:
 
     @staticmethod
     def _buffers_with(plan: PreparedPlan, dargs: list, outs: list) -> list:
-        """The call's buffers, borrowed and in-place result buffers used where they fit."""
-        given: dict[int, Any] = {}
-        for k, buf in enumerate(outs):
-            slot = plan.result_slots[k]
-            if buf is not None and slot is not None and isinstance(buf, DeviceArray) \
-                    and buf.shape == plan.shapes[slot] and buf.dtype == plan.dtypes[slot]:
-                given[slot] = buf
-        n = plan.n_args
-        return dargs + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
+        """The call's buffers, with the borrowed and in-place result buffers `outs` (last call's
+        results) used where they fit."""
+        fresh: list = [None] * len(plan.makers)
+        for k, i in plan.reusable:
+            buf = outs[k]
+            if type(buf) is DeviceArray and buf.shape == plan.alloc_shapes[i] and buf.dtype == plan.alloc_dtypes[i]:
+                fresh[i] = buf
+        bufs = list(dargs)
+        bufs += [make() if buf is None else buf for buf, make in zip(fresh, plan.makers)]
+        return bufs
 
     def _check(self, launch: PreparedLaunch, code: int) -> None:
         """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""
