@@ -134,6 +134,8 @@ class FunctionConverter:
         self.parallel_depth = 0  # > 0 while emitting the body of a loop.parallel
         self.outlined = 0        # parallel nests outlined so far (names them)
         self.noalias: set[int] = set()  # ids of pointers that alias no other distinct pointer
+        # top-level temporaries allocated and not yet freed: a failing check frees them
+        self.live_temps: dict[Value, ir.Value] = {}
 
     # ------------------------------------------------------------------ signature
     def convert(self) -> ir.Function:
@@ -222,6 +224,8 @@ class FunctionConverter:
                 ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
             else:
                 ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
+                if op.parent is self.func.body:
+                    self.live_temps[op.result] = ptr
             self.noalias.add(id(ptr))
         self.values[op.result] = M.contiguous(self.b, t, ptr, sizes)
 
@@ -243,6 +247,7 @@ class FunctionConverter:
     def op_loop_dealloc(self, op: Operation) -> None:
         m: MemRef = self.get(op.operand(0))
         self.b.call(self._libc("free", ir.VoidType(), [PTR]), [m.ptr])
+        self.live_temps.pop(op.operand(0), None)
 
     def op_loop_global(self, op: Operation) -> None:
         t: MemRefType = op.result.type
@@ -403,12 +408,15 @@ class FunctionConverter:
         self.values[op.result] = j
 
     def _fail_if(self, failed: ir.Value) -> None:
-        """Return the number of this check (counted in program order) when `failed` holds."""
+        """Return the number of this check (counted in program order) when `failed` holds,
+        freeing the temporaries allocated so far (a check may follow them: `check_index`)."""
         self.asserts += 1
         fail = self.b.append_basic_block("assert.fail")
         ok = self.b.append_basic_block("assert.ok")
         self.b.cbranch(failed, fail, ok)
         self.b.position_at_end(fail)
+        for ptr in self.live_temps.values():
+            self.b.call(self._libc("free", ir.VoidType(), [PTR]), [ptr])
         self.b.ret(ir.Constant(I32, self.asserts))
         self.b.position_at_end(ok)
 

@@ -4,6 +4,8 @@ against numpy, for float32, float64 and integer dtypes. Tolerances: exact (index
 scattering copy values; the gradients here are sums of at most a few ones)."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -186,3 +188,24 @@ def test_bad_indices_are_refused_when_building():
         x[True]
     with pytest.raises(IndexError, match="too many indices"):
         x[1, 2]
+
+
+def _resident_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads the resident size from /proc")
+def test_a_failing_index_frees_the_temporaries_made_before_it():
+    """The check fails after `exp(x) * 2` was computed into a temporary: 100 failing calls over
+    2 MiB temporaries would keep 200 MiB if the failure path did not free them."""
+    x, i = T.dvector(), T.lscalar()
+    y = T.exp(x) * 2
+    f = native([x, i], y[i] + T.sum(y))
+    xv = np.random.default_rng(0).random(1 << 18)
+    assert f(xv, 3) == pytest.approx(2 * np.exp(xv[3]) + 2 * np.exp(xv).sum())
+    before = _resident_mib()
+    for _ in range(100):
+        with pytest.raises(IndexError):
+            f(xv, 1 << 20)
+    assert _resident_mib() - before < 64
