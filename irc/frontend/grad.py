@@ -54,10 +54,13 @@ def _check_policy(disconnected_inputs: str) -> None:
 
 def _as_wrt_list(wrt: Variable | Sequence[Variable], who: str) -> tuple[bool, list[Variable]]:
     single = isinstance(wrt, Variable)
+    if not single and not isinstance(wrt, (list, tuple)):
+        raise TypeError(f"{who}: wrt must be a symbolic variable or a list of them (the variables to "
+                        f"differentiate with respect to), got {type(wrt).__name__} {wrt!r}")
     wrt_list = [wrt] if single else list(wrt)
-    for w in wrt_list:
+    for k, w in enumerate(wrt_list):
         if not isinstance(w, Variable):
-            raise TypeError(f"{who}: wrt must be symbolic variables, got {type(w).__name__}")
+            raise TypeError(f"{who}: wrt[{k}] must be a symbolic variable, got {type(w).__name__} {w!r}")
     return single, wrt_list
 
 

@@ -18,6 +18,7 @@ from .blas import Dot
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
 from .graph import Op, Variable
+from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
 from .order_ops import CumOp, Sort
@@ -169,6 +170,23 @@ def inc_subtensor_grad(op: IncSubtensor, inputs, outputs, output_grads):
     if src.type.is_float:
         g_src = sum_to_pattern(Subtensor(op.starts, op.stops, op.steps)(gz), src.broadcastable)
     return [g_dest, g_src]
+
+
+@grad_rule(IntegerIndex)
+def integer_index_grad(op: IntegerIndex, inputs, outputs, output_grads):
+    x, indices, gz = inputs[0], inputs[1:], output_grads[0]
+    gx = SetIntegerIndex(op.axes)(zeros_like(x), gz, *indices) if x.type.is_float else None
+    return [gx] + [None] * len(indices)
+
+
+@grad_rule(SetIntegerIndex)
+def set_integer_index_grad(op: SetIntegerIndex, inputs, outputs, output_grads):
+    dest, src, indices, gz = inputs[0], inputs[1], inputs[2:], output_grads[0]
+    g_dest = op(gz, zeros_like(src), *indices) if dest.type.is_float else None
+    g_src = None
+    if src.type.is_float:
+        g_src = sum_to_pattern(IntegerIndex(op.axes)(gz, *indices), src.broadcastable)
+    return [g_dest, g_src] + [None] * len(indices)
 
 
 @grad_rule(Join)

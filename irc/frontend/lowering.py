@@ -220,12 +220,11 @@ class _Lowerer:
         attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}
         operands = [self.values[id(v)] for v in apply.inputs]
         loc = _location(apply)
-        cls = OP_REGISTRY.get(name)
-        if cls is None:
+        if OP_REGISTRY.get(name) is None:
             raise NotImplementedError(f"no tensor-dialect op '{name}' for {type(op_def).__name__}")
-        try:  # the dialect's inference refined by the frontend's broadcast pattern
+        try:  # the frontend's types where it knows more (the one-element dim of `x[1:2]`)
             types = ir_result_types(apply, [v.type for v in operands])
-        except NotImplementedError:
+        except NotImplementedError:  # an op whose types come from its region or its user
             types = [o.type.to_ir() for o in apply.outputs]
         op: Operation = create_op(name, operands, types, attrs, location=loc)
         self.block.append(op)

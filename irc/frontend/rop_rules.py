@@ -15,6 +15,7 @@ from .elemwise import Cast, Elemwise
 from .creation_ops import AllocShape, Iota
 from .gradient_rules import build_expression, permutation_hits
 from .graph import Apply, Op, Variable
+from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
 from .order_ops import CumOp, Sort
@@ -156,3 +157,20 @@ def sort_rop(op: Sort, inputs, outputs, tangents):
     hit, order, inverse = permutation_hits(Sort(op.axis, "indices")(x), op.axis, x.dtype)
     vj = dimshuffle(dimshuffle(v, order), (*range(x.ndim - 1), "x", x.ndim - 1))
     return [dimshuffle(sum_(mul(hit, vj), axis=x.ndim), inverse)]
+
+
+@rop_rule(IntegerIndex)
+def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
+    """Linear in x; the indices carry no tangent."""
+    if tangents[0] is None or not outputs[0].type.is_float:
+        return [None]
+    return [op(tangents[0], *inputs[1:])]
+
+
+@rop_rule(SetIntegerIndex)
+def set_integer_index_rop(op: SetIntegerIndex, inputs, outputs, tangents):
+    """Linear in (dest, src); the indices carry no tangent."""
+    if not outputs[0].type.is_float or (tangents[0] is None and tangents[1] is None):
+        return [None]
+    dest, src = _or_zeros(tangents[:2], inputs[:2])
+    return [op(dest, src, *inputs[2:])]
