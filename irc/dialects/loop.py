@@ -84,16 +84,22 @@ class GlobalOp(Operation):
             raise self.error("result must be a static contiguous memref")
 
 
-class DimOp(Operation):
-    """`%n = loop.dim %b {axis = 0} : (memref<...>) -> index`."""
+class IndexOp(Operation):
+    """A pure op in the short form whose one result is an index (sizes, index arithmetic; the
+    `gpu` dialect's grid coordinates)."""
 
-    name = "loop.dim"
     assembly = "short"
     traits = (Pure,)
 
     @classmethod
     def infer_result_types(cls, operand_types, attributes) -> list[Type]:
         return [index]
+
+
+class DimOp(IndexOp):
+    """`%n = loop.dim %b {axis = 0} : (memref<...>) -> index`."""
+
+    name = "loop.dim"
 
     @property
     def axis(self) -> int:
@@ -458,14 +464,7 @@ class ConstantOp(Operation):
             raise self.error("requires an index 'value' and an index result")
 
 
-class _IndexBinary(Operation):
-    assembly = "short"
-    traits = (Pure,)
-
-    @classmethod
-    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
-        return [index]
-
+class _IndexBinary(IndexOp):
     def verify_(self) -> None:
         if self.num_operands != 2:
             raise self.error("takes two operands")
@@ -538,7 +537,7 @@ def index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(int(value), index)
 
 
-__all__ = ["AllocOp", "DeallocOp", "GlobalOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
+__all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
            "ReshapeOp", "LoadOp", "StoreOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
            "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

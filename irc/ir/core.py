@@ -8,12 +8,15 @@ name register themselves, so the parser and builders can find them by name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Sequence, TypeVar
 
 from .attributes import Attribute
 from .diagnostics import VerifyError
 from .location import Location, UNKNOWN_LOC
 from .types import Type
+
+
+OpT = TypeVar("OpT", bound="Operation")
 
 
 # ---------------------------------------------------------------------------- traits
@@ -270,6 +273,13 @@ class Operation:
     @property
     def parent_op(self) -> "Operation | None":
         return self.parent.parent_op if self.parent is not None else None
+
+    def enclosing(self, cls: "type[OpT]") -> "OpT | None":
+        """The nearest op around this one that is a `cls`."""
+        op = self.parent_op
+        while op is not None and not isinstance(op, cls):
+            op = op.parent_op
+        return op
 
     def is_ancestor_of(self, other: "Operation") -> bool:
         op: Operation | None = other
