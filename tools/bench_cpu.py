@@ -12,11 +12,9 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -25,18 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-
-def median_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
-    """Median over `repeat` samples of the mean time of `inner` back-to-back calls, in µs."""
-    for _ in range(3):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples) * 1e6
+from bench_common import Table, median_us  # noqa: E402  (tools/ is on the path: this script's folder)
 
 
 def machine() -> str:
@@ -64,25 +51,6 @@ def single_thread_us(fn: Callable[[], object], repeat: int, inner: int) -> float
         return median_us(fn, repeat, inner)
     finally:
         threads.set_num_threads(n)
-
-
-class Table:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, float, str]] = []
-
-    def add(self, name: str, us: float, note: str = "") -> float:
-        self.rows.append((name, us, note))
-        return us
-
-    def ratio(self, name: str, mine: float, base: float, what: str) -> None:
-        self.rows.append((name, float("nan"), f"{mine / base:.2f}x {what}"))
-
-    def print(self) -> None:
-        width = max(len(r[0]) for r in self.rows)
-        print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
-        for name, us, note in self.rows:
-            num = "" if us != us else f"{us:10.2f}"
-            print(f"{name.ljust(width)}  {num:>10}  {note}")
 
 
 # ---------------------------------------------------------------------------- cases
