@@ -19,6 +19,7 @@ size (outputs to 16 bytes, numpy's allocation alignment). Temporaries come from
 """
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..codegen_llvm import memref_desc as M
@@ -29,10 +30,11 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.core import Block, Operation, Value
 from ..ir.types import ScalarType
+from .entry_abi import I32, PTR, entry_arg_layout, entry_symbol, may_alias
+from .numpy_abi import emit_numpy_wrapper
 from .outline_parallel import ParallelOutliner, outlinable
+from .target import host_target_machine
 
-I32 = ir.IntType(32)
-PTR = ir.PointerType()
 OUTPUT_ALIGN = 16
 TEMP_ALIGN = 64
 
@@ -49,32 +51,8 @@ def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None, op_t
         if isinstance(op, FuncOp):
             FunctionConverter(llmod, op, op_timers, threads).convert()
             if numpy_layout is not None:
-                from .numpy_abi import emit_numpy_wrapper
                 emit_numpy_wrapper(llmod, op, numpy_layout)
     return llmod
-
-
-def entry_symbol(func: FuncOp) -> str:
-    """The exported name; prefixed so that a function called `free` or `exp` clashes with nothing."""
-    return "irc." + func.sym_name
-
-
-def entry_arg_layout(func: FuncOp) -> list[tuple[str, int, int]]:
-    """(kind, arg/result number, rank) per memref in ABI order: ("in", i, r) / ("out", j, r)."""
-    layout = [("in", i, a.type.rank) for i, a in enumerate(func.args)]
-    layout += [("out", j, t.rank) for j, t in enumerate(func.function_type.results)]
-    return layout
-
-
-def may_alias(func: FuncOp) -> set[tuple[str, int]]:
-    """The ("in", N) and ("out", k) pointers that the caller may make equal: result k marked
-    `irc.inplace = N` (an update written over shared variable N's storage) — no `noalias`."""
-    out: set[tuple[str, int]] = set()
-    for k in range(len(func.function_type.results)):
-        n = func.res_attrs(k).get("irc.inplace")
-        if n is not None:
-            out |= {("in", n.value), ("out", k)}  # type: ignore[attr-defined]
-    return out
 
 
 def reduction_accumulators(func: Operation) -> set[int]:
@@ -237,7 +215,5 @@ def _target_data():
     """The host's data layout (element sizes for alignment and byte strides)."""
     global _TD
     if _TD is None:
-        from .target import host_target_machine
-        import llvmlite.binding as llvm
         _TD = llvm.create_target_data(str(host_target_machine().target_data))
     return _TD

@@ -3,19 +3,19 @@ loops if needed, converted to LLVM IR and optimized at O3 for the host."""
 from __future__ import annotations
 
 from ..dialects.builtin import ModuleOp
+from ..dialects.func import FuncOp
+from ..passes.lower_to_loops import is_tensor_function, lower_function
+from .convert_to_llvm import convert_to_llvm
+from .target import emit_assembly, parse_and_optimize
 
 
 def _loop_module(module: ModuleOp) -> ModuleOp:
-    from ..passes.lower_to_loops import is_tensor_function, lower_function
-    from ..dialects.func import FuncOp
     funcs = [lower_function(op) if is_tensor_function(op) else op.clone()
              for op in module.body.ops if isinstance(op, FuncOp)]
     return ModuleOp.create(funcs)
 
 
 def optimized_module(module: ModuleOp):
-    from .convert_to_llvm import convert_to_llvm
-    from .target import parse_and_optimize
     return parse_and_optimize(convert_to_llvm(_loop_module(module)))
 
 
@@ -25,12 +25,10 @@ def emit_llvm_ir(module: ModuleOp) -> str:
 
 
 def emit_llvm_ir_unoptimized(module: ModuleOp) -> str:
-    from .convert_to_llvm import convert_to_llvm
     return str(convert_to_llvm(_loop_module(module)))
 
 
 def emit_asm(module: ModuleOp) -> str:
     """Host assembly."""
-    from .target import emit_assembly
     return emit_assembly(optimized_module(module))
 

@@ -12,6 +12,7 @@ load, rounded on store and at every cast to f16). Scalar ops come from the share
 from __future__ import annotations
 
 import numpy as np
+import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..codegen_llvm import memref_desc as M
@@ -155,6 +156,5 @@ def _target_data():
     """NVPTX's data layout (element sizes)."""
     global _TD
     if _TD is None:
-        import llvmlite.binding as llvm
         _TD = llvm.create_target_data(DATA_LAYOUT)
     return _TD

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
 from ..ir.assembly_forms import OperandListForm
+from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
 from ..ir.types import ScalarType, Type, index
 from .builtin import DenseAttr, MemRefType
@@ -328,7 +328,6 @@ class ForOp(Operation):
     @staticmethod
     def create(lb: Value, ub: Value, step: Value, inits: Sequence[Value] = (),
                reduction: bool = False) -> "ForOp":
-        from ..ir.attributes import UnitAttr
         body = Block([index] + [v.type for v in inits])
         attrs = {"reduction": UnitAttr()} if reduction else {}
         op = ForOp([lb, ub, step, *inits], [v.type for v in inits], attrs, [Region([body])])

@@ -16,9 +16,7 @@ from ..ir.core import Operation, Value
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
-from .tensor_base import DYNAMIC
-from .tensor_linalg import accumulator_type
-from .tensor_shape_ops import as_slice, slice_bounds
+from .tensor_semantics import DYNAMIC, accumulator_type, as_slice, slice_bounds
 
 Evaluator = Callable[[Operation, list], list]
 EVALUATORS: dict[str, Evaluator] = {}

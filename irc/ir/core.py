@@ -11,45 +11,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Sequence, TypeVar
 
 from .attributes import Attribute
-from .diagnostics import VerifyError
+from .diagnostics import Diagnostic, VerifyError
 from .location import Location, UNKNOWN_LOC
+from .printer import print_op
+from .traits import (Commutative, ElementwiseTrait, IsolatedFromAbove, NoTerminator, Pure,  # noqa: F401
+                     SymbolTable, Terminator, Trait)
 from .types import Type
 
 
 OpT = TypeVar("OpT", bound="Operation")
-
-
-# ---------------------------------------------------------------------------- traits
-class Trait:
-    """Markers an op class lists in `traits`; passes ask `op.has_trait(Pure)`."""
-
-
-class Pure(Trait):
-    """No side effects: may be CSE'd, and erased when unused."""
-
-
-class Commutative(Trait):
-    """Operands may be reordered."""
-
-
-class Terminator(Trait):
-    """Must be the last op of its block."""
-
-
-class IsolatedFromAbove(Trait):
-    """Regions may not use values defined outside (functions, modules)."""
-
-
-class SymbolTable(Trait):
-    """Holds ops with a `sym_name` (a module holds functions)."""
-
-
-class NoTerminator(Trait):
-    """Single-block regions without a terminator (the module body)."""
-
-
-class ElementwiseTrait(Trait):
-    """Applies a scalar function to each element (with broadcasting)."""
 
 
 # ---------------------------------------------------------------------------- values
@@ -303,7 +273,6 @@ class Operation:
         return None
 
     def error(self, message: str) -> VerifyError:
-        from .diagnostics import Diagnostic
         return VerifyError(Diagnostic(f"'{self.op_name}' op {message}", self.location))
 
     # -- traversal
@@ -383,7 +352,6 @@ class Operation:
         return cls(operands, result_types, attributes, regions, (), location)
 
     def __str__(self) -> str:
-        from .printer import print_op
         return print_op(self)
 
 

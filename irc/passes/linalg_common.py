@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..dialects import loop as L
 from ..ir.core import Value
 from ..ir.types import ScalarType
 from .loop_builder import Index, LoopBuilder
@@ -45,7 +46,6 @@ def line_of(lb: LoopBuilder, m: Value, sizes: list[Index], axis: int) -> Line:
     line's index inside the loop lets LLVM share the inner-index part of the addresses,
     after which it no longer sees the unit-stride access it versions for and falls back to
     gathers.)"""
-    from ..dialects import loop as L
 
     def line(at: Index) -> Load1:
         zero, one = lb.const(0), lb.const(1)
@@ -67,7 +67,6 @@ def is_transposed(m: Value) -> bool:
     """Whether a 2-d view swaps the axes of the buffer it views — its rows strided, its columns
     contiguous (arguments and buffers are row-major in practice). Follows chains of views: a
     transpose of a transpose is not transposed; a slice keeps its source's layout."""
-    from ..dialects import loop as L
     swapped = False
     while True:
         owner = m.owner

@@ -15,7 +15,8 @@ from ..ir.core import Operation, Value
 from .linalg_common import dot_loop, is_transposed, line_of, vector
 from .lower_gemm import gemm as gemm_kernel
 from .lower_gemv import combine_rows, row_dots
-from .lower_to_loops import FuncLowering, lowering
+from .lower_to_loops import FuncLowering
+from .lowering_registry import lowering
 
 
 def _alpha_beta(op: Operation) -> tuple[float, float]:

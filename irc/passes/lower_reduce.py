@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..dialects.builtin import MemRefType, TensorType
-from ..dialects.tensor_linalg import accumulator_type
+from ..dialects.tensor_semantics import accumulator_type
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
-from .lower_to_loops import FuncLowering, inplace_target, lowering
 from .loop_builder import Index
+from .lower_to_loops import FuncLowering, inplace_target
+from .lowering_registry import lowering
 
 # `_reduce_outer` splits the kept innermost axis into blocks of this many elements (the unit of
 # parallel work; a block's slice of a row is contiguous)

@@ -25,27 +25,15 @@ from typing import Callable, Iterator
 from ..dialects import loop as L
 from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
 from ..dialects.builtin import MemRefType, ModuleOp, TensorType
+from ..dialects.elementwise import TABLE_ROWS
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
 from .loop_builder import Index, LoopBuilder
-
-Lowering = Callable[["FuncLowering", Operation], None]
-LOWERINGS: dict[str, Lowering] = {}
-# ops whose lowering reads operands only through `FuncLowering.broadcast_load` (so an operand
-# held as a scalar needs no buffer: see `lower_scalars.py`)
-BY_ELEMENT: set[str] = {"tensor.fused_reduce"}
-
-
-def lowering(*names: str):
-    """Register the lowering of tensor ops by name."""
-    def register(fn: Lowering) -> Lowering:
-        for n in names:
-            LOWERINGS[n] = fn
-        return fn
-    return register
-
+from .lower_scalars import lower_single_element
+from .lowering_registry import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, BodyMaker, lowering
+from .plan_buffers import plan_buffers
 
 def contiguous_type(t: TensorType) -> MemRefType:
     return MemRefType(t.shape, t.element, device=t.device)
@@ -90,7 +78,6 @@ class FuncLowering:
             self.sizes[new] = [lb.dim(new, a) for a in range(new.type.rank)]
             if new.type.device is not None:
                 self.contiguous.add(new)
-        from .lower_scalars import lower_single_element
         for op in self.src.body.ops:
             lb.location = op.location
             if isinstance(op, ReturnOp):
@@ -106,7 +93,6 @@ class FuncLowering:
                 for v in op.operands:
                     self.materialize(v)
             fn(self, op)
-        from .plan_buffers import plan_buffers
         plan_buffers(self.func, allow_gc=self.allow_gc)
         return self.func
 
@@ -268,11 +254,6 @@ def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     return m
 
 
-# op name -> body(ctx, op): the scalar results from the operands' scalars (one element)
-BodyMaker = Callable[[FuncLowering, Operation], Callable[[list[Value]], list[Value]]]
-ELEMENTWISE_BODIES: dict[str, BodyMaker] = {}
-
-
 def elementwise_lowering(*names: str):
     """Register ops computed element by element: `make(ctx, op)` gives the function from the
     operands' scalars to the results' scalars; the loop nest (or, for one element, no loop:
@@ -292,7 +273,6 @@ def _table_body(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], lis
 
 
 def _register_table() -> None:
-    from ..dialects.elementwise import TABLE_ROWS
     elementwise_lowering(*(row.tensor_name for row in TABLE_ROWS))(_table_body)
 
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import ExecutionError
 from .native import NativeFunction, compile_cpu
+from .reference import ReferenceExecutor
 from .shapes import ShapeError
 
 _warned: set[str] = set()
@@ -77,6 +78,5 @@ def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Nati
             _warned.add(key)
             warnings.warn(f"irc: function '{func.sym_name}' runs in the (slow) reference executor, "
                           f"not as native code: {e}", RuntimeWarning, stacklevel=4)
-        from .reference import ReferenceExecutor
         return ReferenceExecutor(func, allow_gc=allow_gc), None
     return NativeExecutor(native), native
