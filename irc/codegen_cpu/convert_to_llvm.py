@@ -11,7 +11,8 @@ The native ABI of an entry point (what `irc.runtime.native` calls through ctypes
 * each result is a caller-allocated contiguous buffer: the function's returned `loop.alloc`s
   become these pointers (the caller computed their sizes from the same IR, see
   `irc.runtime.shapes`);
-* it returns 0, or k > 0 when the k-th `loop.assert_eq` (in program order) failed.
+* it returns 0, or k > 0 when the k-th check (`loop.assert_eq` or `loop.check_index`, in
+  program order) failed.
 
 Buffers are `noalias` (inputs are only read; outputs are fresh) and aligned to their element
 size (outputs to 16 bytes, numpy's allocation alignment). Temporaries come from
@@ -30,7 +31,7 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.core import Block, Operation, Value
 from ..ir.types import ScalarType
-from .entry_abi import I32, PTR, entry_arg_layout, entry_symbol, may_alias
+from .entry_abi import I32, PTR, check_entry_abi, entry_arg_layout, entry_symbol, may_alias
 from .numpy_abi import emit_numpy_wrapper
 from .outline_parallel import ParallelOutliner, outlinable
 from .target import host_target_machine
@@ -85,10 +86,13 @@ class FunctionConverter(LoopEmitter):
         self.parallel_depth = 0  # > 0 while emitting the body of a loop.parallel
         self.outlined = 0        # parallel nests outlined so far (names them)
         self.noalias: set[int] = set()  # ids of pointers that alias no other distinct pointer
+        # top-level temporaries allocated and not yet freed: a failing check frees them
+        self.live_temps: dict[Value, ir.Value] = {}
 
     # ------------------------------------------------------------------ signature
     def convert(self) -> ir.Function:
         func = self.func
+        check_entry_abi(func)
         params: list[ir.Type] = []
         for kind, _, rank in entry_arg_layout(func):
             params += [PTR] + ([I64] * (2 * rank) if kind == "in" else [])
@@ -150,6 +154,8 @@ class FunctionConverter(LoopEmitter):
                 ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
             else:
                 ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
+                if op.parent is self.func.body:
+                    self.live_temps[op.result] = ptr
             self.noalias.add(id(ptr))
         self.values[op.result] = M.contiguous(self.b, t, ptr, sizes)
 
@@ -171,6 +177,7 @@ class FunctionConverter(LoopEmitter):
     def op_loop_dealloc(self, op: Operation) -> None:
         m: MemRef = self.get(op.operand(0))
         self.b.call(self._libc("free", ir.VoidType(), [PTR]), [m.ptr])
+        self.live_temps.pop(op.operand(0), None)
 
     def op_loop_global(self, op: Operation) -> None:
         self.global_constant(op, f"{self.func.sym_name}.const{len(self.llmod.globals)}", TEMP_ALIGN)
@@ -185,12 +192,26 @@ class FunctionConverter(LoopEmitter):
         self.parallel_depth -= 1
 
     def op_loop_assert_eq(self, op: Operation) -> None:
-        self.asserts += 1
         a, c = (self.get(v) for v in op.operands)
+        self._fail_if(self.b.icmp_signed("!=", a, c))
+
+    def op_loop_check_index(self, op: Operation) -> None:
+        i, n = (self.get(v) for v in op.operands)
+        j = self.b.select(self.b.icmp_signed("<", i, i64(0)), self.b.add(i, n), i)
+        # 0 <= j < n in one unsigned comparison (a negative j is a huge unsigned number)
+        self._fail_if(self.b.icmp_unsigned(">=", j, n))
+        self.values[op.result] = j
+
+    def _fail_if(self, failed: ir.Value) -> None:
+        """Return the number of this check (counted in program order) when `failed` holds,
+        freeing the temporaries allocated so far (a check may follow them: `check_index`)."""
+        self.asserts += 1
         fail = self.b.append_basic_block("assert.fail")
         ok = self.b.append_basic_block("assert.ok")
-        self.b.cbranch(self.b.icmp_signed("!=", a, c), fail, ok)
+        self.b.cbranch(failed, fail, ok)
         self.b.position_at_end(fail)
+        for ptr in self.live_temps.values():
+            self.b.call(self._libc("free", ir.VoidType(), [PTR]), [ptr])
         self.b.ret(ir.Constant(I32, self.asserts))
         self.b.position_at_end(ok)
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ..dialects import loop as L
+from ..dialects.builtin import MemRefType
 from ..dialects.func import FuncOp
+from ..ir.core import Value
+from ..ir.diagnostics import UnsupportedError
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -32,3 +36,24 @@ def may_alias(func: FuncOp) -> set[tuple[str, int]]:
         if n is not None:
             out |= {("in", n.value), ("out", k)}  # type: ignore[attr-defined]
     return out
+
+
+def check_entry_abi(func: FuncOp) -> None:
+    """The function fits the entry ABI: memref arguments, and results that are distinct
+    `loop.alloc`s of the function body (the caller allocates them)."""
+    ft = func.function_type
+    for what, types in (("argument", ft.inputs), ("result", ft.results)):
+        for k, t in enumerate(types):
+            if not isinstance(t, MemRefType):
+                raise UnsupportedError(f"convert-to-llvm: '{func.sym_name}' has {what} #{k} of type {t}; "
+                                       f"compiled functions take and return tensors or memrefs only",
+                                       func.location)
+    ret = func.body.terminator
+    seen: set[Value] = set()
+    for k, v in enumerate(ret.operands if ret is not None else ()):
+        owner = v.owner
+        if not isinstance(owner, L.AllocOp) or owner.parent is not func.body or v in seen:
+            raise UnsupportedError(f"convert-to-llvm: result #{k} of '{func.sym_name}' must be a "
+                                   f"distinct loop.alloc of the function body (the caller allocates "
+                                   f"results)", ret.location)
+        seen.add(v)

@@ -16,8 +16,10 @@ from ..dialects import loop as L
 from ..dialects.builtin import MemRefType
 from ..ir.attributes import BoolAttr, FloatAttr, IntegerAttr
 from ..ir.core import Block, Operation, Value
+from ..ir.diagnostics import UnsupportedError
 from ..ir.types import ScalarType, index
 from . import memref_desc as M
+from .constants import global_bytes
 from .memref_desc import I64, MemRef, i64
 from .scalar_emit import ScalarEmitter, constant, memory_type
 
@@ -62,8 +64,7 @@ class LoopEmitter:
         elif name.startswith("scalar."):
             self.scalar_op(op)
         else:
-            raise NotImplementedError(f"{self.pass_name}: no lowering for '{name}'{self.scope} "
-                                      f"(at {op.location})")
+            raise UnsupportedError(f"{self.pass_name}: no lowering for '{name}'{self.scope}", op.location)
 
     # ------------------------------------------------------------------ hooks
     def from_memory(self, v: ir.Value, t: ScalarType) -> ir.Value:
@@ -93,7 +94,7 @@ class LoopEmitter:
     def global_constant(self, op: Operation, name: str, align: int, addrspace: int = 0) -> None:
         """`loop.global`: the constant's bytes as an internal global named `name`."""
         t: MemRefType = op.result.type
-        data = bytearray(op.attributes["value"].array.astype(t.element.numpy_name).tobytes())
+        data = global_bytes(op)
         arr = ir.ArrayType(I8, len(data))
         g = ir.GlobalVariable(self.llmod, arr, name=name, addrspace=addrspace)
         g.global_constant = True

@@ -13,11 +13,11 @@ from typing import Any, Iterable, Sequence
 
 from .core import Operation
 from .diagnostics import Diagnostic, IRError, PassError
-from .pass_base import PASS_REGISTRY, Pass, load_passes, lookup_pass, register_pass  # noqa: F401  (re-exported)
+from .pass_base import PASS_REGISTRY, Pass, load_passes, lookup_pass, option, register_pass  # noqa: F401  (re-exported)
 from .pass_pipeline import format_pipeline, parse_pipeline
 from .verifier import verify
 
-__all__ = ["Pass", "PassError", "PassManager", "PassInstrumentation", "PASS_REGISTRY",
+__all__ = ["Pass", "PassError", "option", "PassManager", "PassInstrumentation", "PASS_REGISTRY",
            "register_pass", "lookup_pass", "load_passes"]
 
 

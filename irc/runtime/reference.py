@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 from ..dialects.tensor_eval import evaluate
 from ..ir.core import Operation, Value
-from .errors import ExecutionError
+from .errors import ExecutionError, IndexOutOfRangeError
 
 
 @dataclass
@@ -82,7 +82,8 @@ class ReferenceExecutor:
             prefix = f"'{op.op_name}' at {op.location}: "
             if reason.startswith(prefix):  # tensor_eval already names the op
                 reason = reason[len(prefix):]
-            raise ExecutionError(op.op_name, op.location, shapes, reason) from e
+            cls = IndexOutOfRangeError if isinstance(e, IndexError) else ExecutionError
+            raise cls(op.op_name, op.location, shapes, reason) from e
 
     def run(self, args: Sequence[Any], hook: Callable[[Operation, float], None] | None = None) -> list:
         """Execute once; `hook(op, seconds)` (profiling) is called after each op when given."""
