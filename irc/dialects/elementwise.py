@@ -97,6 +97,10 @@ def _logical_not(x):
     return np.logical_not(x)
 
 
+def _fma(x, y, z):
+    return np.asarray(x) * y + z
+
+
 # ---------------------------------------------------------------------------- the table
 def _row(name: str, arity: int, reference: Callable, derivative, **kw) -> Elementwise:
     if arity == 1 and not (isinstance(derivative, tuple) and len(derivative) == 1):
@@ -163,7 +167,10 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("le", 2, np.less_equal, (None, None), result="bool", kinds="fib"),
     _row("gt", 2, np.greater, (None, None), result="bool", kinds="fib"),
     _row("ge", 2, np.greater_equal, (None, None), result="bool", kinds="fib"),
-    # -- ternary: select(cond: i1, a, b)
+    # -- ternary: select(cond: i1, a, b); fma(a, b, c) = a·b + c rounded once (the
+    #    multiply-add of product kernels; numpy's reference rounds twice)
+    _row("fma", 3, _fma, (("mul", "gz", "y"), ("mul", "gz", "x"), "gz"), kinds="f",
+         expansion=("add", ("mul", "x", "y"), "z")),
     _row("select", 3, np.where, (None, ("select", "x", "gz", 0.0), ("select", "x", 0.0, "gz")),
          kinds="fib"),
 )

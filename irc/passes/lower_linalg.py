@@ -64,8 +64,9 @@ def gemm(ctx: FuncLowering, op: Operation, A: Value, B: Value, C: Value | None,
     if a_rows:
         m, n = ctx.sizes_of(out)
         load_c = (lambda i, j: lb.load(C, [i, j])) if C is not None else None
-        gemm_kernel(ctx, line_of(lb, A, ctx.sizes_of(A), 1), lambda q, j: lb.load(B, [q, j]),
-                    is_transposed(B), m, k, n, out, element, alpha, load_c, beta)
+        gemm_kernel(ctx, lambda i, q: lb.load(A, [i, q]), is_transposed(A),
+                    lambda q, j: lb.load(B, [q, j]), is_transposed(B), m, k, n, out, element,
+                    alpha, load_c, beta)
         return out
     n = ctx.sizes_of(out)[0]
     load_cv = vector(lb, C) if C is not None else None
