@@ -15,7 +15,7 @@ from ..ir.core import Operation, Value
 from .linalg_common import dot_loop, is_transposed, line_of, vector
 from .lower_gemm import gemm as gemm_kernel
 from .lower_gemv import combine_rows, row_dots
-from .lower_to_loops import FuncLowering, lowering
+from .lower_to_loops import FuncLowering, inplace_target, lowering
 
 
 def _alpha_beta(op: Operation) -> tuple[float, float]:
@@ -34,7 +34,7 @@ def gemv(ctx: FuncLowering, op: Operation, A: Value, x: Value, y: Value | None,
     if y is not None:
         lb.assert_eq(m, ctx.sizes_of(y)[0], f"'{op.op_name}': rows of A and y differ")
     t: TensorType = op.results[0].type
-    out = ctx.alloc(t, [m])
+    out = inplace_target(ctx, op, 0) or ctx.alloc(t, [m])
     m = ctx.sizes_of(out)[0]
     load_y = vector(lb, y) if y is not None else None
     if is_transposed(A):  # the rows of X = Aᵀ are A's columns
@@ -56,7 +56,7 @@ def gemm(ctx: FuncLowering, op: Operation, A: Value, B: Value, C: Value | None,
     k2, n = ctx.sizes_of(B)
     lb.assert_eq(k, k2, f"'{op.op_name}': inner dimensions differ")
     t: TensorType = op.results[0].type
-    out = ctx.alloc(t, [m, n] if a_rows else [n])
+    out = inplace_target(ctx, op, 0) or ctx.alloc(t, [m, n] if a_rows else [n])
     if C is not None:
         for axis, (a, b) in enumerate(zip(ctx.sizes_of(out), ctx.sizes_of(C))):
             lb.assert_eq(a, b, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")

@@ -4,6 +4,13 @@
     dot(A: matrix, B: matrix)  -> gemm(A, B)
     c * gemv(...)              -> gemv(...) {alpha *= c}    (c a splat constant; same for gemm)
     y + gemv(A, x)             -> gemv(A, x, y) {beta = 1}  (same for gemm; y not broadcast)
+    y - gemm(A, B)             -> gemm(A, B, y) {alpha = -alpha, beta = 1}
+    y - gemm(A, B, y)          -> gemm(A, B, y) {alpha = -alpha, beta = 1 - beta}
+    gemm(A, B, c * y)          -> gemm(A, B, y) {beta *= c}  (c a splat constant)
+
+The last three fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight decay `W - lr·(Xᵀ·δ + λ·W)`,
+into one gemm that accumulates into W (alpha = -lr, beta = 1 or 1 - lr·λ); `inplace` then lets
+it write over W's own storage (Theano's `Gemm{inplace}`).
     pow(x, 2) -> x * x         pow(x, 1) -> x       pow(x, 0.5) -> sqrt(x)
 
 gemv/gemm are what BLAS-backed code generation keys on, and what the tutorial's
@@ -92,6 +99,49 @@ class AccumulateIntoBeta(RewritePattern):
         return False
 
 
+class SubtractIntoBeta(RewritePattern):
+    """`y - gemm(A, B)` → `gemm(A, B, y) {alpha = -alpha, beta = 1}`; `y - gemm(A, B, y)` →
+    `{alpha = -alpha, beta = 1 - beta}` (y of the result's exact type). Not for gemv: a linear
+    model's `w - lr·(Xᵀ·d)` is left to `fuse-matvec`, whose fused pass already does the update."""
+
+    root = "tensor.sub"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        y, blas_value = op.operands
+        blas = _blas_operand(blas_value)
+        if blas is None or blas.op_name != "tensor.gemm" or y.type != op.result.type \
+                or blas_value.type != op.result.type:
+            return False
+        if blas.num_operands == 3 and blas.operands[2] is not y:
+            return False
+        beta = blas.attributes["beta"].value if blas.num_operands == 3 else 0.0
+        attrs = {"alpha": FloatAttr(-blas.attributes["alpha"].value), "beta": FloatAttr(1.0 - beta)}
+        rewriter.replace_op(op, rewriter.create(blas.op_name, [*blas.operands[:2], y], attrs))
+        return True
+
+
+class ScaledAccumulator(RewritePattern):
+    """`gemm(A, B, c * y) {beta}` → `gemm(A, B, y) {beta = beta·c}` when the product c·y is read
+    only there (c a splat constant, y of the accumulator's type)."""
+
+    root = "tensor.gemm"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        if op.num_operands != 3:
+            return False
+        scaled = producer(op.operands[2], "tensor.mul")
+        if scaled is None or len(op.operands[2].uses) != 1:
+            return False
+        for y, other in (scaled.operands, scaled.operands[::-1]):
+            c = splat_value(other)
+            if c is None or y.type != op.operands[2].type:
+                continue
+            attrs = {"alpha": op.attributes["alpha"], "beta": FloatAttr(op.attributes["beta"].value * c)}
+            rewriter.replace_op(op, rewriter.create(op.op_name, [*op.operands[:2], y], attrs))
+            return True
+        return False
+
+
 class PowByConstant(RewritePattern):
     """`x ** 2` → `x * x`, `x ** 1` → `x`, `x ** 0.5` → `sqrt(x)` (same types only)."""
 
@@ -114,7 +164,8 @@ class PowByConstant(RewritePattern):
 
 
 SPECIALIZE_PATTERNS: tuple[RewritePattern, ...] = (
-    DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), PowByConstant(),
+    DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), SubtractIntoBeta(), ScaledAccumulator(),
+    PowByConstant(),
 )
 
 

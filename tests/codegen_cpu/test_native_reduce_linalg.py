@@ -110,8 +110,8 @@ func.func @f(%X: tensor<?x?xf32>, %v: tensor<?xf32>, %y: tensor<?xf32>, %W: tens
 
 # ---------------------------------------------------------------------------- products, kernel by kernel
 # Sizes straddle every block size of the kernels (irc/passes/lower_gemv.py, lower_gemm.py):
-# 4 rows per gemv block, 8 chunks × 4 rows in Xᵀ·d, 6-row tiles grouped by 4 (from 192 rows),
-# 32 f32 / 16 f64 columns per panel; and 0, 1.
+# 4 rows per gemv block, 8 chunks × 4 rows in Xᵀ·d; 12-row tiles, 32 f32 / 16 f64 columns per
+# panel, parallel blocks of 96 rows × 256 columns, k in slices of 256; and 0, 1.
 RTOL = {"float32": 1e-5, "float64": 1e-12}
 
 
@@ -219,14 +219,16 @@ func.func @f(%x: tensor<?x{t}>, %B: tensor<?x?x{t}>, %W: tensor<?x?x{t}>) -> (te
 
 
 GEMM_SIZES = [(0, 3, 5), (3, 0, 5), (3, 5, 0), (1, 1, 1), (7, 5, 3), (5, 63, 33), (63, 129, 7),
-              (13, 7, 65), (203, 17, 40)]
+              (13, 7, 65), (203, 17, 40), (1000, 33, 7), (33, 1000, 1), (7, 513, 270),
+              (97, 257, 33), (1, 1000, 33)]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("a_t,b_t", [(False, False), (False, True), (True, False), (True, True)])
 def test_gemm_any_size_layout_and_transposition(dtype, a_t, b_t):
     """alpha·op(A)·op(B) + beta·C and the plain product, op a transposed view or not: rows
-    left over after the 6-row tiles, partial panels, blocks of grouped tiles (203 rows)."""
+    left over after the 12-row tiles, partial panels, several parallel blocks each way, several
+    slices of k (the later ones accumulate into out)."""
     t = mlir(dtype)
     mat = f"tensor<?x?x{t}>"
     views = ""

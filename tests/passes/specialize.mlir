@@ -46,3 +46,48 @@ func.func @vecvec(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
   %d = tensor.dot %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
   func.return %d : tensor<f32>
 }
+
+// -----
+
+// An SGD update folds into the gradient's gemm: W - lr·(Xᵀ·δ) accumulates into W.
+// CHECK-LABEL: func.func @sgd_update
+// CHECK-NEXT:    %[[T:.*]] = tensor.transpose %X
+// CHECK-NEXT:    %[[G:.*]] = tensor.gemm %[[T]], %d, %W {alpha = -0.25, beta = 1.0}
+// CHECK-NEXT:    func.return %[[G]]
+func.func @sgd_update(%X: tensor<?x?xf32>, %d: tensor<?x?xf32>, %W: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %lr = tensor.constant {value = dense<0.25> : tensor<1x1xf32>} : tensor<1x1xf32>
+  %t = tensor.transpose %X {permutation = array<i64: 1, 0>} : tensor<?x?xf32>
+  %g = tensor.dot %t, %d : tensor<?x?xf32>
+  %s = tensor.mul %lr, %g : (tensor<1x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = tensor.sub %W, %s : tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// With weight decay, W - lr·(Xᵀ·δ + λ·W): alpha = -lr, beta = 1 - lr·λ.
+// CHECK-LABEL: func.func @sgd_weight_decay
+// CHECK-NEXT:    %[[G:.*]] = tensor.gemm %X, %d, %W {alpha = -0.5, beta = 0.875}
+// CHECK-NEXT:    func.return %[[G]]
+func.func @sgd_weight_decay(%X: tensor<?x?xf64>, %d: tensor<?x?xf64>, %W: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %lr = tensor.constant {value = dense<0.5> : tensor<1x1xf64>} : tensor<1x1xf64>
+  %lam = tensor.constant {value = dense<0.25> : tensor<1x1xf64>} : tensor<1x1xf64>
+  %g = tensor.dot %X, %d : tensor<?x?xf64>
+  %decay = tensor.mul %lam, %W : (tensor<1x1xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
+  %sum = tensor.add %g, %decay : tensor<?x?xf64>
+  %s = tensor.mul %lr, %sum : (tensor<1x1xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
+  %r = tensor.sub %W, %s : tensor<?x?xf64>
+  func.return %r : tensor<?x?xf64>
+}
+
+// -----
+
+// The gradient is read twice: it stays a separate product, and the subtraction stays.
+// CHECK-LABEL: func.func @gradient_kept
+// CHECK:         %[[G:.*]] = tensor.gemm %X, %d {alpha = 1.0, beta = 0.0}
+// CHECK:         tensor.sub %W, %[[G]]
+func.func @gradient_kept(%X: tensor<?x?xf32>, %d: tensor<?x?xf32>, %W: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %g = tensor.dot %X, %d : tensor<?x?xf32>
+  %r = tensor.sub %W, %g : tensor<?x?xf32>
+  func.return %r, %g : tensor<?x?xf32>, tensor<?x?xf32>
+}
