@@ -20,7 +20,7 @@ order of a copy; no transpose is ever materialized):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..dialects.builtin import MemRefType
 from ..ir.core import Value
@@ -56,14 +56,22 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     are its contiguous axis (so its packing walks them)."""
     lb = ctx.lb
     MR, NR = GEMM_MR, tile_columns(element)
-    tiled_a, tiles = pack_tiles(ctx, load_a, a_transposed, m, k, element, MR)
-    packed_b, panels = pack_panels(ctx, load_b, b_transposed, k, n, element, NR)
+    one = lb.const(1)
+    panels = ceil_div(lb, n, NR)
+    # A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR the
+    # copy would cost as much as the product, and the tiles read A where it lies (its rows
+    # clamped to m - 1 in the last one). The loop dialect has no branch: a 0/1 factor on the
+    # trip counts picks the variant at run time.
+    packs = lb.max(lb.const(0), lb.min(one, lb.sub(panels, one)))
+    tiled_a, tiles = pack_tiles(ctx, load_a, a_transposed, m, k, element, MR, packs)
+    packed_b, _ = pack_panels(ctx, load_b, b_transposed, k, n, element, NR)
     tiles_per_block, panels_per_block = GEMM_BLOCK_ROWS // MR, max(1, GEMM_BLOCK_COLUMNS // NR)
     row_blocks, column_blocks = ceil_div(lb, tiles, tiles_per_block), ceil_div(lb, panels, panels_per_block)
     blocks = lb.mul(row_blocks, column_blocks)
     scratch = lb.alloc(MemRefType((None, MR, NR), element), [blocks])
     scratch.name_hint = "tile"
-    slices = lb.max(lb.const(1), ceil_div(lb, k, GEMM_KC))  # k = 0 still writes beta·C
+    slices = lb.max(one, ceil_div(lb, k, GEMM_KC))  # k = 0 still writes beta·C
+    last_row = lb.sub(m, one)
     with lb.parallel([blocks]) as (blk,):
         bi, bj = _block_coordinates(lb, named(blk, "blk"), m, n, row_blocks, column_blocks)
         t0 = lb.mul(bi, lb.const(tiles_per_block))
@@ -77,20 +85,41 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
             with lb.for_(p0, p1) as p:
                 first_col = lb.mul(named(p, "p"), lb.const(NR))
                 width = lb.min(lb.const(NR), lb.sub(n, first_col))
-                with lb.for_(t0, t1) as s:
-                    first_row = lb.mul(named(s, "s"), lb.const(MR))
-                    height = lb.min(lb.const(MR), lb.sub(m, first_row))
-                    _tile_to_scratch(lb, tiled_a, s.iv, packed_b, p.iv, q0, q1, MR, NR, scratch,
-                                     blk, element)
-                    with lb.for_(lb.const(0), height) as r:
-                        with lb.for_(lb.const(0), width) as t:
-                            i = lb.add(first_row, named(r, "r"))
-                            j = lb.add(first_col, named(t, "t"))
-                            acc = scale(lb, lb.load(scratch, [blk, r.iv, t.iv]), alpha)
-                            start = (scale(lb, load_c(i, j), beta) if load_c is not None and beta != 0
-                                     else lb.scalar_const(0, element))
-                            prev = lb.scalar("select", [later, lb.load(out, [i, j]), start])
-                            lb.store(lb.scalar("add", [prev, acc]), out, [i, j])
+
+                def tiles_of(count: Index, direct: bool) -> None:
+                    """The block's tiles, their A packed or read in place; then their valid
+                    rows and columns to out."""
+                    with lb.for_(t0, lb.add(t0, count)) as s:
+                        first_row = lb.mul(named(s, "s"), lb.const(MR))
+                        height = lb.min(lb.const(MR), lb.sub(m, first_row))
+                        if direct:
+                            rows = [lb.min(lb.add(first_row, lb.const(r)), last_row) for r in range(MR)]
+                            a_of = lambda q, r: load_a(rows[r], q)  # noqa: E731
+                        else:
+                            a_of = lambda q, r: lb.load(tiled_a, [s.iv, q, lb.const(r)])  # noqa: E731
+                        _tile_to_scratch(lb, a_of, packed_b, p.iv, q0, q1, MR, NR, scratch, blk, element)
+                        _write_tile(lb, scratch, blk, first_row, height, first_col, width, out,
+                                    alpha, load_c, beta, later, element)
+
+                block_tiles = lb.sub(t1, t0)
+                tiles_of(lb.mul(block_tiles, packs), direct=False)
+                tiles_of(lb.mul(block_tiles, lb.sub(one, packs)), direct=True)
+
+
+def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, height: Index,
+                first_col: Index, width: Index, out: Value, alpha: float, load_c: Load2 | None,
+                beta: float, later: Value, element: ScalarType) -> None:
+    """out = alpha·tile + beta·C on the first slice of k (`later` false), out + alpha·tile on
+    the others, over the tile's valid `height` rows and `width` columns."""
+    with lb.for_(lb.const(0), height) as r:
+        with lb.for_(lb.const(0), width) as t:
+            i = lb.add(first_row, named(r, "r"))
+            j = lb.add(first_col, named(t, "t"))
+            acc = scale(lb, lb.load(scratch, [blk, r.iv, t.iv]), alpha)
+            start = (scale(lb, load_c(i, j), beta) if load_c is not None and beta != 0
+                     else lb.scalar_const(0, element))
+            prev = lb.scalar("select", [later, lb.load(out, [i, j]), start])
+            lb.store(lb.scalar("add", [prev, acc]), out, [i, j])
 
 
 def _block_coordinates(lb: LoopBuilder, blk: Index, m: Index, n: Index, row_blocks: Index,
@@ -110,14 +139,16 @@ def _block_coordinates(lb: LoopBuilder, blk: Index, m: Index, n: Index, row_bloc
 
 
 def pack_tiles(ctx: FuncLowering, load_a: Load2, a_transposed: bool, m: Index, k: Index,
-               element: ScalarType, MR: int) -> tuple[Value, Index]:
-    """A copied into ceil(m/MR) tiles, `Ap[s, q, r] = A[s·MR + r, q]`, zero past row m; returns
-    (Ap, number of tiles). Parallel over tiles; the copy walks A along its contiguous axis."""
+               element: ScalarType, MR: int, packs: Index) -> tuple[Value, Index]:
+    """A copied into ceil(m/MR) tiles, `Ap[s, q, r] = A[s·MR + r, q]`, zero past row m, when
+    `packs` is 1 (else an empty buffer); returns (Ap, number of tiles). Parallel over tiles; the
+    copy walks A along its contiguous axis."""
     lb = ctx.lb
     tiles = ceil_div(lb, m, MR)
-    packed = lb.alloc(MemRefType((None, None, MR), element), [tiles, k])
+    packed_tiles = lb.mul(tiles, packs)
+    packed = lb.alloc(MemRefType((None, None, MR), element), [packed_tiles, k])
     packed.name_hint = "tiles"
-    _pack(lb, packed, tiles, lambda r, q: load_a(r, q), a_transposed, m, k, element, MR)
+    _pack(lb, packed, packed_tiles, load_a, a_transposed, m, k, element, MR)
     return packed, tiles
 
 
@@ -159,10 +190,10 @@ def multiply_add(lb: LoopBuilder, a: Value, b: Value, c: Value) -> Value:
     return lb.scalar("add", [c, lb.scalar("mul", [a, b])])
 
 
-def _tile_to_scratch(lb: LoopBuilder, tiled_a: Value, s: Index, packed_b: Value, p: Index,
-                     q0: Index, q1: Index, MR: int, NR: int, scratch: Value, blk: Index,
+def _tile_to_scratch(lb: LoopBuilder, a_of: Callable[[Index, int], Value], packed_b: Value,
+                     p: Index, q0: Index, q1: Index, MR: int, NR: int, scratch: Value, blk: Index,
                      element: ScalarType) -> None:
-    """scratch[blk, r, t] = Σ_{q0≤q<q1} Ap[s, q, r]·Bp[p, q, t] for every r < MR, t < NR, the
+    """scratch[blk, r, t] = Σ_{q0≤q<q1} a_of(q, r)·Bp[p, q, t] for every r < MR, t < NR, the
     sums carried in `iter_args` (registers) through one loop over the slice. The loop is not
     marked `reduction`: each sum keeps its order, and vectorization is across the lanes t
     (LLVM's SLP vectorizer), not along q."""
@@ -172,7 +203,7 @@ def _tile_to_scratch(lb: LoopBuilder, tiled_a: Value, s: Index, packed_b: Value,
         b = [lb.load(packed_b, [p, q, lb.const(t)]) for t in range(NR)]
         sums = []
         for r in range(MR):
-            a = lb.load(tiled_a, [s, q, lb.const(r)])
+            a = a_of(q, r)
             for t in range(NR):
                 sums.append(multiply_add(lb, a, b[t], loop.iter_args[r * NR + t]))
         lb.yield_(loop, sums)
