@@ -3,7 +3,9 @@
 * a reduction over the innermost axis is a `loop.for` with an accumulator marked `reduction`
   (code generation gives the combining op `reassoc`);
 * a reduction that keeps the innermost axis accumulates into the output row by row, so the
-  inner loop runs along the contiguous axis with independent iterations;
+  inner loop runs along the contiguous axis with independent iterations; a sum over the rows
+  of a matrix (`sum(axis=0)`) does so into private rows of partials per chunk of rows
+  (`lower_column_sums.py`), reading the matrix as it lies;
 * `tensor.fused_reduce` computes its fused body where the reduction loads and stores its
   elementwise results from the same iteration (one pass).
 """
@@ -14,6 +16,8 @@ import numpy as np
 from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
+from .linalg_common import is_transposed, line_of
+from .lower_column_sums import column_sums
 from .lower_to_loops import FuncLowering, inplace_target, lowering
 from .loop_builder import Index
 
@@ -59,6 +63,8 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
         _arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
     elif rank - 1 in axes:
         _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, [out], [t.element], out_sizes)
+    elif sums_rows(kind, axes, rank, [t.element]) and x.type.element == t.element and not is_transposed(x):
+        column_sums(ctx, line_of(ctx.lb, x, sizes, 1), sizes[0], sizes[1], out, t.element)
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, [out], out_sizes)
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
@@ -96,6 +102,9 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
 
     if rank - 1 in axes:
         values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
+    elif sums_rows(kind, axes, rank, elements):
+        column_sums(ctx, lambda r: lambda j: load([r, j])[0], sizes[0], sizes[1], reduced[0], elements[0])
+        values = [None]
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, reduced, out_sizes)
         values = [None] * len(reduced)
@@ -106,6 +115,11 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
             ctx.scalars[r] = v
         else:
             ctx.bind(r, out, out_sizes, contiguous=True)
+
+
+def sums_rows(kind: str, axes: tuple[int, ...], rank: int, elements: list[ScalarType]) -> bool:
+    """A float sum over the rows of a matrix, to one result: `column_sums`' case."""
+    return kind == "sum" and axes == (0,) and rank == 2 and len(elements) == 1 and elements[0].is_float
 
 
 def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, outs, elements, out_sizes) -> list:
