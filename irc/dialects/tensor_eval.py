@@ -275,11 +275,17 @@ def _blas(op, arrays):
     out = alpha * np.dot(a, b)
     if len(arrays) == 3:
         c = arrays[2]
-        if c.shape != out.shape:
+        broadcasts = all(d == o or (d == 1 and t == 1) for d, o, t in
+                         zip(c.shape, out.shape, op.operands[2].type.shape))
+        if c.ndim != out.ndim or not broadcasts:
             raise _fail(op, f"accumulator of shape {_shape_str(c.shape)} does not match the product's "
                             f"shape {_shape_str(out.shape)}")
         out = out + beta * c
-    return [out]
+    epilogue = op.attributes.get("epilogue")
+    if epilogue is not None:
+        with np.errstate(all="ignore"):
+            out = lookup(epilogue.value).reference(out)
+    return [out.astype(op.results[0].type.element.numpy_name, copy=False)]
 
 
 EVALUATORS["tensor.gemv"] = _blas

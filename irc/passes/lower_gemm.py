@@ -17,6 +17,8 @@ order of a copy; no transpose is ever materialized):
    buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
    alpha·tile + beta·C on the first slice, out + alpha·tile on the later ones (so C may be
    out's own storage: an in-place update W ← W − lr·g). Partial tiles need no special kernel.
+5. An epilogue function (`tanh` of a hidden layer) is applied to each block after its last
+   slice, while the block (GEMM_BLOCK_ROWS × GEMM_BLOCK_COLUMNS) is still in L2.
 """
 from __future__ import annotations
 
@@ -50,10 +52,12 @@ def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
 
 def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_transposed: bool,
          m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
-         load_c: Load2 | None, beta: float) -> None:
-    """out[i, j] = alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j]) into the contiguous m×n `out`;
+         load_c: Load2 | None, beta: float, epilogue: str | None = None) -> None:
+    """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`;
     `load_a`/`load_b` read A's and B's elements, `*_transposed` says that a matrix's columns
-    are its contiguous axis (so its packing walks them)."""
+    are its contiguous axis (so its packing walks them); f is the `epilogue` function of the
+    elementwise table (the identity when None), applied to each block once its last slice of
+    k is in, while the block is still in cache."""
     lb = ctx.lb
     MR, NR = GEMM_MR, tile_columns(element)
     one = lb.const(1)
@@ -104,6 +108,11 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
                 block_tiles = lb.sub(t1, t0)
                 tiles_of(lb.mul(block_tiles, packs), direct=False)
                 tiles_of(lb.mul(block_tiles, lb.sub(one, packs)), direct=True)
+        if epilogue is not None:
+            with lb.for_(lb.mul(t0, lb.const(MR)), lb.min(lb.mul(t1, lb.const(MR)), m)) as i:
+                with lb.for_(lb.mul(p0, lb.const(NR)), lb.min(lb.mul(p1, lb.const(NR)), n)) as j:
+                    idx = [named(i, "i"), named(j, "j")]
+                    lb.store(lb.scalar(epilogue, [lb.load(out, idx)]), out, idx)
 
 
 def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, height: Index,

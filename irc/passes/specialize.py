@@ -7,10 +7,14 @@
     y - gemm(A, B)             -> gemm(A, B, y) {alpha = -alpha, beta = 1}
     y - gemm(A, B, y)          -> gemm(A, B, y) {alpha = -alpha, beta = 1 - beta}
     gemm(A, B, c * y)          -> gemm(A, B, y) {beta *= c}  (c a splat constant)
+    gemm(A, B) + b             -> gemm(A, B, b) {beta = 1}  (b a 1×n bias row, broadcast)
+    f(gemm(...))               -> gemm(...) {epilogue = "f"}  (f a unary float function)
 
 The last three fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight decay `W - lr·(Xᵀ·δ + λ·W)`,
 into one gemm that accumulates into W (alpha = -lr, beta = 1 or 1 - lr·λ); `inplace` then lets
-it write over W's own storage (Theano's `Gemm{inplace}`).
+it write over W's own storage (Theano's `Gemm{inplace}`). The last two make a dense layer's
+`tanh(h·W + b)` one gemm whose store loop adds the bias and whose blocks apply tanh while they
+are still in cache, instead of a second pass over the output.
     pow(x, 2) -> x * x         pow(x, 1) -> x       pow(x, 0.5) -> sqrt(x)
 
 gemv/gemm are what BLAS-backed code generation keys on, and what the tutorial's
@@ -20,7 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.attributes import FloatAttr
+from ..dialects.builtin import TensorType
+from ..dialects.elementwise import TABLE
+from ..ir.attributes import FloatAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
@@ -53,11 +59,22 @@ class DotToBlas(RewritePattern):
 
 
 def _blas_operand(value) -> Operation | None:
-    """The gemv/gemm producing `value`, if it has no other user (so it can absorb work)."""
+    """The gemv/gemm producing `value`, if it has no other user (so it can absorb work) and no
+    epilogue (a function of its result cannot take a scale or a sum through)."""
     op = producer(value)
-    if op is None or op.op_name not in ("tensor.gemv", "tensor.gemm") or len(value.uses) != 1:
+    if op is None or op.op_name not in ("tensor.gemv", "tensor.gemm") or len(value.uses) != 1 \
+            or "epilogue" in op.attributes:
         return None
     return op
+
+
+def _bias_row(y, result_type) -> bool:
+    """Whether y is a matrix that broadcasts to `result_type` along static-1 dims only (the
+    accumulator a gemm may read broadcast)."""
+    t = y.type
+    return (isinstance(t, TensorType) and t.rank == 2 and t.element == result_type.element
+            and t.device == result_type.device
+            and all(d == r or d == 1 for d, r in zip(t.shape, result_type.shape)))
 
 
 class ScaleIntoAlpha(RewritePattern):
@@ -81,14 +98,18 @@ class ScaleIntoAlpha(RewritePattern):
 
 
 class AccumulateIntoBeta(RewritePattern):
-    """`y + gemv(A, x)` → `gemv(A, x, y) {beta = 1}` when y has the result's exact type."""
+    """`y + gemv(A, x)` → `gemv(A, x, y) {beta = 1}` when y has the result's exact type; for
+    gemm, y may also be a bias row broadcast over the rows."""
 
     root = "tensor.add"
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         for blas_value, y in (op.operands, op.operands[::-1]):
             blas = _blas_operand(blas_value)
-            if blas is None or blas.num_operands != 2 or y.type != op.result.type:
+            if blas is None or blas.num_operands != 2:
+                continue
+            if y.type != op.result.type and not (blas.op_name == "tensor.gemm"
+                                                 and _bias_row(y, op.result.type)):
                 continue
             if blas_value.type != op.result.type:
                 continue
@@ -142,6 +163,26 @@ class ScaledAccumulator(RewritePattern):
         return False
 
 
+class EpilogueIntoGemm(RewritePattern):
+    """`f(gemm(...))` → `gemm(...) {epilogue = "f"}` for a unary float function f of the
+    elementwise table, when the product is read only there."""
+
+    root = None  # any unary elementwise op
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        row = TABLE.get(op.op_name.removeprefix("tensor.")) if op.op_name.startswith("tensor.") else None
+        if row is None or row.arity != 1 or "f" not in row.kinds or row.is_comparison:
+            return False
+        gemm = producer(op.operands[0], "tensor.gemm")
+        if gemm is None or len(op.operands[0].uses) != 1 or "epilogue" in gemm.attributes \
+                or op.result.type != op.operands[0].type:
+            return False
+        attrs = dict(gemm.attributes)
+        attrs["epilogue"] = StringAttr(row.name)
+        rewriter.replace_op(op, rewriter.create("tensor.gemm", list(gemm.operands), attrs))
+        return True
+
+
 class PowByConstant(RewritePattern):
     """`x ** 2` → `x * x`, `x ** 1` → `x`, `x ** 0.5` → `sqrt(x)` (same types only)."""
 
@@ -165,7 +206,7 @@ class PowByConstant(RewritePattern):
 
 SPECIALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), SubtractIntoBeta(), ScaledAccumulator(),
-    PowByConstant(),
+    EpilogueIntoGemm(), PowByConstant(),
 )
 
 

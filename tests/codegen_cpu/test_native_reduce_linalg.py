@@ -278,3 +278,25 @@ func.func @f(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %x: tensor<?xf32>, %d: te
     assert_product(many[1], A, x)
     assert_product(many[2], A.T, d)
     assert_product(many[3], d, A)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemm_bias_row_column_and_epilogue(dtype):
+    """f(alpha·A·B + beta·c) with c a 1×n row or an m×1 column read broadcast, f a table
+    function applied block by block after the last slice of k."""
+    t = mlir(dtype)
+    mat = f"tensor<?x?x{t}>"
+    f = compiled(f"""
+func.func @f(%A: {mat}, %B: {mat}, %r: tensor<1x?x{t}>, %c: tensor<?x1x{t}>) -> ({mat}, {mat}) {{
+  %g = tensor.gemm %A, %B, %r {{alpha = 0.5, beta = 1.0, epilogue = "tanh"}} : ({mat}, {mat}, tensor<1x?x{t}>) -> {mat}
+  %h = tensor.gemm %A, %B, %c {{alpha = 1.0, beta = -2.0, epilogue = "sigmoid"}} : ({mat}, {mat}, tensor<?x1x{t}>) -> {mat}
+  func.return %g, %h : {mat}, {mat}
+}}""")
+    for m, k, n in [(1, 1, 1), (7, 33, 5), (100, 300, 270), (33, 7, 1000)]:
+        A, B = rand(m, k, dtype=dtype) / 4, rand(k, n, dtype=dtype, seed=1) / 4
+        r, c = rand(1, n, dtype=dtype, seed=2), rand(m, 1, dtype=dtype, seed=3)
+        g, h = f(A, B, r, c)
+        p = A.astype("float64") @ B
+        np.testing.assert_allclose(g, np.tanh(0.5 * p + r), rtol=RTOL[dtype] * 10, atol=RTOL[dtype] * 10)
+        np.testing.assert_allclose(h, 1 / (1 + np.exp(-(p - 2 * c))), rtol=RTOL[dtype] * 10,
+                                   atol=RTOL[dtype] * 10)

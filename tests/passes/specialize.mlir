@@ -91,3 +91,42 @@ func.func @gradient_kept(%X: tensor<?x?xf32>, %d: tensor<?x?xf32>, %W: tensor<?x
   %r = tensor.sub %W, %g : tensor<?x?xf32>
   func.return %r, %g : tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A dense layer tanh(x·W + b): the bias row is the gemm's accumulator (broadcast over the
+// rows), tanh its epilogue.
+// CHECK-LABEL: func.func @dense_layer
+// CHECK-NEXT:    %[[B:.*]] = tensor.dimshuffle %b
+// CHECK-NEXT:    %[[G:.*]] = tensor.gemm %x, %W, %[[B]] {alpha = 1.0, beta = 1.0, epilogue = "tanh"} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+// CHECK-NEXT:    func.return %[[G]]
+func.func @dense_layer(%x: tensor<?x?xf32>, %W: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %d = tensor.dot %x, %W : tensor<?x?xf32>
+  %r = tensor.dimshuffle %b {pattern = array<i64: -1, 0>} : (tensor<?xf32>) -> tensor<1x?xf32>
+  %s = tensor.add %d, %r : (tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  %h = tensor.tanh %s : tensor<?x?xf32>
+  func.return %h : tensor<?x?xf32>
+}
+
+// -----
+
+// After an epilogue nothing more folds in (2·tanh(p) is not tanh(2·p)); a product read twice
+// takes no epilogue; a column broadcast along the rows is an accumulator too.
+// CHECK-LABEL: func.func @epilogue_limits
+// CHECK:         %[[G:.*]] = tensor.gemm %x, %W {alpha = 1.0, beta = 0.0, epilogue = "sigmoid"}
+// CHECK-NEXT:    tensor.mul %{{.*}}, %[[G]]
+// CHECK:         %[[P:.*]] = tensor.gemm %x, %W {alpha = 1.0, beta = 0.0} : tensor<?x?xf32>
+// CHECK-NEXT:    tensor.exp %[[P]]
+// CHECK:         tensor.gemm %x, %W, %c {alpha = 1.0, beta = 1.0} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+func.func @epilogue_limits(%x: tensor<?x?xf32>, %W: tensor<?x?xf32>, %c: tensor<?x1xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %two = tensor.constant {value = dense<2.0> : tensor<1x1xf32>} : tensor<1x1xf32>
+  %d = tensor.dot %x, %W : tensor<?x?xf32>
+  %s = tensor.sigmoid %d : tensor<?x?xf32>
+  %m = tensor.mul %two, %s : (tensor<1x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = tensor.dot %x, %W : tensor<?x?xf32>
+  %e = tensor.exp %p : tensor<?x?xf32>
+  %q = tensor.dot %x, %W : tensor<?x?xf32>
+  %a = tensor.add %q, %c : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  func.return %m, %e, %p, %a : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
