@@ -292,6 +292,33 @@ EVALUATORS["tensor.gemv"] = _blas
 EVALUATORS["tensor.gemm"] = _blas
 
 
+def _softmax_rows(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@evaluator("tensor.softmax")
+def _softmax(op, arrays):
+    with np.errstate(all="ignore"):
+        return [_softmax_rows(arrays[0]).astype(arrays[0].dtype, copy=False)]
+
+
+@evaluator("tensor.log_softmax")
+def _log_softmax(op, arrays):
+    x = arrays[0]
+    with np.errstate(all="ignore"):
+        s = x - x.max(axis=-1, keepdims=True)
+        return [(s - np.log(np.exp(s).sum(axis=-1, keepdims=True))).astype(x.dtype, copy=False)]
+
+
+@evaluator("tensor.softmax_grad")
+def _softmax_grad(op, arrays):
+    g, p = arrays
+    if g.shape != p.shape:
+        raise _fail(op, f"shapes {_shape_str(g.shape)} and {_shape_str(p.shape)} differ")
+    return [((g - (g * p).sum(axis=-1, keepdims=True)) * p).astype(p.dtype, copy=False)]
+
+
 @evaluator("tensor.fused_matvec")
 def _fused_matvec(op, arrays):
     """z = A·x; the body row by row (elementwise results, then reductions over the rows);

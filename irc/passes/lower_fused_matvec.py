@@ -34,7 +34,7 @@ from ..ir.types import ScalarType
 from .linalg_common import Line, Load1, axpby, balanced_sum, line_of, named, vector
 from .loop_builder import Index, LoopBuilder
 from .lower_gemv import GEMV_ROWS, ROW_CHUNKS, add_rows, dot_rows
-from .lower_reduce import COMBINE, identity
+from .reduction_kinds import COMBINE, identity
 from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
 
 BLOCK_ROWS = GEMV_ROWS  # rows per block: 4 accumulators sharing x; 4 rows per pass over part

@@ -11,11 +11,11 @@
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
+from .reduction_kinds import COMBINE, identity
 from .linalg_common import is_transposed, line_of
 from .lower_column_sums import column_sums
 from .lower_to_loops import FuncLowering, inplace_target, lowering
@@ -24,23 +24,6 @@ from .loop_builder import Index
 # `_reduce_outer` splits the kept innermost axis into blocks of this many elements (the unit of
 # parallel work; a block's slice of a row is contiguous)
 OUTER_BLOCK = 256
-COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
-
-
-def identity(kind: str, t: ScalarType):
-    """The neutral element of a reduction (numpy's result for an empty sum/prod)."""
-    if kind == "sum":
-        return 0
-    if kind == "prod":
-        return 1
-    if t.is_bool:
-        return kind == "min"
-    if t.is_float:
-        return float("-inf") if kind == "max" else float("inf")
-    info = np.iinfo(t.numpy_name)
-    return int(info.min) if kind == "max" else int(info.max)
-
-
 @lowering("tensor.reduce")
 def _reduce(ctx: FuncLowering, op: Operation) -> None:
     kind = op.attributes["kind"].value

@@ -345,4 +345,4 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import lower_fused_matvec, lower_linalg, lower_reduce, lower_shapes  # noqa: E402,F401  (they register their lowerings here)
+from . import lower_fused_matvec, lower_linalg, lower_reduce, lower_shapes, lower_softmax  # noqa: E402,F401  (they register their lowerings here)
