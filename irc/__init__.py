@@ -7,6 +7,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import plugins
+
+plugins.install()
+
 __version__ = "0.1.0"
 
 # public name -> (module, attribute or None for the module itself)
@@ -20,6 +24,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "tensor": ("irc.tensor", None),
     "pp": ("irc.printing", "pp"),
     "debugprint": ("irc.printing", "debugprint"),
+    "gpu_from_host": ("irc.frontend.transfers", "gpu_from_host"),
+    "host_from_gpu": ("irc.frontend.transfers", "host_from_gpu"),
+    "sandbox": ("irc.sandbox", None),
 }
 
 __all__ = sorted(_LAZY)

@@ -56,14 +56,16 @@ def _bool(v: Any) -> bool:
     raise ValueError(v)
 
 
-_DEVICE = re.compile(r"(cpu|gpu\d*|cuda\d*)\Z")
+_DEVICE = re.compile(r"(cpu|gpu|cuda)(\d*)\Z")
 
 
 def _device(v: Any) -> str:
-    s = str(v)
-    if not _DEVICE.match(s):
-        raise ValueError(s)
-    return s
+    """`cpu`, or a CUDA device: `gpu`/`gpuN` (Theano's old spelling) become `cuda`/`cudaN`."""
+    m = _DEVICE.match(str(v).strip().lower())
+    if not m or (m.group(1) == "cpu" and m.group(2)):
+        raise ValueError(v)
+    kind, index = m.groups()
+    return "cpu" if kind == "cpu" else "cuda" + (str(int(index)) if index else "")
 
 
 def _tags(v: Any) -> str:
@@ -110,6 +112,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("print_active_device", True, _bool, "True, False", "print the device in use at start"),
     Flag("assert_no_cpu_op", "ignore", _choice("ignore", "warn", "raise"), "ignore, warn, raise",
          "report ops left on the cpu when device is a gpu"),
+    Flag("gpu_sync", False, _bool, "True, False",
+         "wait for the device after every call (true too when CUDA_LAUNCH_BLOCKING=1)"),
     Flag("warn_float64", "ignore", _choice("ignore", "warn", "raise", "pdb"),
          "ignore, warn, raise, pdb", "report float64 variables in a graph"),
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
@@ -164,6 +168,17 @@ class Config:
     def __setattr__(self, name: str, value: Any) -> None:
         self.set(name, value, "code")
 
+    @property
+    def device_kind(self) -> str:
+        """The target the device flag names: `cpu` or `cuda` (the placement in IR types)."""
+        return "cpu" if self._values["device"] == "cpu" else "cuda"
+
+    @property
+    def device_index(self) -> int | None:
+        """N of `cudaN`; None for `cpu` and for plain `cuda` (the runtime's default device)."""
+        digits = self._values["device"][len(self.device_kind):]
+        return int(digits) if digits else None
+
     def source(self, name: str) -> str:
         """Where the current value of `name` came from."""
         return self._sources[name]
@@ -197,6 +212,8 @@ class Config:
                     self.set(key, value, rc)
         for key, value in parse_flags_string(environ.get("IRC_FLAGS", "")):
             self.set(key, value, "IRC_FLAGS")
+        if environ.get("CUDA_LAUNCH_BLOCKING", "").strip() == "1":  # launches block anyway
+            self.set("gpu_sync", True, "CUDA_LAUNCH_BLOCKING=1")
 
     def __repr__(self) -> str:
         return "\n".join(f"{n} = {self._values[n]!r}  ({self._sources[n]})" for n in sorted(FLAGS))
@@ -204,6 +221,9 @@ class Config:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(FLAGS))
 
+
+# Read-only values computed from flags (properties of `Config`).
+DERIVED = ("device_kind", "device_index")
 
 config = Config()
 config.load()
@@ -220,7 +240,7 @@ class _ConfigModule(types.ModuleType):
     `import irc.config`) or the object."""
 
     def __getattr__(self, name: str) -> Any:
-        if name in FLAGS:
+        if name in FLAGS or name in DERIVED:
             return getattr(config, name)
         raise AttributeError(f"module 'irc.config' has no attribute '{name}'")
 

@@ -26,7 +26,7 @@ from llvmlite import binding as llvm
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from irc.codegen_cpu.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
+from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
 from irc.codegen_cpu.mathlib_jit import build_kernel_module  # noqa: E402
 
 _ENGINES = []

@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from irc.codegen_cpu.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
+from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
 from irc.codegen_cpu.mathlib_jit import compile_kernel  # noqa: E402
-from irc.codegen_cpu.mathlib_ulp import (TRIG_LIMIT, reference, sample_sets,  # noqa: E402
+from irc.codegen_llvm.mathlib_ulp import (TRIG_LIMIT, reference, sample_sets,  # noqa: E402
                                          ulp_error)
 
 DOMAIN = {

@@ -40,7 +40,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="passes to run, e.g. 'canonicalize,stabilize{max-iterations=3}'")
     p.add_argument("-t", "--target", default="mlir", metavar="NAME",
                    help="what to emit (see --list-targets; default: mlir)")
-    p.add_argument("--emit-stage", choices=("tensor", "loop"), default=None,
+    p.add_argument("--emit-stage", choices=("tensor", "loop", "gpu"), default=None,
                    help="stop at this level: 'loop' lowers tensor functions to loops (after the "
                         "pipeline) and emits that, even with -t llvm/asm")
     p.add_argument("--view-graph", nargs="?", const="-", default=None, metavar="FILE",

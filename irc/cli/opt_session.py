@@ -127,6 +127,9 @@ class OptSession:
         if stage == "loop":
             from ..ir.pass_manager import PassManager
             PassManager.parse("lower-to-loops").run(module)
+        elif stage == "gpu":
+            from ..codegen_ptx.emit import gpu_module
+            module = gpu_module(module)
         return module, TARGETS["mlir"]
 
     def _write(self, outputs: list[str]) -> None:

@@ -58,3 +58,5 @@ register_target("llvm", "irc.codegen_cpu.emit:emit_llvm_ir", "LLVM IR for the ho
 register_target("llvm-raw", "irc.codegen_cpu.emit:emit_llvm_ir_unoptimized",
                 "LLVM IR for the host CPU as generated, before optimization")
 register_target("asm", "irc.codegen_cpu.emit:emit_asm", "host assembly (x86-64, AArch64, ...)")
+register_target("ptx", "irc.codegen_ptx.emit:emit_ptx_text", "PTX of the module's GPU kernels (sm_90)")
+register_target("nvvm", "irc.codegen_ptx.emit:emit_nvvm_ir", "LLVM IR of the GPU kernels for NVPTX, unoptimized")

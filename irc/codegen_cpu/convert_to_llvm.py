@@ -29,10 +29,10 @@ from ..dialects.func import FuncOp
 from ..ir.attributes import FloatAttr, IntegerAttr, BoolAttr
 from ..ir.core import Block, Operation, Value
 from ..ir.types import ScalarType
-from . import memref_desc as M
-from .memref_desc import I64, MemRef, i64
+from ..codegen_llvm import memref_desc as M
+from ..codegen_llvm.memref_desc import I64, MemRef, i64
 from .outline_parallel import ParallelOutliner, outlinable
-from .scalar_emit import ScalarEmitter, constant, llvm_type, memory_type
+from ..codegen_llvm.scalar_emit import ScalarEmitter, constant, llvm_type, memory_type
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()

@@ -34,10 +34,3 @@ def emit_asm(module: ModuleOp) -> str:
     from .target import emit_assembly
     return emit_assembly(optimized_module(module))
 
-
-def register() -> None:
-    from ..cli.targets import register_target
-    register_target("llvm", "irc.codegen_cpu.emit:emit_llvm_ir", "LLVM IR for the host CPU, optimized at O3")
-    register_target("llvm-raw", "irc.codegen_cpu.emit:emit_llvm_ir_unoptimized",
-                    "LLVM IR for the host CPU as generated, before optimization")
-    register_target("asm", "irc.codegen_cpu.emit:emit_asm", "host assembly")

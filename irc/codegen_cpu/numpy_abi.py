@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from ..dialects.func import FuncOp
 from .convert_to_llvm import I32, PTR, entry_arg_layout, entry_symbol
-from .memref_desc import I64, i64
+from ..codegen_llvm.memref_desc import I64, i64
 
 
 @dataclass(frozen=True)

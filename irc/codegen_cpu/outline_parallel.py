@@ -25,7 +25,7 @@ from llvmlite import ir
 
 from ..dialects import loop as L
 from ..ir.core import Block, Operation, Value
-from .memref_desc import I64, MemRef, i64, mul
+from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
 # ops that cannot run inside an outlined body (they allocate, or return from the function)

@@ -55,13 +55,14 @@ def host_identity() -> str:
 @functools.lru_cache(maxsize=None)
 def codegen_identity() -> str:
     """`host_identity()` plus a hash of the sources that turn loop IR into LLVM IR (this
-    package, and the elementwise table whose expansions `scalar_emit` emits): a cached object
-    built by other code generation must not be loaded."""
+    package, the shared LLVM layer, and the elementwise table whose expansions `scalar_emit`
+    emits): a cached object built by other code generation must not be loaded."""
     import hashlib
     from pathlib import Path
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for path in sorted(here.glob("*.py")) + [here.parent / "dialects" / "elementwise.py"]:
+    sources = sorted(here.glob("*.py")) + sorted((here.parent / "codegen_llvm").glob("*.py"))
+    for path in sources + [here.parent / "dialects" / "elementwise.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return host_identity() + "|" + h.hexdigest()[:16]
 

@@ -33,9 +33,10 @@ def dynamic_strides(rank: int) -> tuple[None, ...]:
     return (None,) * rank
 
 
-def view_type(shape: Sequence[int | None], element: ScalarType) -> MemRefType:
-    """The type of a view whose strides and offset are only known at run time."""
-    return MemRefType(tuple(shape), element, dynamic_strides(len(shape)), None)
+def view_type(shape: Sequence[int | None], element: ScalarType, device: str | None = None) -> MemRefType:
+    """The type of a view whose strides and offset are only known at run time (a view stays
+    where its buffer is: `device`)."""
+    return MemRefType(tuple(shape), element, dynamic_strides(len(shape)), None, device)
 
 
 # ---------------------------------------------------------------------------- buffers

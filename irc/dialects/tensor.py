@@ -4,9 +4,10 @@ static broadcast pattern (a static 1 broadcasts), a dtype and a placement.
 The ops live in a few files by family; importing this module registers all of them:
 `tensor_base` (base class, `constant`, shared shape rules), `tensor_elementwise` (one op per
 row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose, reshape,
-broadcast, dim, slice, insert_slice, concat, to_device, to_host), `tensor_linalg` (reduce, dot,
-gemv, gemm), `tensor_softmax` (softmax, log_softmax, softmax_grad), `tensor_fused` (fused), `tensor_fused_reduce`, `tensor_fused_matvec`. Their numpy
-semantics are in `tensor_eval`.
+broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_host),
+`tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
+softmax_grad), `tensor_fused` (fused), `tensor_fused_reduce`, `tensor_fused_matvec`. Their
+numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from .tensor_fused_matvec import FusedMatvecOp
 from .tensor_linalg import REDUCE_KINDS, DotOp, GemmOp, GemvOp, ReduceOp
 from .tensor_softmax import SOFTMAX_OPS, LogSoftmaxOp, SoftmaxGradOp, SoftmaxOp
 from .tensor_shape_ops import (BroadcastOp, ConcatOp, DimOp, DimShuffleOp, InsertSliceOp, ReshapeOp, SliceOp,
-                               ToDeviceOp, ToHostOp, TransposeOp)
+                               TransposeOp)
+from .tensor_transfers import ToDeviceOp, ToHostOp, transferred
 from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 
 __all__ = [
@@ -28,6 +30,6 @@ __all__ = [
     "constant_value",
     "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
-    "ToDeviceOp", "ToHostOp", "TransposeOp", "InferError",
+    "ToDeviceOp", "ToHostOp", "transferred", "TransposeOp", "InferError",
     "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
 ]

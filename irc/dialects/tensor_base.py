@@ -93,10 +93,21 @@ def constant_value(value: Value) -> DenseAttr | None:
 
 
 class TensorOp(InferredOp):
-    """Base of `tensor` ops: printed short, pure, folded when every operand is a constant."""
+    """Base of `tensor` ops: printed short, pure, folded when every operand is a constant, and
+    on one placement (operands and results alike) unless `crosses_placements` (the transfers)."""
 
     assembly = "short"
     traits = (Pure,)
+    crosses_placements = False
+
+    def verify_(self) -> None:
+        if not self.crosses_placements:  # first: a placement error explains the type mismatch
+            types = [v.type for v in (*self.operands, *self.results) if isinstance(v.type, TensorType)]
+            try:
+                common_device(types)
+            except Bad as e:
+                raise self.error(str(e)) from None
+        super().verify_()
 
     @classmethod
     def materialize_constant(cls, attribute: Attribute, type: Type, location: Location) -> Operation | None:

@@ -128,11 +128,11 @@ def _fused(op, arrays):
         args = [env[id(v)] for v in inner.operands]
         if inner.op_name == "scalar.yield":
             return [np.broadcast_to(a, shape) for a in args]
-        env[id(inner.results[0])] = _scalar(inner, args)
+        env[id(inner.results[0])] = evaluate_scalar(inner, args)
     raise _fail(op, "body has no 'scalar.yield'")
 
 
-def _scalar(op: Operation, args: list) -> np.ndarray:
+def evaluate_scalar(op: Operation, args: list) -> np.ndarray:
     """A scalar op applied to arrays (the vectorized interpretation of a fused body)."""
     dtype = op.results[0].type.numpy_name
     if op.op_name == "scalar.constant":
@@ -333,7 +333,7 @@ def _fused_matvec(op, arrays):
             raise _fail(op, f"row operand #{i} has shape {_shape_str(a.shape)}, but A has {m} rows")
     env = dict(zip(op.body.args, [np.dot(A, x), *rows]))
     for inner in op.body.ops[:-1]:
-        env[inner.results[0]] = _scalar(inner, [env[v] for v in inner.operands])
+        env[inner.results[0]] = evaluate_scalar(inner, [env[v] for v in inner.operands])
     values = [np.broadcast_to(env[v], (m,)) for v in op.body.ops[-1].operands]
     n = op.num_elementwise
     kind = op.kind

@@ -1,5 +1,5 @@
 """`tensor` ops that move, select or relabel elements: dimshuffle, transpose, reshape,
-broadcast, dim, slice, insert_slice, concat, and the host/device transfers.
+broadcast, dim, slice, insert_slice, concat (the host/device transfers: `tensor_transfers`).
 
 Slices follow numpy: bounds are resolved against the run-time size (negative counts from the
 end, out-of-range clips) and an absent bound is `NO_BOUND`. So a slice of a dynamic dim has a
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..ir.types import i64
 from .builtin import DenseAttr, TensorType
-from .op_base import Bad, int_array, int_attr, str_attr
+from .op_base import Bad, int_array, int_attr
 from .tensor_base import (DYNAMIC, NO_BOUND, TensorOp, broadcast_shapes, common_device, fmt_shape,
                           num_elements, tensor_types)
 
@@ -235,38 +235,3 @@ class ConcatOp(TensorOp):
                 raise Bad(f"operands disagree on dim {d}: " + ", ".join(map(str, types)))
             shape.append(static.pop() if static else None)
         return [TensorType(tuple(shape), types[0].element, device)]
-
-
-class ToDeviceOp(TensorOp):
-    """`tensor.to_device %x {device = "cuda"}`: a host tensor copied to a device."""
-
-    name = "tensor.to_device"
-
-    @classmethod
-    def _infer(cls, operand_types, attributes):
-        x = _one(operand_types)
-        device = str_attr(attributes, "device")
-        if x.device is not None:
-            raise Bad(f"input {x} is already on a device")
-        if not device:
-            raise Bad("'device' must name a device")
-        return [x.with_device(device)]
-
-    def fold(self):
-        return None  # transfers stay explicit; constants are placed by insert-transfers
-
-
-class ToHostOp(TensorOp):
-    """`tensor.to_host %x`: a device tensor copied back to the host."""
-
-    name = "tensor.to_host"
-
-    @classmethod
-    def _infer(cls, operand_types, attributes):
-        x = _one(operand_types)
-        if x.device is None:
-            raise Bad(f"input {x} is already on the host")
-        return [x.with_device(None)]
-
-    def fold(self):
-        return None

@@ -179,29 +179,12 @@ def _check_float64(func: Any) -> None:
             return
 
 
-def _check_cpu_ops(func: Any) -> None:
-    """`assert_no_cpu_op`: with a gpu device, report ops left on the host."""
-    from ..config import config
-    policy = config.assert_no_cpu_op
-    if policy == "ignore" or config.device == "cpu":
-        return
-    skip = ("tensor.constant", "tensor.to_device", "tensor.to_host", "tensor.dim", "func.return")
-    for op in func.regions[0].blocks[0].ops:
-        if op.op_name in skip or any(getattr(r.type, "device", None) for r in op.results):
-            continue
-        msg = (f"'{op.op_name}' at {op.location} runs on the cpu although device={config.device} "
-               f"(assert_no_cpu_op={policy})")
-        if policy == "raise":
-            raise AssertionError(msg)
-        warnings.warn(msg, stacklevel=4)
-
-
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
     """Compile `outputs` as a function of `inputs` (Theano's `theano.function`)."""
     from .graph import user_location
-    from .modes import check_mode
+    from ..passes.pipelines import check_mode
     location = user_location()
     mode_name = check_mode(mode)
     in_specs = _inputs(inputs)
@@ -236,20 +219,23 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
     from ..runtime.function import Function, FunctionMaker, InputSpec, OutputSpec
     from ..runtime.reference import ReferenceExecutor
     from .lowering import LoweringSpec, lower
-    from .modes import optimize
+    from ..passes.pipelines import optimize
+    from ..runtime.targets import active
+    from .placement_report import report_host_ops
     load_all()
+    target = active(config)
     from ..runtime.profile_hook import CompileClock
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
     lowered = lower(LoweringSpec([s.variable for s in in_specs], out_vars, upd, borrow, name or "main",
-                                 location))
+                                 location, target.device))
     clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
     stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
-                      per_pass=False)  # per-pass texts are replayed on request (`f.ir`)
+                      per_pass=False, device=target.device)  # per-pass texts: replayed by `f.ir`
     _check_float64(lowered.func)
-    _check_cpu_ops(lowered.func)
+    report_host_ops(lowered.func, config.assert_no_cpu_op, target.device)
     profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
-    executor, native = _executor(lowered, config, profiling)
+    executor, native = target.compile(lowered.module, lowered.func, config, profiling)
     if native is not None:
         stages["loop"] = native.loop_ir
     if unoptimized is not None:
@@ -271,32 +257,19 @@ def _compile(in_specs: Sequence[In], kind: str, out_vars: list[Variable], borrow
                                          lowered.module)
     inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _missing(),
                         s.borrow, s.mutable) for s in in_specs]
-    maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars)
+    maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
     maker.native = native
     outputs = OutputSpec(kind, len(out_vars), borrow, keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         from ..runtime.ir_dump import dump_folder, dump_stages
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
-                    codegen=native is not None)
+                    target, codegen=native is not None)
     if stats is not None:
         from ..runtime.profile import profiled_function_class
         return profiled_function_class()(maker, executor, inputs, lowered.shared, outputs,
                                          [t for t, _ in upd], name, allow_input_downcast, stats)
     return Function(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
                     allow_input_downcast, stats)
-
-
-def _executor(lowered: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
-    """Native code on the cpu (with per-op timers when profiling), the reference executor for
-    another device; (executor, NativeFunction or None)."""
-    from ..runtime.reference import ReferenceExecutor
-    if config.device == "cpu" and profiling:  # native code with per-op timers compiled in
-        from ..runtime.profile_native import make_profiled_cpu_executor
-        return make_profiled_cpu_executor(lowered.module, lowered.func, config.allow_gc)
-    if config.device == "cpu":
-        from ..runtime.native_executor import make_cpu_executor
-        return make_cpu_executor(lowered.module, lowered.func, config.allow_gc)
-    return ReferenceExecutor(lowered.func, allow_gc=config.allow_gc), None
 
 
 def unoptimized_results(module: Any) -> list[Any]:

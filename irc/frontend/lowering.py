@@ -5,6 +5,12 @@ Arguments: the user's inputs, then the shared variables the graph reads or updat
 `irc.shared = "name"`). Results: the user's outputs, then the new values of the updated shared
 variables (res attr `irc.update = <arg index>`; `irc.borrow` for `Out(borrow=True)`). Every op
 carries the user's Python line. `givens` are applied before (`clone_replace`).
+
+With a device (`LoweringSpec.device`: the target's placement), shared variables are arguments on
+the device (`tensor<?xf32, "cuda">`: the runtime keeps them there) read through one
+`tensor.to_host` each, so the body stays a host graph that `insert-transfers` places; an output
+written `gpu_from_host(...)` gets `irc.device = "cuda"`. User transfers are placement hints
+(`transfers.py`), bound to their input.
 """
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from typing import Any, Sequence
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import Operation, Value
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
+from .transfers import PlacementHint, returned_on_device
 
 
 class MissingInputError(ValueError):
@@ -31,6 +38,7 @@ class LoweringSpec:
     borrow: Sequence[bool] = ()
     name: str = "main"
     location: Location = UNKNOWN_LOC   # the user's `irc.function(...)` line
+    device: str | None = None          # placement of shared variables and device results
 
 
 @dataclass
@@ -98,14 +106,14 @@ class _Lowerer:
         shared = self._collect_shared()
         self.shared = shared
         arg_vars = list(spec.inputs) + shared
-        arg_types = [v.type.to_ir() for v in arg_vars]
+        arg_types = [v.type.to_ir() for v in spec.inputs] + [s.type.to_ir(spec.device) for s in shared]
         arg_attrs: list[dict[str, Attribute]] = [{} for _ in spec.inputs]
         arg_attrs += [{"irc.shared": StringAttr(str(s.name or f"shared{i}"))} for i, s in enumerate(shared)]
         func = FuncOp.create(symbol_name(spec.name), arg_types, [], arg_attrs, None, spec.location)
         self.func, self.block = func, func.body
         for var, arg in zip(arg_vars, func.body.args):
             arg.name_hint = name_hint(var)
-            self._bind(var, arg)
+            self._bind(var, self._host_view(arg))
         results = [self.value_of(v) for v in spec.outputs]
         update_args = []
         for svar, expr in spec.updates:
@@ -118,13 +126,27 @@ class _Lowerer:
                 op.location = op.results[0].uses[0].owner.location
         func.update_function_type()
         res_attrs: list[dict[str, Attribute]] = []
-        for i in range(len(spec.outputs)):
-            res_attrs.append({"irc.borrow": UnitAttr()} if i < len(spec.borrow) and spec.borrow[i] else {})
+        for i, out in enumerate(spec.outputs):
+            attrs: dict[str, Attribute] = {}
+            if i < len(spec.borrow) and spec.borrow[i]:
+                attrs["irc.borrow"] = UnitAttr()
+            if spec.device and returned_on_device(out):
+                attrs["irc.device"] = StringAttr(spec.device)
+            res_attrs.append(attrs)
         res_attrs += [{"irc.update": IntegerAttr(a)} for a in update_args]
         if any(res_attrs):
             func.set_res_attrs(res_attrs)
         module = ModuleOp.create([func])
         return Lowered(module, func, shared, update_args)
+
+    def _host_view(self, arg: Value) -> Value:
+        """A device argument's host copy, which the graph reads (insert-transfers cancels it)."""
+        if getattr(arg.type, "device", None) is None:
+            return arg
+        from ..ir.core import create_op
+        op = create_op("tensor.to_host", [arg], [arg.type.with_device(None)], location=self.spec.location)
+        self.block.append(op)
+        return op.results[0]
 
     # -- graph walking
     def _bind(self, var: Any, value: Value) -> None:
@@ -195,6 +217,9 @@ class _Lowerer:
     def _lower_apply(self, apply: Any) -> None:
         from ..ir.core import OP_REGISTRY, create_op
         op_def = apply.op
+        if isinstance(op_def, PlacementHint):
+            self._bind(apply.outputs[0], self.values[id(apply.inputs[0])])
+            return
         name = op_def.ir_name
         attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}
         operands = [self.values[id(v)] for v in apply.inputs]

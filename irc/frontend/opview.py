@@ -47,7 +47,19 @@ class GpuElemwise(_ScalarOpView):
 
 
 class DimShuffle(ViewOp):
-    pass
+    """`DimShuffle{x,0}`: the new order of the dims ('x' for a new broadcastable one)."""
+
+    def __str__(self) -> str:
+        attrs = self.ir.attributes if self.ir is not None else {}
+        order = attrs.get("pattern") or attrs.get("permutation")
+        if order is None:
+            return type(self).__name__
+        return f"{type(self).__name__}{{{','.join('x' if p == -1 else str(p) for p in order.value)}}}"
+
+
+class GpuDimShuffle(DimShuffle):
+    """A view on the device. Not a `T.DimShuffle` (the frontend's class, which only the host
+    view is merged with), as in Theano's old backend; it prints like one."""
 
 
 class CAReduce(ViewOp):
@@ -121,6 +133,18 @@ class Alloc(ViewOp):
     """`tensor.broadcast`: a value broadcast to a run-time shape."""
 
 
+class GpuAlloc(ViewOp):
+    pass
+
+
+class GpuReshape(ViewOp):
+    pass
+
+
+class GpuSubtensor(ViewOp):
+    pass
+
+
 class Shape_i(ViewOp):  # noqa: N801 (Theano's name)
     pass
 
@@ -134,7 +158,7 @@ class Fused(ViewOp):
 
 
 class GpuFromHost(ViewOp):
-    pass
+    """`tensor.to_device` (the frontend's `gpu_from_host` class too, once loaded)."""
 
 
 class HostFromGpu(ViewOp):
@@ -154,11 +178,11 @@ class GenericOp(ViewOp):
 
 # tensor op name -> (host class, device class)
 OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
-    "tensor.broadcast": (Alloc, Alloc),
+    "tensor.broadcast": (Alloc, GpuAlloc),
     "tensor.dim": (Shape_i, Shape_i),
     "tensor.insert_slice": (IncSubtensor, IncSubtensor),
-    "tensor.dimshuffle": (DimShuffle, DimShuffle),
-    "tensor.transpose": (DimShuffle, DimShuffle),
+    "tensor.dimshuffle": (DimShuffle, GpuDimShuffle),
+    "tensor.transpose": (DimShuffle, GpuDimShuffle),
     "tensor.reduce": (CAReduce, GpuCAReduce),
     "tensor.dot": (Dot, GpuGemm),
     "tensor.gemv": (CGemv, GpuGemv),
@@ -167,8 +191,8 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.softmax": (Softmax, Softmax),
     "tensor.log_softmax": (LogSoftmax, LogSoftmax),
     "tensor.softmax_grad": (SoftmaxGrad, SoftmaxGrad),
-    "tensor.reshape": (Reshape, Reshape),
-    "tensor.slice": (Subtensor, Subtensor),
+    "tensor.reshape": (Reshape, GpuReshape),
+    "tensor.slice": (Subtensor, GpuSubtensor),
     "tensor.subtensor": (Subtensor, Subtensor),
     "tensor.concat": (Join, Join),
     "tensor.constant": (Constant, Constant),

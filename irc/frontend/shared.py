@@ -9,6 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..config import config
+from ..runtime.targets import active
 from .graph import Variable
 from .tensor_type import TensorType, floatX
 
@@ -30,7 +32,8 @@ class SharedVariable(Variable):
     def __init__(self, type: TensorType, value: np.ndarray, name: str | None = None, strict: bool = False,
                  allow_downcast: bool | None = None):
         super().__init__(type, None, None, name)
-        self.container = Container(type.filter(value, strict=strict, allow_downcast=allow_downcast))
+        host = type.filter(value, strict=strict, allow_downcast=allow_downcast)
+        self.container = Container(active(config).to_storage(host))
         self.default_update: Variable | None = None
 
     def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
@@ -42,11 +45,18 @@ class SharedVariable(Variable):
         return v if borrow else v.copy()
 
     def set_value(self, value: Any, borrow: bool = False) -> None:
-        """Replace the value (copied unless `borrow`); dtype and rank must fit the type."""
+        """Replace the value (copied unless `borrow`); dtype and rank must fit the type. A value
+        kept on a device is overwritten in place when shape and dtype match."""
         arr = self.type.filter(value)
-        if not borrow and arr is value:
-            arr = np.array(arr, copy=True)
-        self.container.value = arr
+        old = self.container.value
+        if isinstance(old, np.ndarray):
+            if not borrow and arr is value:
+                arr = np.array(arr, copy=True)
+            self.container.value = arr
+        elif old.shape == arr.shape and old.dtype == arr.dtype:
+            old.set(np.ascontiguousarray(arr))  # a device array: copied over, same buffer
+        else:
+            self.container.value = active(config).to_storage(arr)
 
     @property
     def value(self) -> Any:

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 from .attributes import (ATTRIBUTE_PARSERS, ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DictAttr,
                          FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
+from ..registry import ensure
 from .core import OP_REGISTRY, Block, IsolatedFromAbove, Operation, Region, Value, create_op
 from .diagnostics import SOURCES, Diagnostic, ParseError
 from .lexer import EOF, tokenize
@@ -684,8 +685,11 @@ def unescape(token: str) -> str:
 
 
 def _module_class() -> type[Operation]:
-    from .. import dialects  # noqa: F401  (registers builtin.module, func.*)
-    return OP_REGISTRY["builtin.module"]
+    ensure("dialects")
+    cls = OP_REGISTRY.get("builtin.module")
+    if cls is None:
+        raise RuntimeError("no dialects are registered (import irc, or irc.dialects, first)")
+    return cls
 
 
 def _guard(parse: Callable, parser: Parser):

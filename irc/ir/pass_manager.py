@@ -9,12 +9,12 @@ see `instrumentation.py`) around every pass, so `irc-opt` and `irc.function` sha
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections import Counter
 from typing import Any, ClassVar, Iterable, Sequence
 
 from .core import Operation
 from .diagnostics import Diagnostic, IRError, PassError
+from ..registry import ensure
 from .location import Location, UNKNOWN_LOC
 
 __all__ = ["Pass", "PassError", "PassManager", "PassInstrumentation", "PASS_REGISTRY",
@@ -71,19 +71,9 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
-_loaded = False
-
-
 def load_passes() -> None:
-    """Import `irc.passes` (which imports every module holding passes) once."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        try:
-            importlib.import_module("irc.passes")
-        except ModuleNotFoundError as e:
-            if e.name not in ("irc.passes", "irc"):
-                raise
+    """Fill `PASS_REGISTRY` through the loader the top installed (see `irc/plugins.py`)."""
+    ensure("passes")
 
 
 def lookup_pass(name: str) -> type[Pass] | None:

@@ -46,7 +46,9 @@ def fusable(op: Operation) -> bool:
     if op.op_name not in SHAPE_ONLY_SECOND and (not elementwise or "inplace" in op.attributes):
         return False
     types = [v.type for v in (*op.operands, *op.results)]
-    if not op.results or not all(isinstance(t, TensorType) and t.device is None for t in types):
+    if not op.results or not all(isinstance(t, TensorType) for t in types):
+        return False
+    if len({t.device for t in types}) != 1:  # one placement: a transfer is never fused away
         return False
     rank = op.results[0].type.rank
     shape = op.results[0].type.shape

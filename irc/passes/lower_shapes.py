@@ -13,7 +13,7 @@ from .loop_builder import Index, LoopBuilder
 
 
 def _view_type(t: TensorType) -> MemRefType:
-    return L.view_type(t.shape, t.element)
+    return L.view_type(t.shape, t.element, t.device)
 
 
 @lowering("tensor.dimshuffle")
@@ -112,7 +112,7 @@ def _insert_slice(ctx: FuncLowering, op: Operation) -> None:
     for axis, (a, b) in enumerate(zip(sizes, ctx.sizes_of(src))):
         ctx.lb.assert_eq(a, b, f"'tensor.insert_slice': the source does not fit the slice in dim {axis}")
     view = ctx.lb.create(L.SubviewOp, [out, *offsets, *sizes, *steps], {},
-                         L.view_type(op.operand(1).type.shape, t.element))
+                         L.view_type(op.operand(1).type.shape, t.element, t.device))
     ctx.copy(src, view, ctx.sizes_of(src))
     ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
 
@@ -138,7 +138,7 @@ def _concat(ctx: FuncLowering, op: Operation) -> None:
         msizes = ctx.sizes_of(m)
         offsets = [offset if d == axis else zero for d in range(t.rank)]
         view = lb.create(L.SubviewOp, [out, *offsets, *msizes, *([one] * t.rank)], {},
-                         L.view_type(v.type.shape, t.element))
+                         L.view_type(v.type.shape, t.element, t.device))
         ctx.copy(m, view, msizes)
         offset = lb.add(offset, msizes[axis])
     ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
@@ -165,7 +165,7 @@ def _reshape(ctx: FuncLowering, op: Operation) -> None:
     lb.assert_eq(count, total, "'tensor.reshape': the element count does not match the new shape")
     t: TensorType = op.results[0].type
     sizes = ctx.result_sizes(t, sizes)
-    mt = MemRefType(t.shape, t.element)
+    mt = MemRefType(t.shape, t.element, device=t.device)
     dyn = [s for d, s in zip(t.shape, sizes) if d is None]
     m = lb.create(L.ReshapeOp, [src, *dyn], {}, mt)
     ctx.bind(op.results[0], m, sizes, contiguous=True)
@@ -177,5 +177,6 @@ def _dim(ctx: FuncLowering, op: Operation) -> None:
     size = ctx.sizes_of(src)[op.attributes["axis"].value]
     t: TensorType = op.results[0].type
     out = ctx.alloc(t, [])
-    ctx.lb.store(ctx.lb.cast(size, i64), out, [])
+    with ctx.nest([], t.device) as ivs:
+        ctx.lb.store(ctx.lb.cast(size, i64), out, ivs)
     ctx.bind(op.results[0], out, [], contiguous=True)

@@ -18,8 +18,9 @@ in `lower_linalg.py`, `lower_reduce.py` and `lower_shapes.py`. Dead buffers are 
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..dialects import loop as L
 from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
@@ -47,10 +48,14 @@ def lowering(*names: str):
 
 
 def contiguous_type(t: TensorType) -> MemRefType:
-    return MemRefType(t.shape, t.element)
+    return MemRefType(t.shape, t.element, device=t.device)
 
 
 def argument_type(t: TensorType) -> MemRefType:
+    """Host arguments are any numpy view; device arguments are dense row-major arrays at
+    offset 0 (the CUDA runtime guarantees it), so kernels may read them as flat vectors."""
+    if t.device is not None:
+        return contiguous_type(t)
     return L.view_type(t.shape, t.element)
 
 
@@ -65,9 +70,6 @@ class FuncLowering:
         for t in (*ft.inputs, *ft.results):
             if not isinstance(t, TensorType):
                 raise ValueError(f"lower-to-loops: '{func.sym_name}' has a non-tensor type {t}")
-            if t.device is not None:
-                raise ValueError(f"lower-to-loops: '{func.sym_name}' has a value on \"{t.device}\"; "
-                                 f"the CPU path runs host tensors only")
         self.func = FuncOp.create(func.sym_name, [argument_type(t) for t in ft.inputs],
                                   [contiguous_type(t) for t in ft.results], location=func.location)
         for key in ("arg_attrs", "res_attrs"):
@@ -86,6 +88,8 @@ class FuncLowering:
             new.name_hint = old.name_hint
             self.buf[old] = new
             self.sizes[new] = [lb.dim(new, a) for a in range(new.type.rank)]
+            if new.type.device is not None:
+                self.contiguous.add(new)
         from .lower_scalars import lower_single_element
         for op in self.src.body.ops:
             lb.location = op.location
@@ -204,8 +208,20 @@ class FuncLowering:
         idx = [zero if d == 1 else iv for d, iv in zip(v.type.shape, ivs)]
         return self.lb.load(self.buf[v], idx)
 
+    @contextmanager
+    def nest(self, sizes: list[Index], device: str | None) -> Iterator[list[Index]]:
+        """`LoopBuilder.parallel` over `sizes`, except that a rank-0 nest writing `device`
+        memory is a one-element loop (the host cannot touch device memory: every access to it
+        must sit in a nest that becomes a kernel). Yields the indices of rank `len(sizes)`."""
+        if sizes or device is None:
+            with self.lb.parallel(sizes) as ivs:
+                yield ivs
+            return
+        with self.lb.parallel([self.lb.const(1)]):
+            yield []
+
     def copy(self, src: Value, dst: Value, sizes: list[Index]) -> None:
-        with self.lb.parallel(sizes) as ivs:
+        with self.nest(sizes, dst.type.device) as ivs:
             self.lb.store(self.lb.load(src, ivs), dst, ivs)
 
     def copy_to_new(self, m: Value, t: MemRefType) -> Value:
@@ -220,7 +236,7 @@ class FuncLowering:
         if m in self.contiguous:
             return m
         t = m.type
-        return self.copy_to_new(m, MemRefType(t.shape, t.element))
+        return self.copy_to_new(m, MemRefType(t.shape, t.element, device=t.device))
 
 
 # ---------------------------------------------------------------------------- elementwise
@@ -229,7 +245,7 @@ def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]],
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
     outs = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes) for j, r in enumerate(op.results)]
     sizes = ctx.sizes[outs[0]]
-    with ctx.lb.parallel(sizes) as ivs:
+    with ctx.nest(sizes, outs[0].type.device) as ivs:
         values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
         for v, out in zip(values, outs):
             ctx.lb.store(v, out, ivs)

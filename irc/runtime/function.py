@@ -10,7 +10,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..ir.parser import parse_module
+from ..passes.pipelines import optimize
 from .errors import InputError
+from .graph_view import graph_view
+from .targets import Target, resolve
 
 _MISSING = object()
 
@@ -48,8 +52,9 @@ class FunctionMaker:
     """What compiled the function (Theano's `f.maker`): the mode, the module, the stages."""
 
     def __init__(self, mode: str, module: Any, stages: dict[str, str], inputs: Sequence[InputSpec],
-                 outputs: Sequence[Any]):
+                 outputs: Sequence[Any], target: Target | None = None):
         self.mode = mode
+        self.target = target if target is not None else resolve("cpu")
         self.module = module
         self.stages = stages
         self.inputs = list(inputs)
@@ -64,11 +69,10 @@ class FunctionMaker:
         if self._replayed or "tensor" not in self.stages:
             return
         self._replayed = True
-        from ..frontend.modes import optimize
-        from ..ir.parser import parse_module
         module = parse_module(self.stages["tensor"], "<stage tensor>")
         name = getattr(self.func, "sym_name", "main")
-        for key, text in optimize(module, self.mode, name, per_pass=True).items():
+        for key, text in optimize(module, self.mode, name, per_pass=True,
+                                  device=self.target.device).items():
             self.stages.setdefault(key, text)
 
     @property
@@ -78,8 +82,7 @@ class FunctionMaker:
     @property
     def fgraph(self) -> Any:
         if self._fgraph is None:
-            from .fgraph_view import FunctionGraphView
-            self._fgraph = FunctionGraphView(self.func)
+            self._fgraph = graph_view(self.func)
         return self._fgraph
 
 
@@ -134,12 +137,12 @@ class Function:
     def ir(self, stage: str = "optimized") -> str:
         """The module text at `stage`: "tensor" (as lowered), a pass name (after it; `name#2`
         for its second run), "optimized" (final tensor level), "loop" (what the native code is
-        built from), "llvm" (LLVM IR after O3) or "asm" (host assembly); the last two are
-        generated on request."""
+        built from), or a stage only the target has, generated on request: on the cpu "llvm"
+        (LLVM IR after O3) and "asm" (host assembly), on a GPU "gpu" (kernels) and "ptx"."""
         stages = self.maker.stages
-        if stage in ("llvm", "asm") and stage not in stages:
-            from ..codegen_cpu.emit import emit_asm, emit_llvm_ir
-            stages[stage] = (emit_llvm_ir if stage == "llvm" else emit_asm)(self.maker.module)
+        render = self.maker.target.stages.get(stage)
+        if render is not None and stage not in stages:
+            stages[stage] = render(self.maker.module)
         if stage not in stages:
             self.maker.replay_passes()
         if stage not in stages:

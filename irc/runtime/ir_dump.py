@@ -14,13 +14,19 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..config import config
+from ..ir.instrumentation import render_ir
+from ..ir.parser import parse_module
+from ..ir.pass_manager import PassManager
+from ..passes.pipelines import pipeline_for
+from .targets import Target
+
 REPLAY = "// replay: "
+STAGE_EXTENSIONS = {"llvm-raw": "ll", "llvm": "ll", "ptx": "ptx", "asm": "s"}
 
 
-def _pipeline(mode: str) -> list[str]:
-    from ..config import config
-    from ..frontend.modes import pipeline_for
-    text = pipeline_for(mode, config.optimizer_excluding)
+def _pipeline(mode: str, device: str | None) -> list[str]:
+    text = pipeline_for(mode, config.optimizer_excluding, device)
     return [p for p in text.split(",") if p]
 
 
@@ -28,37 +34,38 @@ def _header(title: str, display: str, name: str) -> str:
     return f"// -----// IR Dump After {display} ({name}) //----- //\n"
 
 
-def dump_stages(tensor_text: str, mode: str, folder: str, codegen: bool = True) -> list[str]:
-    """Replay `mode`'s pipeline over `tensor_text` (module text with locations) into `folder`."""
-    from ..codegen_cpu import emit
-    from ..ir.instrumentation import render_ir
-    from ..ir.parser import parse_module
-    from ..ir.pass_manager import PassManager
+def dump_stages(tensor_text: str, mode: str, folder: str, target: Target,
+                codegen: bool = True) -> list[str]:
+    """Replay `mode`'s pipeline for `target` over `tensor_text` (module text with locations)
+    into `folder`, then the target's lowering passes and code generation stages."""
     os.makedirs(folder, exist_ok=True)
-    steps = _pipeline(mode) + (["lower-to-loops"] if codegen else [])
+    steps = _pipeline(mode, target.device) + (list(target.loop_passes) if codegen else [])
     module = parse_module(tensor_text, "<dump>")
     texts: list[tuple[str, str, str]] = [("input", "// -----// IR Dump Before the pipeline //----- //\n",
                                           render_ir(module, debuginfo=True))]
-    for name in steps:
-        pm = PassManager.parse(name)
+    for step in steps:
+        pm = PassManager.parse(step)
         pm.run(module)
         p = pm.passes[0]
-        texts.append((name, _header("After", p.display_name, p.name), render_ir(module, debuginfo=True)))
-    paths = [os.path.join(folder, f"{i:03d}_{name}.mlir") for i, (name, _, _) in enumerate(texts)]
+        texts.append((step, _header("After", p.display_name, p.name), render_ir(module, debuginfo=True)))
+    paths = [os.path.join(folder, f"{i:03d}_{step.partition('{')[0]}.mlir")
+             for i, (step, _, _) in enumerate(texts)]
     for i, ((name, header, text), path) in enumerate(zip(texts, paths)):
         if i + 1 < len(texts):
-            replay = f"irc-opt {os.path.basename(path)} -p {texts[i + 1][0]} --mlir-print-debuginfo"
+            replay = f"irc-opt {os.path.basename(path)} -p '{texts[i + 1][0]}' --mlir-print-debuginfo"
         else:
-            replay = f"irc-opt {os.path.basename(path)} -t {'llvm-raw' if codegen else 'mlir'}"
+            first = target.dump_stages[0] if codegen and target.dump_stages else "mlir"
+            replay = f"irc-opt {os.path.basename(path)} -t {first}"
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(f"{REPLAY}{replay}\n{header}{text}")
     if codegen:
         n, last_mlir = len(paths), os.path.basename(paths[-1])
-        for k, (target, fn) in enumerate((("llvm-raw", emit.emit_llvm_ir_unoptimized),
-                                          ("llvm", emit.emit_llvm_ir))):
-            path = os.path.join(folder, f"{n + k:03d}_{target}.ll")
+        for k, stage in enumerate(target.dump_stages):
+            ext = STAGE_EXTENSIONS.get(stage, "txt")
+            path = os.path.join(folder, f"{n + k:03d}_{stage}.{ext}")
+            comment = "//" if ext == "ptx" else ";"
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(f"; replay: irc-opt {last_mlir} -t {target}\n{fn(module)}")
+                fh.write(f"{comment} replay: irc-opt {last_mlir} -t {stage}\n{target.stages[stage](module)}")
             paths.append(path)
     return paths
 
@@ -81,16 +88,5 @@ def dump_folder(root: str, name: str) -> str:
 def dump_function(f: Any, folder: str) -> list[str]:
     """`f.dump_ir(folder)`: every stage of the compiled function `f`."""
     maker = f.maker
-    return dump_stages(maker.stages["tensor"], maker.mode, folder, codegen=_cpu_codegen_ok(maker))
-
-
-def _cpu_codegen_ok(maker: Any) -> bool:
-    from ..passes.lower_to_loops import is_tensor_function
-    try:
-        func = maker.func
-    except Exception:
-        return False
-    if not is_tensor_function(func):
-        return True
-    return all(getattr(t, "device", None) is None for t in (*func.function_type.inputs,
-                                                             *func.function_type.results))
+    return dump_stages(maker.stages["tensor"], maker.mode, folder, maker.target,
+                       codegen=maker.native is not None)

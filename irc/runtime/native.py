@@ -221,10 +221,10 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, lay
         shapes=ShapeProgram.of(loop_func),
         assert_messages=[op.message for op in asserts], assert_ops=asserts,
         stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
-        inplace_results=_inplace_results(loop_func))
+        inplace_results=inplace_results(loop_func))
 
 
-def _inplace_results(loop_func: FuncOp) -> dict[int, int]:
+def inplace_results(loop_func: FuncOp) -> dict[int, int]:
     found = {}
     for k in range(len(loop_func.function_type.results)):
         attr = loop_func.res_attrs(k).get("irc.inplace")

@@ -33,10 +33,10 @@ class NativeExecutor:
         try:
             return self.call(*args) if outs is None else self.call(*args, outs=outs)
         except ShapeError as e:
-            raise _execution_error(e, args) from None
+            raise execution_error(e, args) from None
 
 
-def _execution_error(e: ShapeError, args: Sequence[Any]) -> ExecutionError:
+def execution_error(e: ShapeError, args: Sequence[Any]) -> ExecutionError:
     op = e.op
     shapes = [getattr(a, "shape", ()) for a in args]
     if op is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .graph_view import graph_view
+
 
 @dataclass
 class ApplyInfo:
@@ -48,8 +50,7 @@ def device_of(class_name: str) -> str:
 
 def describe_ops(func: Any, ops: list[Any], kind: str) -> list[ApplyInfo]:
     """ApplyInfo for tensor-level `ops` of `func` (keys are the ops), named like `fgraph`."""
-    from .fgraph_view import FunctionGraphView
-    nodes = {id(n.ir): n for n in FunctionGraphView(func).toposort()}
+    nodes = {id(n.ir): n for n in graph_view(func).toposort()}
     out = []
     for i, op in enumerate(ops):
         node = nodes.get(id(op))

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from llvmlite import ir
 
-from irc.codegen_cpu.mathlib import ARITY, MATH_EMITTERS
+from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
 from irc.codegen_cpu.mathlib_jit import build_kernel_module, compile_kernel
-from irc.codegen_cpu.mathlib_ulp import (REFERENCES, TRIG_LIMIT, random_bits, reference,
+from irc.codegen_llvm.mathlib_ulp import (REFERENCES, TRIG_LIMIT, random_bits, reference,
                                          sample_sets, ulp_error)
 
 F32, F64 = np.float32, np.float64
@@ -195,13 +195,13 @@ def test_half_exhaustive(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("table", ["EXP_P f32", "TANH_P f32"])
 def test_coefficient_tables_come_from_the_remez_tool(table):
-    """The tables in the emitters are what ``python -m irc.codegen_cpu.mathlib_remez`` prints
+    """The tables in the emitters are what ``python -m irc.codegen_llvm.mathlib_remez`` prints
     (the f32 ones: the f64 fits take longer), and their fitted error is what the comments say."""
     mp = pytest.importorskip("mpmath")
     pytest.importorskip("scipy")
-    from irc.codegen_cpu import mathlib_remez as remez
-    from irc.codegen_cpu.mathlib_activation import TANH_P
-    from irc.codegen_cpu.mathlib_exp_log import EXP_P
+    from irc.codegen_llvm import mathlib_remez as remez
+    from irc.codegen_llvm.mathlib_activation import TANH_P
+    from irc.codegen_llvm.mathlib_exp_log import EXP_P
     if table == "EXP_P f32":
         half_ln2 = float(mp.log(2) / 2) * (1 + 2 ** -10)
         fit = remez.fit_rounded(mp.exp, -half_ln2, half_ln2, range(2, 7), F32, lambda r: 1 + r)
@@ -241,7 +241,7 @@ def test_emitters_lower_to_ptx_without_calls():
     script = textwrap.dedent("""
         import llvmlite.binding as llvm
         from llvmlite import ir
-        from irc.codegen_cpu.mathlib import ARITY, MATH_EMITTERS
+        from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
         llvm.initialize_all_targets(); llvm.initialize_all_asmprinters()
         try:
             target = llvm.Target.from_triple("nvptx64-nvidia-cuda")

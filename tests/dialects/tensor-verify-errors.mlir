@@ -40,3 +40,20 @@ func.func @fused(%a: tensor<3xf32>) -> tensor<3xf64> {
   }) : (tensor<3xf32>) -> tensor<3xf64>
   func.return %0 : tensor<3xf64>
 }
+
+// -----
+
+// Every tensor op but the transfers keeps one placement, results included.
+// CHECK: 'tensor.reduce' op mixes placements: tensor<?xf32, "cuda"> is on "cuda" but tensor<f32> is on the host
+func.func @reduce_placement(%a: tensor<?xf32, "cuda">) -> tensor<f32> {
+  %0 = tensor.reduce %a {kind = "sum", axes = array<i64: 0>} : (tensor<?xf32, "cuda">) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}
+
+// -----
+
+// CHECK: 'tensor.to_device' op input tensor<3xf32, "cuda"> is already on a device
+func.func @to_device_twice(%a: tensor<3xf32, "cuda">) -> tensor<3xf32, "cuda"> {
+  %0 = tensor.to_device %a {device = "cuda"} : (tensor<3xf32, "cuda">) -> tensor<3xf32, "cuda">
+  func.return %0 : tensor<3xf32, "cuda">
+}

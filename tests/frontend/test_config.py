@@ -45,16 +45,41 @@ def test_bad_value_names_flag_allowed_values_and_source(tmp_path):
         parse_flags_string("floatX")
 
 
-@pytest.mark.parametrize("device", ["cpu", "gpu", "cuda", "cuda0", "cuda1", "gpu2"])
-def test_devices(device):
+@pytest.mark.parametrize("device, normal, kind, index", [
+    ("cpu", "cpu", "cpu", None), ("gpu", "cuda", "cuda", None), ("cuda", "cuda", "cuda", None),
+    ("cuda0", "cuda0", "cuda", 0), ("cuda1", "cuda1", "cuda", 1), ("gpu2", "cuda2", "cuda", 2),
+    ("GPU12", "cuda12", "cuda", 12)])
+def test_devices(device, normal, kind, index):
     c = Config()
     c.device = device
-    assert c.device == device
+    assert (c.device, c.device_kind, c.device_index) == (normal, kind, index)
 
 
-def test_bad_device():
-    with pytest.raises(ConfigError, match="device.*cpu, gpu"):
-        Config().device = "tpu"
+@pytest.mark.parametrize("bad", ["tpu", "cpu0", "cuda-1", "gpu 1", "opencl0:0", ""])
+def test_bad_device(bad):
+    with pytest.raises(ConfigError, match=r"bad value .* for config flag 'device'.*cpu, gpu"):
+        Config().device = bad
+
+
+def test_gpu_sync_follows_cuda_launch_blocking(tmp_path):
+    none = str(tmp_path / "none")
+    c = Config()
+    c.load({"IRCRC": none})
+    assert c.gpu_sync is False
+    c.load({"IRCRC": none, "CUDA_LAUNCH_BLOCKING": "1", "IRC_FLAGS": "gpu_sync=False"})
+    assert c.gpu_sync is True and c.source("gpu_sync") == "CUDA_LAUNCH_BLOCKING=1"
+    c = Config()
+    c.load({"IRCRC": none, "IRC_FLAGS": "gpu_sync=True,force_device=True,print_active_device=no"})
+    assert c.gpu_sync is True and c.force_device is True and c.print_active_device is False
+    with pytest.raises(ConfigError, match="'gpu_sync'.*True, False"):
+        c.gpu_sync = "sometimes"
+
+
+def test_derived_values_through_the_module():
+    import irc.config as module
+    with config.change_flags(device="gpu3"):
+        assert module.device_kind == "cuda" and module.device_index == 3
+    assert module.device_kind == "cpu"
 
 
 def test_code_override_and_change_flags():

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Operation, Value
+from ..runtime.graph_view import set_graph_view
+from .opview import view_op
+from .tensor_type import TensorType
 
 
 class ViewVariable:
@@ -33,7 +36,6 @@ class ViewVariable:
             return self.name
         if self.owner is not None:
             return f"{self.owner.op}.{self.index}"
-        from ..frontend.tensor_type import TensorType
         try:
             return f"<{TensorType.from_ir(self.value.type)}>"
         except Exception:
@@ -84,7 +86,6 @@ class FunctionGraphView:
     """Nodes in execution order (constants are variables), built once from a `func.func`."""
 
     def __init__(self, func: Operation):
-        from ..frontend.opview import view_op
         body = func.regions[0].blocks[0]
         vars_: dict[Value, ViewVariable] = {}
         self.inputs = [ViewVariable(a, None) for a in body.args]
@@ -112,3 +113,6 @@ class FunctionGraphView:
     @property
     def variables(self) -> list[ViewVariable]:
         return self.inputs + [o for n in self._nodes for o in n.outputs]
+
+
+set_graph_view(FunctionGraphView)

@@ -8,7 +8,7 @@ reduction accumulators get `reassoc`).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from llvmlite import ir
 
@@ -37,10 +37,13 @@ def constant(t: ScalarType, value) -> ir.Constant:
 
 
 class ScalarEmitter:
-    """Emits one scalar op at a time into `builder`."""
+    """Emits one scalar op at a time into `builder`; transcendental functions come from the
+    `math` table (name -> emitter, see `math_hook.py`): the CPU's inline mathlib by default,
+    a target's own flavour otherwise (NVPTX: `irc.codegen_ptx.mathlib_nvptx`)."""
 
-    def __init__(self, builder: ir.IRBuilder):
+    def __init__(self, builder: ir.IRBuilder, math: dict[str, Callable[..., ir.Value]] | None = None):
         self.b = builder
+        self.math = math if math is not None else math_emitters()
 
     # ------------------------------------------------------------------ entry
     def emit(self, name: str, args: Sequence[ir.Value], t: ScalarType, fastmath: tuple[str, ...] = ()
@@ -50,13 +53,12 @@ class ScalarEmitter:
         method = getattr(self, "op_" + short, None)
         if method is not None:
             return method(args, t, fastmath)
-        emitters = math_emitters()
-        if short in emitters and t.is_float:
-            return emitters[short](self.b, *args)
+        if short in self.math and t.is_float:
+            return self.math[short](self.b, *args)
         row = lookup(short)
         if row.expansion is not None:
             return self.expand(row.expansion, dict(zip("xyz", args)), t)
-        raise NotImplementedError(f"no CPU code generation for 'scalar.{short}' on {t} "
+        raise NotImplementedError(f"no code generation for 'scalar.{short}' on {t} "
                                   f"(the mathlib has no emitter for it)")
 
     def expand(self, expr: Expr, env: dict[str, ir.Value], t: ScalarType) -> ir.Value:
@@ -189,10 +191,9 @@ class ScalarEmitter:
         return self.b.xor(a[0], a[1])
 
     def op_pow(self, a, t, fm):
-        emitters = math_emitters()
-        if t.is_float and "pow" in emitters:
-            return emitters["pow"](self.b, a[0], a[1])
-        raise NotImplementedError(f"no CPU code generation for 'scalar.pow' on {t}")
+        if t.is_float and "pow" in self.math:
+            return self.math["pow"](self.b, a[0], a[1])
+        raise NotImplementedError(f"no code generation for 'scalar.pow' on {t}")
 
     # ------------------------------------------------------------------ comparisons, select
     def _cmp(self, op: str, a, t):

@@ -34,7 +34,7 @@ LN2_HI_F32 = float.fromhex("0x1.62ep-1")
 LN2_LO_F32 = float.fromhex("0x1.0bfbe8p-15")
 
 # exp(r) = 1 + r + c2 r^2 + ... on |r| <= ln2/2, minimax for relative error with the
-# coefficients rounded to the format (``python -m irc.codegen_cpu.mathlib_remez``):
+# coefficients rounded to the format (``python -m irc.codegen_llvm.mathlib_remez``):
 # f32 degree 6 (2^-28.2), f64 degree 11 (2^-57.9).
 EXP_P = {
     "f32": tuple(float.fromhex(h) for h in (

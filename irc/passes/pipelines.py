@@ -1,10 +1,11 @@
-"""Compilation modes: which pass pipeline a mode runs, and the stage texts it leaves behind.
+"""Compilation modes: which pass pipeline a mode runs for a target, and the stage texts it leaves.
 
 A mode names passes that may not exist yet (the pipeline grows as passes land); only the
-registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped."""
+registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped.
+A device target runs the host pipeline with `insert-transfers` placed before fusion (so fused
+groups form on one side of a transfer) and without the passes that have no device kernels."""
 from __future__ import annotations
 
-import os
 from typing import Iterable
 
 from ..ir.core import Operation
@@ -19,6 +20,25 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
     "ProfileMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),
 }
+
+
+# Passes whose ops have no kernel on a device yet (GPU part 2 adds reductions and products).
+HOST_ONLY_PASSES = frozenset({"fuse-matvec"})
+PLACEMENT_PASS = "insert-transfers"
+
+
+def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:
+    """The pass names `mode` runs: the host list, or for a `device` (e.g. "cuda") the same with
+    placement inserted before fusion and host-only passes dropped."""
+    names = PIPELINES[mode]
+    if device is None:
+        return names
+    names = tuple(n for n in names if n not in HOST_ONLY_PASSES)
+    placement = f"{PLACEMENT_PASS}{{device={device}}}"
+    if "fuse-elementwise" in names:
+        i = names.index("fuse-elementwise")
+        return names[:i] + (placement,) + names[i:]
+    return names + (placement,)
 
 
 def check_mode(mode: str | None) -> str:
@@ -36,16 +56,18 @@ def _split_tags(text: str | Iterable[str]) -> set[str]:
     return set(text)
 
 
-def pipeline_for(mode: str, excluding: str | Iterable[str] = "") -> str:
-    """The pipeline string `mode` runs now: registered passes only, minus excluded ones."""
+def pipeline_for(mode: str, excluding: str | Iterable[str] = "", device: str | None = None) -> str:
+    """The pipeline string `mode` runs now for `device` (None: the host): registered passes only,
+    minus excluded ones."""
     load_passes()
     drop = _split_tags(excluding)
     names = []
-    for name in PIPELINES[mode]:
+    for entry in pipeline_names(mode, device):
+        name = entry.partition("{")[0]
         cls = PASS_REGISTRY.get(name)
         if cls is None or name in drop or drop.intersection(getattr(cls, "tags", ())):
             continue
-        names.append(name)
+        names.append(entry)
     return ",".join(names)
 
 
@@ -75,20 +97,10 @@ class StageRecorder(PassInstrumentation):
         self.stages[pass_.name] = text
 
 
-_dump_counter = 0
-
-
-def dump_folder(root: str, name: str) -> str:
-    """A fresh sub-folder of `config.dump_ir` for one function: `<root>/<NNN>_<name>`."""
-    global _dump_counter
-    _dump_counter += 1
-    return os.path.join(root, f"{os.getpid()}_{_dump_counter:03d}_{name}")
-
-
 def optimize(module: Operation, mode: str, name: str, record: bool = True,
              instrumentations: Iterable[PassInstrumentation] = (),
-             per_pass: bool = True) -> dict[str, str]:
-    """Run `mode`'s pipeline over `module` in place; returns the recorded stage texts.
+             per_pass: bool = True, device: str | None = None) -> dict[str, str]:
+    """Run `mode`'s pipeline for `device` over `module` in place; returns the stage texts.
     (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
     from ..config import config
     insts: list[PassInstrumentation] = []
@@ -96,7 +108,7 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     if record:
         insts.append(recorder)
     insts.extend(instrumentations)
-    pipeline = pipeline_for(mode, config.optimizer_excluding)
+    pipeline = pipeline_for(mode, config.optimizer_excluding, device)
     pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
     pm.run(module)
     if record:

@@ -2,7 +2,7 @@
 
 The coefficient tables in ``mathlib_exp_log.py`` and ``mathlib_activation.py`` come from here:
 
-    python -m irc.codegen_cpu.mathlib_remez            # prints every table with its error
+    python -m irc.codegen_llvm.mathlib_remez            # prints every table with its error
 
 ``fit`` runs the Remez exchange in mpmath (60 digits) on a weighted error
 ``w(x) * (f(x) - fixed(x) - sum c_j x^p_j)`` (relative error by default), so the fitted error

@@ -22,7 +22,7 @@ def _hex(*values: str) -> tuple[float, ...]:
 
 
 # Minimax coefficients for relative error, rounded to the format, from
-# ``python -m irc.codegen_cpu.mathlib_remez`` (the fitted error in brackets).
+# ``python -m irc.codegen_llvm.mathlib_remez`` (the fitted error in brackets).
 # tanh(a) rounds to 1 beyond TANH_SATURATE (tanh(9.1) = 1 - 2.5e-8 in f32; 19.1 in f64);
 # below TANH_SMALL, tanh(a) = a + a^3 P(a^2) [f32 2^-29.7, f64 2^-60.6].
 TANH_SATURATE = {"f32": 9.5, "f64": 19.5}

@@ -1,0 +1,240 @@
+"""`gpu`: kernels and their launches, the level between loops over device buffers and PTX.
+
+A `gpu.func` is a kernel: a symbol, typed arguments (device memrefs, indices, scalars) and one
+body run by every thread of the grid; it reads and writes only device memory. The host function
+starts it with `gpu.launch @kernel(args) work %n`, where `work` is the number of iteration
+points the kernel covers: what the runtime needs to size the grid (`irc.codegen_ptx.abi`).
+Inside a kernel, `gpu.thread_id` / `gpu.block_id` / `gpu.block_dim` / `gpu.grid_dim` read the
+x coordinates of the CUDA grid as indices, and `gpu.barrier` synchronizes a block.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ..ir.assembly_forms import OperandListForm
+from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
+from ..ir.location import Location, UNKNOWN_LOC
+from ..ir.types import FunctionType, ScalarType, Type, index
+from .builtin import MemRefType
+from .func import FuncOp
+
+DEVICE = "cuda"
+
+
+def is_device_memref(t: Type) -> bool:
+    return isinstance(t, MemRefType) and t.device is not None
+
+
+def kernel_arg_error(t: Type) -> str | None:
+    """Why `t` cannot be a kernel argument (None: it can)."""
+    if isinstance(t, MemRefType):
+        return None if t.device is not None else f"{t} is in host memory, which a kernel cannot read"
+    if isinstance(t, ScalarType):
+        return None
+    return f"{t} is neither a device memref, an index nor a scalar"
+
+
+class GpuFuncOp(FuncOp):
+    """`gpu.func @k(%a: memref<?xf32, "cuda">, %n: index) { ... gpu.return }`: a kernel.
+
+    The attribute `items_per_thread = 4` (set by `outline-kernels`) says that one thread
+    handles up to that many consecutive work items per step of its grid-stride loop, which
+    the grid size follows (`abi.launch_dims`)."""
+
+    name = "gpu.func"
+
+    @staticmethod
+    def create_kernel(sym_name: str, arg_types: Sequence[Type], location: Location = UNKNOWN_LOC
+                      ) -> "GpuFuncOp":
+        """An empty kernel whose entry block takes `arg_types`."""
+        attrs = {"sym_name": StringAttr(sym_name),
+                 "function_type": TypeAttr(FunctionType(tuple(arg_types), ()))}
+        return GpuFuncOp([], [], attrs, [Region([Block(list(arg_types))])], (), location)
+
+    @property
+    def items_per_thread(self) -> int:
+        attr = self.attributes.get("items_per_thread")
+        return attr.value if isinstance(attr, IntegerAttr) else 1
+
+    def verify_(self) -> None:
+        super().verify_()
+        ft = self.function_type
+        if ft.results:
+            raise self.error("a kernel returns nothing (it writes device buffers)")
+        for i, t in enumerate(ft.inputs):
+            why = kernel_arg_error(t)
+            if why is not None:
+                raise self.error(f"argument {i}: {why}")
+        if not isinstance(self.body.terminator, ReturnOp):
+            raise self.error("body must end with 'gpu.return'")
+        for op in self.walk():
+            for v in (*op.operands, *op.results):
+                if isinstance(v.type, MemRefType) and v.type.device is None:
+                    raise op.error(f"kernel '{self.sym_name}' touches host memory ({v.type}); "
+                                   f"a kernel reads and writes device buffers only")
+
+
+class ReturnOp(OperandListForm, Operation):
+    """`gpu.return`: ends a kernel body."""
+
+    name = "gpu.return"
+    traits = (Terminator, Pure)
+
+    def verify_(self) -> None:
+        if self.operands or not isinstance(self.parent_op, GpuFuncOp):
+            raise self.error("ends a 'gpu.func' and takes no operands")
+
+
+class LaunchOp(Operation):
+    """`gpu.launch @k(%a, %n) work %w : (memref<?xf32, "cuda">, index)`: run kernel @k over
+    `work` iteration points (operand 0), passing the remaining operands as its arguments."""
+
+    name = "gpu.launch"
+
+    @staticmethod
+    def create(kernel: str, work: Value, args: Sequence[Value]) -> "LaunchOp":
+        return LaunchOp([work, *args], [], {"kernel": SymbolRefAttr(kernel)})
+
+    @property
+    def kernel(self) -> str:
+        return self.attributes["kernel"].name  # type: ignore[attr-defined]
+
+    @property
+    def work(self) -> Value:
+        return self.operand(0)
+
+    @property
+    def args(self) -> tuple[Value, ...]:
+        return self.operands[1:]
+
+    def print_custom(self, printer) -> bool | None:
+        if not isinstance(self.attributes.get("kernel"), SymbolRefAttr) or not self.operands:
+            return False
+        printer.write(" ", str(self.attributes["kernel"]), "(", printer.names(self.args), ") work ",
+                      printer.name(self.work), printer.attr_dict(self.attributes, ("kernel",)),
+                      " : (", printer.types([v.type for v in self.args]), ")")
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "LaunchOp":
+        kernel = parser.parse_symbol()
+        parser.expect("(")
+        refs = parser.parse_operand_refs()
+        parser.expect(")", "')' or ','")
+        parser.expect("work", "'work' and the number of work items")
+        work = parser.parse_operand_refs()
+        if len(work) != 1:
+            raise parser.error("expected one 'work' operand")
+        attrs = parser.parse_optional_attr_dict()
+        parser.expect(":", "':' and the argument types")
+        parser.expect("(")
+        types: list[Type] = []
+        if not parser.accept(")"):
+            types = parser.parse_type_list()
+            parser.expect(")", "')' after the argument types")
+        attrs["kernel"] = SymbolRefAttr(kernel)
+        operands = parser.resolve_operands(work + refs, [index] + types)
+        return parser.create(cls, operands, [], attrs)
+
+    def kernel_op(self) -> GpuFuncOp | None:
+        """The launched `gpu.func`, looked up in the enclosing module."""
+        module = self.parent_op
+        while module is not None and module.parent_op is not None:
+            module = module.parent_op
+        if module is None:
+            return None
+        for op in module.regions[0].blocks[0].ops:
+            if isinstance(op, GpuFuncOp) and op.sym_name == self.kernel:
+                return op
+        return None
+
+    def verify_(self) -> None:
+        if not isinstance(self.attributes.get("kernel"), SymbolRefAttr) or not self.operands:
+            raise self.error("needs a 'kernel' symbol and a 'work' operand")
+        if self.work.type != index or self.results:
+            raise self.error("'work' must be an index and the launch has no results")
+        if isinstance(self.parent_op, GpuFuncOp):
+            raise self.error("a kernel cannot launch another kernel")
+        kernel = self.kernel_op()
+        if kernel is None:
+            raise self.error(f"no 'gpu.func' named @{self.kernel} in the module")
+        expected = kernel.function_type.inputs
+        got = tuple(v.type for v in self.args)
+        if got != expected:
+            raise self.error(f"passes ({', '.join(map(str, got))}) but @{self.kernel} takes "
+                             f"({', '.join(map(str, expected))})")
+
+
+class _GridValue(Operation):
+    """An index read from the CUDA grid (x only)."""
+
+    assembly = "short"
+    traits = (Pure,)
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    def verify_(self) -> None:
+        if self.operands or len(self.results) != 1 or self.result.type != index:
+            raise self.error("takes no operands and gives one index")
+        if not _inside_kernel(self):
+            raise self.error("can only be used inside a 'gpu.func'")
+
+
+class ThreadIdOp(_GridValue):
+    """`%t = gpu.thread_id : index`: the thread's x index in its block."""
+    name = "gpu.thread_id"
+
+
+class BlockIdOp(_GridValue):
+    """`%b = gpu.block_id : index`: the block's x index in the grid."""
+    name = "gpu.block_id"
+
+
+class BlockDimOp(_GridValue):
+    """`%n = gpu.block_dim : index`: threads per block."""
+    name = "gpu.block_dim"
+
+
+class GridDimOp(_GridValue):
+    """`%g = gpu.grid_dim : index`: blocks in the grid."""
+    name = "gpu.grid_dim"
+
+
+class BarrierOp(Operation):
+    """`gpu.barrier`: every thread of the block waits here until all have arrived."""
+
+    name = "gpu.barrier"
+
+    def print_custom(self, printer) -> bool | None:
+        if self.operands or self.results:
+            return False
+        printer.write(printer.attr_dict(self.attributes))
+        return None
+
+    @classmethod
+    def parse_custom(cls, parser) -> "BarrierOp":
+        return parser.create(cls, [], [], parser.parse_optional_attr_dict())
+
+    def verify_(self) -> None:
+        if self.operands or self.results:
+            raise self.error("takes no operands and has no results")
+        if not _inside_kernel(self):
+            raise self.error("can only be used inside a 'gpu.func'")
+
+
+def _inside_kernel(op: Operation) -> bool:
+    parent = op.parent_op
+    while parent is not None:
+        if isinstance(parent, GpuFuncOp):
+            return True
+        parent = parent.parent_op
+    return False
+
+
+GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}
+
+__all__ = ["DEVICE", "GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
+           "GridDimOp", "BarrierOp", "GRID_VALUES", "is_device_memref", "kernel_arg_error"]

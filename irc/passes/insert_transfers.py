@@ -1,0 +1,207 @@
+"""`insert-transfers`: place each tensor op on the device or the host, and copy values across
+(`tensor.to_device` / `tensor.to_host`) where a reader sits on the other side.
+
+Where an op runs comes from one table, `PLACEMENT` (part 1 of the GPU backend has kernels for
+elementwise work only):
+
+* `DEVICE` — ops with a device kernel: every elementwise op (the elementwise table's rows,
+  comparisons, `select`, `cast`) and `tensor.fused` groups. Their operands are copied to the
+  device; constants feeding them become device constants (no copy at run time).
+* `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
+  where their data is, on the device when an operand that is not a constant is there (or is
+  only a host copy of a device value), or when every reader runs on the device.
+* `HOST` — everything else (reduce, dot, gemv, gemm, fused_reduce, fused_matvec, concat,
+  insert_slice, ...) until they get kernels: their operands are copied to the host.
+
+Each value is copied at most once per placement, just before its first reader, and that copy
+serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
+host copies the frontend makes of device-resident shared variables vanish. Function arguments
+keep the placement their type states; a result is returned on the placement its attributes ask
+for: `irc.device = "cuda"` (set by `gpu_from_host` on an output), else the placement of the
+argument it updates (`irc.update = N`), else the host. Ops of other dialects are left where
+they are: their operands are copied back to the placement they had.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
+from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_transfers import TRANSFER_OPS, transferred
+from ..ir.attributes import IntegerAttr, StringAttr
+from ..ir.core import ElementwiseTrait, Operation, Value, create_op
+from ..ir.pass_manager import Pass, register_pass
+
+DEVICE, FOLLOW, HOST = "device", "follow", "host"
+
+# Op name -> where it runs when a device is targeted. Elementwise ops not named here are
+# DEVICE, any other op HOST: to move an op to the device once it has a kernel, add it here.
+PLACEMENT: dict[str, str] = {
+    "tensor.fused": DEVICE,
+    "tensor.dimshuffle": FOLLOW,
+    "tensor.transpose": FOLLOW,
+    "tensor.reshape": FOLLOW,
+    "tensor.broadcast": FOLLOW,
+    "tensor.slice": FOLLOW,
+    "tensor.dim": FOLLOW,
+}
+
+# Ops that compute nothing a device kernel would: not reported as left on the host.
+NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
+
+
+def placement_rule(op: Operation) -> str:
+    """DEVICE, FOLLOW or HOST for a `tensor` op (see `PLACEMENT`)."""
+    rule = PLACEMENT.get(op.op_name)
+    if rule is not None:
+        return rule
+    return DEVICE if op.has_trait(ElementwiseTrait) else HOST
+
+
+def _feeds_device_only(op: Operation) -> bool:
+    """A view whose every reader runs on the device (through other views, maybe): it runs there
+    too, so its host operand crosses once, whole, instead of the view being made on the host."""
+    users = [u for r in op.results for u in r.users]
+    return bool(users) and all(
+        is_tensor_op(u) and (placement_rule(u) == DEVICE or
+                             placement_rule(u) == FOLLOW and _feeds_device_only(u)) for u in users)
+
+
+def is_tensor_op(op: Operation) -> bool:
+    return op.op_name.startswith("tensor.")
+
+
+def ops_left_on_host(func: Operation) -> list[Operation]:
+    """The `tensor` ops of `func` that compute on the host (`assert_no_cpu_op`'s report):
+    every result on the host, and not a constant, a size or a transfer."""
+    return [op for op in func.regions[0].blocks[0].ops
+            if is_tensor_op(op) and op.op_name not in NOT_COMPUTATION and op.results
+            and all(isinstance(r.type, TensorType) and r.type.device is None for r in op.results)]
+
+
+def result_placement(func: FuncOp, index: int) -> str | None:
+    """Where result `index` of `func` is returned: `irc.device`, else the placement of the
+    argument it updates (`irc.update`), else the host (None)."""
+    attrs = func.res_attrs(index)
+    device = attrs.get("irc.device")
+    if isinstance(device, StringAttr):
+        return device.value
+    update = attrs.get("irc.update")
+    if isinstance(update, IntegerAttr) and 0 <= update.value < len(func.body.args):
+        arg_type = func.body.args[update.value].type
+        return arg_type.device if isinstance(arg_type, TensorType) else None
+    return None
+
+
+class _Placer:
+    """Places the ops of one function in order (its body is one block in SSA order, so every
+    operand is placed before its readers)."""
+
+    def __init__(self, func: FuncOp, device: str, stats):
+        self.func, self.device, self.stats = func, device, stats
+        self.copies: dict[tuple[Value, str | None], Value] = {}
+        self.original: dict[Value, str | None] = {}  # placement before this pass, when changed
+
+    def run(self) -> None:
+        block = self.func.body
+        for op in list(block.ops):
+            if isinstance(op, ReturnOp):
+                for k, v in enumerate(op.operands):
+                    op.set_operand(k, self.on(v, result_placement(self.func, k), op))
+            elif not is_tensor_op(op):
+                for i, v in enumerate(op.operands):
+                    op.set_operand(i, self.on(v, self.original.get(v, _placement(v)), op))
+            elif op.op_name != "tensor.constant" and op.op_name not in TRANSFER_OPS:
+                self.place(op)
+        for op in reversed(list(block.ops)):  # copies and constants nothing reads any more
+            if (op.op_name in TRANSFER_OPS or op.op_name == "tensor.constant") \
+                    and not any(r.uses for r in op.results):
+                op.erase()
+        self.func.update_function_type()
+
+    def place(self, op: Operation) -> None:
+        rule = placement_rule(op)
+        if rule == FOLLOW:
+            rule = DEVICE if any(self.on_device(v) for v in op.operands
+                                 if isinstance(v.type, TensorType) and not _is_constant(v)) \
+                or _feeds_device_only(op) else HOST
+        where = self.device if rule == DEVICE else None
+        for i, v in enumerate(op.operands):
+            if isinstance(v.type, TensorType):
+                op.set_operand(i, self.on(v, where, op))
+        for r in op.results:
+            if isinstance(r.type, TensorType) and r.type.device != where:
+                self.original.setdefault(r, r.type.device)
+                r.type = r.type.with_device(where)
+        if where is not None:
+            self.stats["ops-on-device"] += 1
+
+    def on_device(self, v: Value) -> bool:
+        """Whether `v` lives on the device, or is a host copy of a value that does."""
+        return _placement(v) is not None or transferred(v, self.device) is not None
+
+    def on(self, v: Value, where: str | None, reader: Operation) -> Value:
+        """`v` on placement `where`: itself, the value it was copied from, a constant made
+        there, or one copy inserted before its first reader `reader`."""
+        if not isinstance(v.type, TensorType) or v.type.device == where:
+            return v
+        key = (v, where)
+        if key not in self.copies:
+            self.copies[key] = (transferred(v, where) or self._constant_on(v, where)
+                                or self._copy(v, where, reader))
+        return self.copies[key]
+
+    def _constant_on(self, v: Value, where: str | None) -> Value | None:
+        if not _is_constant(v):
+            return None
+        const = v.owner
+        value = const.attributes["value"]
+        type_ = v.type.with_device(where)
+        new = create_op("tensor.constant", [], [type_], {"value": DenseAttr(type_, value.data)},
+                        location=const.location)
+        const.parent.insert_before(const, new)
+        self.stats["device-constants" if where else "host-constants"] += 1
+        return new.results[0]
+
+    def _copy(self, v: Value, where: str | None, reader: Operation) -> Value:
+        if where is not None and _placement(v) is not None:
+            v = self.on(v, None, reader)  # device to another device: through the host
+        if where is None:
+            copy = create_op("tensor.to_host", [v], [v.type.with_device(None)], location=reader.location)
+            self.stats["to-host"] += 1
+        else:
+            copy = create_op("tensor.to_device", [v], [v.type.with_device(where)],
+                             {"device": StringAttr(where)}, location=reader.location)
+            self.stats["to-device"] += 1
+        reader.parent.insert_before(reader, copy)
+        return copy.results[0]
+
+
+def _placement(v: Value) -> str | None:
+    return v.type.device if isinstance(v.type, TensorType) else None
+
+
+def _is_constant(v: Value) -> bool:
+    owner = v.owner
+    return isinstance(owner, Operation) and owner.op_name == "tensor.constant"
+
+
+@register_pass
+@dataclass
+class InsertTransfers(Pass):
+    """Put ops with a device kernel on `device`; copy values between host and device."""
+
+    name = "insert-transfers"
+    summary = "place ops on the device or the host and insert the transfers between them"
+    tags = ("gpu",)
+    statistics = {"ops-on-device": "ops placed on the device",
+                  "to-device": "host values copied to the device",
+                  "to-host": "device values copied to the host",
+                  "device-constants": "constants made on the device for device readers",
+                  "host-constants": "constants made on the host for host readers"}
+    device: str = "cuda"
+
+    def run(self, module: Operation) -> None:
+        assert isinstance(module, ModuleOp)
+        for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
+            _Placer(func, self.device, self.stats).run()

@@ -1,0 +1,23 @@
+"""The composition point: what fills the core's registries, installed once when `irc` is imported.
+
+Levels stand straight (ir < dialects < passes < codegen < runtime < frontend < cli): a level
+only imports the ones below it, so the core cannot load its own plug-ins. This module, above
+all of them, tells the core where dialects and passes come from. Nothing is imported until a
+registry is first needed."""
+from __future__ import annotations
+
+import importlib
+
+from .registry import set_loader
+
+
+def install() -> None:
+    set_loader("dialects", lambda: importlib.import_module("irc.dialects"))
+    set_loader("passes", lambda: importlib.import_module("irc.passes"))
+    set_loader("targets", _load_targets)
+    set_loader("graph_view", lambda: importlib.import_module("irc.frontend.fgraph_view"))
+
+
+def _load_targets() -> None:
+    importlib.import_module("irc.runtime.cpu_target")
+    importlib.import_module("irc.runtime.cuda.target")

@@ -1,0 +1,63 @@
+"""The device array irc hands out: PyCUDA's `GPUArray`, plus what numpy users expect.
+
+`numpy.asarray(r)` copies it to the host (the tutorial does exactly that; a plain GPUArray
+becomes an object array), `.get()`, shape/dtype/strides, `__cuda_array_interface__` (torch and
+cupy see the same memory), and `sync()` from the GpuArray backend. Memory comes from the
+process's `DeviceMemoryPool`.
+
+Making a GPUArray runs a page of Python; results of a compiled function are made by copying a
+template's attributes instead (`fresh_like`), which is what keeps a call's host cost small."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pycuda.gpuarray as gpuarray
+
+from .driver import device
+
+
+class DeviceArray(gpuarray.GPUArray):
+    """A GPUArray that numpy can convert."""
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        host = self.get()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def sync(self) -> None:
+        """Wait until the work queued for this array (on irc's stream) is done."""
+        device().synchronize()
+
+    def __repr__(self) -> str:
+        return f"DeviceArray({self.get()!r})"
+
+
+def empty(shape: tuple[int, ...], dtype: Any) -> DeviceArray:
+    return DeviceArray(shape, np.dtype(dtype), allocator=device().pool.allocate)
+
+
+def to_device(value: Any) -> DeviceArray:
+    """A new device array holding `value` (a numpy array, or anything numpy converts)."""
+    host = np.asarray(value)
+    if not host.flags.c_contiguous:
+        host = np.ascontiguousarray(host)  # (never for 0-d values: it would make them 1-d)
+    out = empty(host.shape, host.dtype)
+    if host.size:
+        device().drv.memcpy_htod(out.gpudata, host)
+    return out
+
+
+class ArrayFactory:
+    """Fresh device arrays of one shape and dtype, made from a template's attributes."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
+        self.template = empty(shape, dtype)
+        self.attrs = dict(self.template.__dict__)
+        self.nbytes = max(self.template.nbytes, 1)
+        self.allocate = device().pool.allocate
+
+    def __call__(self) -> DeviceArray:
+        out = DeviceArray.__new__(DeviceArray)
+        out.__dict__.update(self.attrs)
+        out.gpudata = self.allocate(self.nbytes)
+        return out

@@ -1,0 +1,287 @@
+"""The executor `irc.function` uses on a GPU: one PTX module of kernels, a host plan per
+input-shape signature, launches on the process's stream.
+
+Per call, the host does only what the data needs: upload host inputs, take result buffers from
+the device pool (or reuse a borrowed / in-place one), write their addresses into the launches'
+prepared parameter buffers and launch (`launch.py`), then copy host results into pinned
+buffers handed out as numpy arrays (recycled by the pool when the user drops them) and
+synchronize once. Results on the device return at once: the work is queued, not finished
+(`r.sync()`, or `config.gpu_sync`/`CUDA_LAUNCH_BLOCKING=1` to wait after every launch).
+
+A CUDA error never kills the process: it becomes an `ExecutionError` (or `MemoryError` for an
+out-of-memory) naming the kernel, the op and the user's line; the pool's held blocks are
+released so that a later call with smaller inputs runs."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pycuda.driver as drv
+
+from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
+from ...codegen_ptx.pipeline import compile_kernels, lower_for_gpu
+from ...codegen_ptx.target import ptx_cache_key
+from ...dialects.func import FuncOp
+from ...dialects.gpu import GpuFuncOp
+from ...ir.instrumentation import render_ir
+from ..cpu_target import compile_for_cpu
+from ..errors import ExecutionError
+from ..host_plan import HostPlan, View, record_plan
+from ..native import inplace_results
+from ..native_executor import execution_error
+from ..object_cache import ObjectCache
+from ..shapes import ShapeError
+from .device_array import ArrayFactory, DeviceArray, to_device
+from .driver import Device, device, synchronize_after_launch
+from .edges import DeviceFunction, HostOpsLeft, device_function, strip_placement
+from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
+
+
+@dataclass
+class CudaProgram:
+    """The compiled function for the GPU (`f.maker.native` on the cuda target)."""
+
+    name: str
+    loop_ir: str                  # the kernel-level module (the "gpu" stage)
+    ptx: str
+    edges: DeviceFunction
+    host_func: FuncOp
+    kernels: dict[str, GpuFuncOp]
+    module: KernelModule
+    inplace_results: dict[int, int] = field(default_factory=dict)
+
+
+def _ptx_for(module: Any, arch: str) -> str:
+    """PTX of the kernels of `module`, from the disk cache when it holds it."""
+    text = render_ir(module)
+    cache = ObjectCache("ptx", ".ptx")
+    key = ptx_cache_key(text, arch)
+    hit = cache.load(key)
+    if hit is not None:
+        return hit.decode()
+    ptx = compile_kernels(module, arch)
+    cache.store(key, ptx.encode())
+    return ptx
+
+
+def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
+    edges = device_function(module, "cuda")
+    gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
+    ptx = _ptx_for(gpu_module, dev.arch)
+    kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
+    host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
+    inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
+    return CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
+                       KernelModule(ptx), inplace)
+
+
+@dataclass
+class PreparedLaunch:
+    """A launch with its parameter bytes laid out: only the buffer addresses change per call."""
+
+    name: str
+    location: Any
+    launcher: Launcher
+    patches: list[tuple[Any, int, int]]   # (8-byte parameter slot, buffer slot, byte offset)
+
+
+class PreparedPlan:
+    """A `HostPlan` bound to the loaded kernels: array factories for its allocations and
+    prepared launches (launches with no work are dropped: CUDA refuses empty grids)."""
+
+    def __init__(self, plan: HostPlan, program: CudaProgram, dev: Device, arg_dtypes: list):
+        self.n_args = plan.n_args
+        self.results = plan.results
+        self.dtypes = list(arg_dtypes) + [a.dtype for a in plan.allocs]
+        self.shapes = [None] * plan.n_args + [a.shape for a in plan.allocs]
+        self.makers = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
+        self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
+        self.graphs = GraphCache(dev.stream.handle)
+        self.result_slots: list[int | None] = []
+        for v in plan.results:  # a result that owns its buffer is handed out as it is
+            owns = v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
+            self.result_slots.append(v.slot if owns and v.slot not in self.result_slots else None)
+        self.direct = None not in self.result_slots
+
+    def _prepare(self, launch: Any, program: CudaProgram, dev: Device) -> PreparedLaunch:
+        kernel = program.kernels[launch.kernel]
+        params = kernel_params(kernel)
+        views = []  # checked against what the kernel assumes, at a 256-aligned stand-in address
+        for a in launch.args:
+            if isinstance(a, View):
+                views.append(DeviceView(1 << 20, a.offset, a.shape, a.strides, self.dtypes[a.slot].itemsize))
+            else:
+                views.append(a)
+        packed = param_struct(kernel).pack(*param_values(kernel, views))
+        offsets = param_layout(params)[1]
+        grid, block = launch_dims(launch.work, dev.sm_count, kernel.items_per_thread)
+        pointer_params = [(offsets[i], launch.args[p.arg]) for i, p in enumerate(params) if p.kind == "ptr"]
+        launcher = Launcher(program.module.function(launch.kernel), grid, block, packed,
+                            [off for off, _ in pointer_params], dev.stream.handle)
+        patches = [(slot_ref, view.slot, view.offset * self.dtypes[view.slot].itemsize)
+                   for slot_ref, (_, view) in zip(launcher.slots, pointer_params)]
+        return PreparedLaunch(launch.kernel, launch.op.location, launcher, patches)
+
+    def result(self, k: int, bufs: list) -> Any:
+        view = self.results[k]
+        buf = bufs[view.slot]
+        if self.result_slots[k] is not None:
+            return buf
+        if view.dense and view.shape == tuple(buf.shape):
+            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument, or a result twice: a copy
+            if buf.nbytes:
+                drv.memcpy_dtod_async(copy.gpudata, buf.gpudata, buf.nbytes, device().stream)
+            return copy
+        raise NotImplementedError(f"a GPU function returning a strided view ({view}) is not supported yet")
+
+
+class CudaExecutor:
+    """`run(args, outs=None) -> results`: see the module doc."""
+
+    constants: dict = {}
+    fresh_results = True
+
+    def __init__(self, program: CudaProgram, dev: Device):
+        self.program = program
+        self.native = program
+        self.dev = dev
+        self.upload = program.edges.upload
+        self.any_upload = any(self.upload)
+        self.download = [k for k, down in enumerate(program.edges.download) if down]
+        self.plans: dict[tuple, PreparedPlan] = {}
+        self.sync_each = synchronize_after_launch()
+
+    def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
+        try:
+            return self._run(args, outs)
+        except ShapeError as e:
+            raise execution_error(e, args) from None
+        except (drv.MemoryError, CudaError) as e:
+            if not (isinstance(e, drv.MemoryError) or e.code == CUDA_ERROR_OUT_OF_MEMORY):
+                raise
+            reason = str(e)
+        self.dev.pool.free_held()  # the failed call's buffers are back in the pool by now
+        raise MemoryError(f"out of memory on {self.dev.name} in irc function '{self.program.name}' "
+                          f"(input shapes {[getattr(a, 'shape', ()) for a in args]}): {reason}")
+
+    def _run(self, args: Sequence[Any], outs: list | None) -> list:
+        dargs = self._device_args(args) if self.any_upload else list(args)
+        shapes = tuple([a.shape for a in dargs])
+        plan = self.plans.get(shapes)
+        if plan is None:
+            plan = self._plan(shapes, dargs)
+        if outs is None:
+            bufs = dargs + [make() for make in plan.makers]
+        else:
+            bufs = self._buffers_with(plan, dargs, outs)
+        addresses = tuple([int(b.gpudata or 0) for b in bufs])
+        graphs = plan.graphs
+        if self.sync_each or not graphs.replay(addresses):
+            for launch in plan.launches:
+                for slot_ref, slot, byte_offset in launch.patches:
+                    slot_ref.value = addresses[slot] + byte_offset
+            if not self.sync_each and graphs.wants(addresses):
+                graphs.capture(addresses, [launch.launcher for launch in plan.launches])
+            else:
+                for launch in plan.launches:
+                    code = launch.launcher.launch(*launch.launcher.args)
+                    if code or self.sync_each:
+                        self._check(launch, code)
+        if plan.direct:
+            results = [bufs[slot] for slot in plan.result_slots]
+        else:
+            results = [plan.result(k, bufs) for k in range(len(plan.results))]
+        return self._download(results) if self.download else results
+
+    def _device_args(self, args: Sequence[Any]) -> list[Any]:
+        return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
+
+    def _plan(self, shapes: tuple, dargs: list) -> PreparedPlan:
+        dtypes = [a.dtype for a in dargs]
+        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes), self.program, self.dev, dtypes)
+        self.plans[shapes] = plan
+        return plan
+
+    @staticmethod
+    def _buffers_with(plan: PreparedPlan, dargs: list, outs: list) -> list:
+        """The call's buffers, borrowed and in-place result buffers used where they fit."""
+        given: dict[int, Any] = {}
+        for k, buf in enumerate(outs):
+            slot = plan.result_slots[k]
+            if buf is not None and slot is not None and isinstance(buf, DeviceArray) \
+                    and buf.shape == plan.shapes[slot] and buf.dtype == plan.dtypes[slot]:
+                given[slot] = buf
+        n = plan.n_args
+        return dargs + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
+
+    def _check(self, launch: PreparedLaunch, code: int) -> None:
+        """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""
+        if code == CUDA_ERROR_OUT_OF_MEMORY:
+            raise CudaError(f"launching kernel '{launch.name}'", code)
+        try:
+            if code:
+                raise CudaError(f"launching kernel '{launch.name}'", code)
+            self.dev.stream.synchronize()
+        except (CudaError, drv.Error) as e:
+            raise ExecutionError(f"gpu.launch @{launch.name}", launch.location, [], f"CUDA error: {e}") from None
+
+    def _download(self, results: list) -> list:
+        """Host results copied into pinned buffers; one synchronization."""
+        stream = self.dev.stream
+        for k in self.download:
+            buf = results[k]
+            if buf.size:
+                host = self.dev.pinned.allocate(buf.shape, buf.dtype)
+                drv.memcpy_dtoh_async(host, buf.gpudata, stream)
+                results[k] = host
+            else:
+                results[k] = np.empty(buf.shape, buf.dtype)
+        stream.synchronize()
+        return results
+
+
+def make_cuda_executor(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
+    """(executor, program) for the cuda target. A function with ops that have no GPU kernel yet
+    runs on the cpu instead, with one warning naming them (part 2 adds reductions and products)."""
+    dev = device()
+    try:
+        program = build_program(module, func, dev, config.allow_gc)
+    except HostOpsLeft as e:
+        return _on_cpu(module, func, config, profiling, e)
+    return CudaExecutor(program, dev), program
+
+
+_cpu_warned: set[str] = set()
+
+
+def _on_cpu(module: Any, func: Any, config: Any, profiling: bool, why: HostOpsLeft) -> tuple[Any, Any]:
+    key = ",".join(sorted({op.op_name for op in why.ops}))
+    if key not in _cpu_warned:
+        _cpu_warned.add(key)
+        where = ", ".join(f"'{op.op_name}' at {op.location}" for op in why.ops[:3])
+        warnings.warn(f"irc: function '{func.sym_name}' runs on the cpu: {why} ({where})",
+                      RuntimeWarning, stacklevel=5)
+    cpu_module = strip_placement(module)
+    cpu_func = next(op for op in cpu_module.body.ops if isinstance(op, FuncOp))
+    executor, native = compile_for_cpu(cpu_module, cpu_func, config, profiling)
+    return HostStorageExecutor(executor), native
+
+
+class HostStorageExecutor:
+    """Runs a cpu executor for a function whose shared values may live on the device: device
+    arrays come to the host for the call (their updates then stay on the host)."""
+
+    constants: dict = {}
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.fresh_results = getattr(inner, "fresh_results", False)
+        self.native = getattr(inner, "native", None)
+
+    def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
+        args = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in args]
+        if outs is None:
+            return self.inner.run(args, hook)
+        return self.inner.run(args, hook, outs=[o if isinstance(o, np.ndarray) else None for o in outs])

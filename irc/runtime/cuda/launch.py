@@ -1,0 +1,179 @@
+"""Kernel launches through the CUDA driver API itself (ctypes), on PyCUDA's context and stream.
+
+PyCUDA's launch path costs about 5 µs of host time per launch on the H100 machines (argument
+handling in Boost.Python); a compiled function of one small kernel is launch-bound, so irc
+loads its PTX and launches its kernels with `cuModuleLoadData` / `cuLaunchKernel` directly.
+Each launch keeps its parameter bytes in one buffer: only the buffer addresses are rewritten
+per call (8-byte slots patched in place), and every argument of the foreign call is converted
+once, when the plan is prepared."""
+from __future__ import annotations
+
+import ctypes
+from typing import Sequence
+
+_CU = None
+CU_LAUNCH_PARAM_BUFFER_POINTER = 1
+CU_LAUNCH_PARAM_BUFFER_SIZE = 2
+CU_LAUNCH_PARAM_END = 0
+CUDA_ERROR_OUT_OF_MEMORY = 2
+
+
+class CudaError(RuntimeError):
+    """A driver call failed: `code` is the CUresult, the message the driver's own words."""
+
+    def __init__(self, what: str, code: int):
+        self.code = code
+        super().__init__(f"{what}: {error_string(code)} (CUresult {code})")
+
+
+def driver() -> ctypes.CDLL:
+    global _CU
+    if _CU is None:
+        cu = ctypes.CDLL("libcuda.so.1")
+        cu.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+        cu.cuModuleLoadData.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]
+        cu.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
+        cu.cuModuleUnload.argtypes = [ctypes.c_void_p]
+        cu.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        cu.cuStreamBeginCapture_v2.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        cu.cuStreamEndCapture.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+        cu.cuGraphInstantiateWithFlags.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
+                                                   ctypes.c_ulonglong]
+        cu.cuGraphDestroy.argtypes = [ctypes.c_void_p]
+        cu.cuGraphExecDestroy.argtypes = [ctypes.c_void_p]
+        cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        _CU = cu
+    return _CU
+
+
+def error_string(code: int) -> str:
+    text = ctypes.c_char_p()
+    if driver().cuGetErrorString(code, ctypes.byref(text)) != 0 or not text.value:
+        return "unknown CUDA error"
+    return text.value.decode()
+
+
+def check(code: int, what: str) -> None:
+    if code != 0:
+        raise CudaError(what, code)
+
+
+class KernelModule:
+    """A loaded PTX module and its kernels by name (unloaded with the object)."""
+
+    def __init__(self, ptx: str):
+        self.handle = ctypes.c_void_p()
+        check(driver().cuModuleLoadData(ctypes.byref(self.handle), ptx.encode() + b"\0"),
+              "loading the PTX module")
+        self.functions: dict[str, ctypes.c_void_p] = {}
+
+    def function(self, name: str) -> ctypes.c_void_p:
+        fn = self.functions.get(name)
+        if fn is None:
+            fn = ctypes.c_void_p()
+            check(driver().cuModuleGetFunction(ctypes.byref(fn), self.handle, name.encode()),
+                  f"finding kernel '{name}' in its PTX module")
+            self.functions[name] = fn
+        return fn
+
+    def __del__(self) -> None:
+        cu = _CU
+        if cu is not None and self.handle:
+            try:
+                cu.cuModuleUnload(self.handle)
+            except Exception:  # the driver may be gone at interpreter exit
+                pass
+
+
+class Launcher:
+    """One launch of a kernel with its parameter buffer: `patch(i, address)` rewrites pointer
+    slot i, `__call__()` launches and returns the CUresult."""
+
+    def __init__(self, function: ctypes.c_void_p, grid: int, block: int, params: bytes,
+                 pointer_offsets: Sequence[int], stream_handle: int):
+        self.buffer = ctypes.create_string_buffer(params, max(len(params), 1))
+        self.size = ctypes.c_size_t(len(params))
+        self.extra = (ctypes.c_void_p * 5)(CU_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(self.buffer),
+                                          CU_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(self.size),
+                                          CU_LAUNCH_PARAM_END)
+        self.slots = [ctypes.c_uint64.from_buffer(self.buffer, off) for off in pointer_offsets]
+        u = ctypes.c_uint
+        self.args = (function, u(grid), u(1), u(1), u(block), u(1), u(1), u(0),
+                     ctypes.c_void_p(stream_handle), None, self.extra)
+        self.launch = driver().cuLaunchKernel
+
+
+CAPTURE_MODE_RELAXED = 2
+
+
+class GraphCache:
+    """CUDA graphs of one plan's launches, one per set of buffer addresses seen `after` times.
+
+    A graph replays its launches exactly as captured, addresses included, so it serves only
+    calls whose buffers are the same: a `borrow=True` result or an in-place update reuses its
+    buffer every call, and the device pool hands a dropped result's block to the next call, so
+    in a loop the addresses recur. A replay is one driver call however many kernels the plan
+    has (about half the cost of one launch on the H100 machines); instantiating one costs a
+    few hundred µs, hence the wait before capturing and the small set (oldest evicted first)."""
+
+    def __init__(self, stream_handle: int, capacity: int = 8, after: int = 2):
+        self.stream = ctypes.c_void_p(stream_handle)
+        self.capacity = capacity
+        self.after = after
+        self.execs: dict[tuple, ctypes.c_void_p] = {}
+        self.seen: dict[tuple, int] = {}
+        self.broken = False
+        self.launch_graph = driver().cuGraphLaunch
+
+    def replay(self, key: tuple) -> bool:
+        """Launch the graph of `key` if there is one (True); else count the key (False)."""
+        graph = self.execs.get(key)
+        if graph is None:
+            return False
+        code = self.launch_graph(graph, self.stream)
+        if code:
+            raise CudaError("launching a CUDA graph", code)
+        return True
+
+    def wants(self, key: tuple) -> bool:
+        """Whether to capture `key`'s launches now (seen often enough)."""
+        if self.broken:
+            return False
+        n = self.seen.get(key, 0) + 1
+        if len(self.seen) > 64:
+            self.seen.clear()
+        self.seen[key] = n
+        return n > self.after
+
+    def capture(self, key: tuple, launchers: Sequence["Launcher"]) -> None:
+        """Record `launchers` (already patched for `key`) as a graph, then launch it."""
+        cu = driver()
+        graph, graph_exec = ctypes.c_void_p(), ctypes.c_void_p()
+        check(cu.cuStreamBeginCapture_v2(self.stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
+        codes = [launcher.launch(*launcher.args) for launcher in launchers]
+        ended = cu.cuStreamEndCapture(self.stream, ctypes.byref(graph))
+        bad = next((c for c in codes if c), 0) or ended
+        if not bad:
+            bad = cu.cuGraphInstantiateWithFlags(ctypes.byref(graph_exec), graph, 0)
+        if graph:
+            cu.cuGraphDestroy(graph)
+        if bad:  # never again for this plan; run the launches directly this time
+            self.broken = True
+            for launcher in launchers:
+                check(launcher.launch(*launcher.args), "launching a kernel")
+            return
+        if len(self.execs) >= self.capacity:
+            old = next(iter(self.execs))
+            cu.cuGraphExecDestroy(self.execs.pop(old))
+        self.execs[key] = graph_exec
+        check(self.launch_graph(graph_exec, self.stream), "launching a CUDA graph")
+
+    def __del__(self) -> None:
+        cu = _CU
+        if cu is None:
+            return
+        for graph_exec in self.execs.values():
+            try:
+                cu.cuGraphExecDestroy(graph_exec)
+            except Exception:  # the driver may be gone at interpreter exit
+                pass

@@ -1,0 +1,145 @@
+"""What the host side of a GPU function does for given input shapes, recorded once per shape
+signature: the buffers to allocate and the kernel launches with every parameter computed.
+
+After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
+`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`), buffer allocations, views
+(`loop.transpose`/`subview`/`broadcast`/`reshape`) and `gpu.launch`es; its control flow does not
+depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
+numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
+(offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
+runtime and the CPU emulator both execute plans; neither reads the host IR per call."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..dialects import gpu as G
+from ..dialects import loop as L
+from ..dialects.builtin import MemRefType
+from ..dialects.func import FuncOp, ReturnOp
+from ..ir.core import Operation, Value
+from .shapes import ShapeError
+
+
+@dataclass(frozen=True)
+class View:
+    """A memref at the host level: elements `offset + sum(i_k * strides[k])` of buffer `slot`."""
+
+    slot: int
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    @property
+    def dense(self) -> bool:
+        return self.offset == 0 and self.strides == _dense(self.shape)
+
+
+@dataclass(frozen=True)
+class Alloc:
+    slot: int
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class Launch:
+    kernel: str
+    args: tuple[Any, ...]      # a View per memref argument, an int per index, a number per scalar
+    work: int
+    op: Operation              # the gpu.launch (its location names the user's line)
+
+
+@dataclass
+class HostPlan:
+    n_args: int
+    allocs: list[Alloc]
+    launches: list[Launch]
+    results: list[View]
+
+    @property
+    def n_slots(self) -> int:
+        return self.n_args + len(self.allocs)
+
+
+class UnsupportedHostOp(NotImplementedError):
+    """An op the host side of a GPU function cannot run (it would touch device memory)."""
+
+
+def _dense(shape: Sequence[int]) -> tuple[int, ...]:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _sizes(t: MemRefType, dynamic: list[int]) -> tuple[int, ...]:
+    it = iter(dynamic)
+    return tuple(d if d is not None else next(it) for d in t.shape)
+
+
+def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any]) -> HostPlan:
+    """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`;
+    a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq` names the op)."""
+    env: dict[Value, Any] = {}
+    for i, (arg, shape) in enumerate(zip(func.args, shapes)):
+        if isinstance(arg.type, MemRefType):
+            env[arg] = View(i, 0, tuple(shape), _dense(shape))
+        else:
+            raise UnsupportedHostOp(f"argument {i} of '{func.sym_name}' is not a buffer")
+    allocs: list[Alloc] = []
+    launches: list[Launch] = []
+    results: list[View] = []
+    n_args = len(func.args)
+    for op in func.body.ops:
+        ins = [env.get(v) for v in op.operands]
+        if isinstance(op, L.ConstantOp):
+            env[op.result] = op.value
+        elif isinstance(op, L.DimOp):
+            env[op.result] = ins[0].shape[op.axis]
+        elif op.op_name in L.INDEX_BINARY:
+            env[op.result] = L.INDEX_BINARY[op.op_name](ins[0], ins[1])
+        elif isinstance(op, L.AssertEqOp):
+            if ins[0] != ins[1]:
+                err = ShapeError(f"{op.message} ({ins[0]} vs {ins[1]}; input shapes "
+                                 + ", ".join(map(str, shapes)) + ")")
+                err.op, err.sizes = op, (ins[0], ins[1])
+                raise err
+        elif isinstance(op, L.AllocOp):
+            t = op.result.type
+            shape = _sizes(t, ins)
+            slot = n_args + len(allocs)
+            allocs.append(Alloc(slot, shape, np.dtype(t.element.numpy_name)))
+            env[op.result] = View(slot, 0, shape, _dense(shape))
+        elif isinstance(op, (L.DeallocOp, L.GlobalOp)):
+            pass  # memory returns to the pool with the call's buffers; kernels rebuild constants
+        elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
+            env[op.result] = _view(op, ins)
+        elif isinstance(op, G.LaunchOp):
+            launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
+        elif isinstance(op, ReturnOp):
+            results = list(ins)
+        else:
+            raise UnsupportedHostOp(f"'{op.op_name}' at {op.location} cannot run on the host "
+                                    f"side of a GPU function")
+    return HostPlan(n_args, allocs, launches, results)
+
+
+def _view(op: Operation, ins: list[Any]) -> View:
+    src: View = ins[0]
+    if isinstance(op, L.TransposeOp):
+        return View(src.slot, src.offset, tuple(src.shape[p] for p in op.perm),
+                    tuple(src.strides[p] for p in op.perm))
+    if isinstance(op, L.SubviewOp):
+        rank = len(src.shape)
+        offs, sizes, steps = ins[1:1 + rank], ins[1 + rank:1 + 2 * rank], ins[1 + 2 * rank:]
+        offset = src.offset + sum(o * s for o, s in zip(offs, src.strides))
+        return View(src.slot, offset, tuple(sizes), tuple(st * s for st, s in zip(steps, src.strides)))
+    if isinstance(op, L.BroadcastOp):
+        strides = tuple(0 if d < 0 or src.shape[d] == 1 else src.strides[d] for d in op.dims)
+        return View(src.slot, src.offset, tuple(ins[1:]), strides)
+    shape = _sizes(op.result.type, ins[1:])  # loop.reshape of a contiguous buffer
+    return View(src.slot, src.offset, shape, _dense(shape))

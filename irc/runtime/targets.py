@@ -1,0 +1,80 @@
+"""Execution targets: what `config.device` names and what `irc.function` asks for an executor.
+
+One registry, filled from the top (`irc/plugins.py` installs the loader; `cpu_target.py` and
+`cuda/target.py` register themselves). A target says where its tensors live (`device`, the
+placement written in tensor types; None for the host), compiles an optimized module into an
+executor, stores shared values, and renders the stages only it has (`llvm`, `ptx`, ...).
+
+`resolve(flag)` turns a device flag (`cpu`, `cuda`, `cuda1`, `gpu`, `gpu0`) into a target; a
+GPU that cannot be used falls back to the cpu with one warning saying why, or raises with
+`force_device=True`."""
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..registry import ensure
+
+
+class DeviceUnavailable(RuntimeError):
+    """The device the flags ask for cannot be used (no driver, no GPU, no PyCUDA)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """`compile(module, func, config, profiling) -> (executor, native or None)`;
+    `why_unavailable(device_number) -> str | None`; `to_storage(np.ndarray) -> value` puts a shared value
+    where the target keeps it; `stages[name](module) -> str` renders target-only IR stages."""
+
+    name: str
+    device: str | None
+    compile: Callable[..., tuple[Any, Any]]
+    why_unavailable: Callable[[int], str | None] = lambda number: None
+    to_storage: Callable[[Any], Any] = lambda value: value
+    stages: dict[str, Callable[[Any], str]] = field(default_factory=dict)
+    # what `dump_ir` replays after the tensor pipeline: loop-level passes, then rendered stages
+    loop_passes: tuple[str, ...] = ("lower-to-loops",)
+    dump_stages: tuple[str, ...] = ()
+
+
+TARGETS: dict[str, Target] = {}
+_DEVICE_FLAG = re.compile(r"(cpu|cuda|gpu)(\d*)\Z")
+_fallback_warned: set[str] = set()
+
+
+def register_target(target: Target) -> None:
+    TARGETS[target.name] = target
+
+
+def parse_device(flag: str) -> tuple[str, int]:
+    """`("cuda", N)` for cuda/cudaN/gpu/gpuN, `("cpu", 0)` for cpu; ValueError otherwise."""
+    m = _DEVICE_FLAG.match(str(flag))
+    if m is None:
+        raise ValueError(f"unknown device {flag!r}: use cpu, cuda, cudaN, gpu or gpuN")
+    kind, number = m.groups()
+    return ("cpu", 0) if kind == "cpu" else ("cuda", int(number or 0))
+
+
+def resolve(flag: str, force: bool = False) -> Target:
+    """The target for the device flag; falls back to the cpu (one warning) when the device
+    cannot be used, unless `force`."""
+    ensure("targets")
+    kind, number = parse_device(flag)
+    target = TARGETS.get(kind)
+    why = f"no '{kind}' target is registered" if target is None else target.why_unavailable(number)
+    if why is None:
+        return target
+    if force:
+        raise DeviceUnavailable(f"device={flag} was asked for with force_device=True, but {why}")
+    if flag not in _fallback_warned:
+        _fallback_warned.add(flag)
+        warnings.warn(f"irc: device={flag} is not usable ({why}); falling back to the cpu",
+                      RuntimeWarning, stacklevel=3)
+    return TARGETS["cpu"]
+
+
+def active(config: Any) -> Target:
+    """The target `config` (device, force_device) selects now."""
+    return resolve(config.device, config.force_device)

@@ -1,0 +1,39 @@
+"""Shared by the GPU-level tests: modules built from MLIR text, lowered for the GPU, their PTX
+assembled by ptxas, and their functions run in the kernel emulator."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from irc.codegen_ptx.pipeline import compile_kernels, lower_for_gpu
+from irc.ir.parser import parse_module
+
+ARCHS = ("sm_80", "sm_90")
+needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas (CUDA) is not on PATH")
+
+
+def gpu_module(text: str):
+    return lower_for_gpu(parse_module(text))
+
+
+def assemble(ptx: str, arch: str) -> None:
+    """ptxas must accept the PTX (the proof that it is valid without a GPU)."""
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d, "k.ptx")
+        src.write_text(ptx)
+        r = subprocess.run(["ptxas", f"-arch={arch}", str(src), "-o", str(Path(d, "k.cubin"))],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[:2000]
+
+
+def check_ptx(module) -> dict[str, str]:
+    """Assemble the module's kernels for every arch; the PTX per arch."""
+    out = {}
+    for arch in ARCHS:
+        out[arch] = compile_kernels(module, arch)
+        assemble(out[arch], arch)
+    return out

@@ -1,0 +1,239 @@
+"""`irc.function` on the GPU (device=cuda) against the same graph on the CPU backend: every
+elementwise op and dtype, broadcasts, strided inputs, fused groups, shared variables, borrow,
+device results. Tolerances: float32 rtol 2e-6 (1e-5 for the transcendental ops: exp/log on the
+GPU use ex2/lg2 with range reduction), float64 1e-12, integers and bools exact."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+from irc.sandbox.cuda.basic_ops import gpu_from_host
+
+UNARY = {"neg": lambda x: -x, "abs": abs, "exp": T.exp, "log": T.log, "log1p": T.log1p,
+         "expm1": T.expm1, "sqrt": T.sqrt, "sin": T.sin, "cos": T.cos, "tanh": T.tanh,
+         "sigmoid": T.nnet.sigmoid, "softplus": T.nnet.softplus, "floor": T.floor, "ceil": T.ceil,
+         "sqr": T.sqr, "sgn": T.sgn}
+POSITIVE = {"log", "sqrt", "log1p"}
+BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+          "div": lambda a, b: a / b, "pow": lambda a, b: a ** b, "maximum": T.maximum,
+          "minimum": T.minimum, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b}
+TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-12, atol=1e-14)}
+
+
+def compile_on(device: str, inputs, outputs, **kw):
+    with irc.config.change_flags(device=device):
+        return irc.function(inputs, outputs, **kw)
+
+
+def both(inputs, outputs, *values, **tol):
+    """Results of the graph on the cpu and on the gpu, compared; returns the gpu's."""
+    cpu = compile_on("cpu", inputs, outputs)(*values)
+    gpu = compile_on("cuda", inputs, outputs)(*values)
+    for c, g in zip(cpu if isinstance(cpu, list) else [cpu], gpu if isinstance(gpu, list) else [gpu]):
+        assert type(g) is np.ndarray and g.dtype == c.dtype and g.shape == c.shape
+        np.testing.assert_allclose(g, c, **tol) if tol else np.testing.assert_array_equal(g, c)
+    return gpu
+
+
+def rand(*shape, dtype="float32", low=-3.0, high=3.0, seed=0):
+    return np.random.RandomState(seed).uniform(low, high, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", sorted(UNARY))
+def test_unary(op, dtype):
+    x = T.matrix("x", dtype=dtype)
+    v = rand(37, 19, dtype=dtype, low=0.01 if op in POSITIVE else -5.0, high=5.0)
+    both([x], UNARY[op](x), v, **TOL[dtype])
+    both([x], UNARY[op](x), v.T, **TOL[dtype])  # a strided (Fortran-order) input
+    both([x], UNARY[op](x), rand(40, 60, dtype=dtype, low=0.5, high=4)[::2, 1::3], **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_binary_broadcast(op, dtype):
+    x, y = T.matrix("x", dtype=dtype), T.row("y", dtype=dtype)
+    low = 0.1 if op == "pow" else -3.0
+    a = rand(9, 13, dtype=dtype, low=low)
+    b = rand(1, 13, dtype=dtype, seed=5, low=0.5 if op in ("div", "floordiv", "mod", "pow") else low)
+    both([x, y], BINARY[op](x, y), a, b, **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_integer_ops(dtype):
+    x, y = T.vector("x", dtype=dtype), T.vector("y", dtype=dtype)
+    rng = np.random.default_rng(3)
+    lo = -50
+    a = rng.integers(lo, 50, 1001).astype(dtype)
+    b = rng.integers(1, 7, 1001).astype(dtype)
+    both([x, y], [x + y, x - y, x * y, x // y, x % y, T.maximum(x, y), T.minimum(x, y),
+                  T.eq(x, y), T.lt(x, y)], a, b)
+
+
+def test_float16_storage():
+    x = T.vector("x", dtype="float16")
+    a = rand(1000, dtype="float16")
+    both([x], [T.exp(x) * 2 + x, abs(x)], a, rtol=1e-3, atol=1e-3)
+
+
+def test_compare_select_cast_bool():
+    x, y = T.dvector("x"), T.dvector("y")
+    a, b = rand(500, dtype="float64"), rand(500, dtype="float64", seed=2)
+    both([x, y], [T.switch(T.gt(x, y), x, y), T.cast(x, "int32"), T.cast(x, "float32"),
+                  T.and_(T.gt(x, 0), T.lt(y, 0))], a, b)
+
+
+def test_fused_chain_and_sizes():
+    x = T.fvector("x")
+    out = T.tanh(T.exp(-(x * 0.5 + 1.0) ** 2) * 3.0 - x) + T.sqrt(abs(x) + 1.0)
+    for n in (1, 3, 4, 5, 1023, 230400, 10 ** 6 + 3):
+        both([x], out, rand(n), rtol=1e-5, atol=1e-6)
+
+
+def test_broadcast_column_and_scalar():
+    x, c, s = T.fmatrix("x"), T.fcol("c"), T.fscalar("s")
+    both([x, c, s], x * c + s, rand(33, 65), rand(33, 1, seed=3), np.float32(1.5), rtol=1e-6)
+
+
+def test_zero_size_inputs():
+    x = T.fmatrix("x")
+    both([x], T.exp(x) + 1, np.zeros((0, 7), "float32"), rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool", "float16"])
+def test_shared_on_device(dtype):
+    value = (rand(100) > 0) if dtype == "bool" else rand(100).astype(dtype)
+    with irc.config.change_flags(device="cuda"):
+        s = irc.shared(value, name="s")
+        stored = s.get_value(borrow=True, return_internal_type=True)
+        assert not isinstance(stored, np.ndarray) and hasattr(stored, "__cuda_array_interface__")
+        np.testing.assert_array_equal(s.get_value(), value)
+        new = value[::-1].copy()
+        s.set_value(new)
+        assert s.get_value(borrow=True, return_internal_type=True).gpudata is stored.gpudata
+        np.testing.assert_array_equal(s.get_value(), new)
+
+
+def test_update_in_place_on_device():
+    with irc.config.change_flags(device="cuda"):
+        w = irc.shared(np.arange(10, dtype="float32"), name="w")
+        f = irc.function([], w + 1, updates={w: w * 2})
+        for _ in range(3):
+            expected = w.get_value() + 1  # the output reads w before the update
+            np.testing.assert_array_equal(f(), expected)
+        np.testing.assert_array_equal(w.get_value(), np.arange(10, dtype="float32") * 8)
+        assert not isinstance(w.get_value(borrow=True, return_internal_type=True), np.ndarray)
+
+
+def test_device_result_and_borrow():
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(1000), name="x")
+        f = irc.function([], gpu_from_host(T.exp(x)))
+        g = irc.function([], irc.Out(gpu_from_host(T.exp(x)), borrow=True))
+        r1, r2 = f(), f()
+        assert r1.gpudata is not r2.gpudata  # fresh buffers without borrow
+        b1, b2 = g(), g()
+        assert int(b1.gpudata) == int(b2.gpudata)  # borrow=True: the same device buffer
+        np.testing.assert_allclose(np.asarray(r1), np.exp(x.get_value()), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(b2), np.exp(x.get_value()), rtol=1e-6)
+        r1.sync()
+        assert r1.shape == (1000,) and r1.dtype == np.float32 and r1.strides == (4,)
+        np.testing.assert_array_equal(r1.get(), np.asarray(r1))
+
+
+def test_torch_and_cupy_share_memory():
+    torch = pytest.importorskip("torch")
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(64), name="x")
+        r = irc.function([], gpu_from_host(x * 3))()
+    t = torch.as_tensor(r, device="cuda")
+    assert t.data_ptr() == int(r.gpudata)
+    np.testing.assert_allclose(t.cpu().numpy(), x.get_value() * 3, rtol=1e-6)
+    cupy = pytest.importorskip("cupy")
+    c = cupy.asarray(r)
+    assert c.data.ptr == int(r.gpudata)
+
+
+def test_results_alias_nothing():
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(100), name="x")
+        f = irc.function([], T.exp(x))
+        a, b = f(), f()
+    assert type(a) is np.ndarray and a is not b and not np.shares_memory(a, b)
+    a[:] = 0
+    np.testing.assert_allclose(b, np.exp(x.get_value()), rtol=1e-6)
+
+
+def test_toposort_names():
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(10), name="x")
+        f = irc.function([], T.exp(x))
+    names = [str(n.op) for n in f.maker.fgraph.toposort()]
+    assert "GpuElemwise{exp,no_inplace}" in names and "HostFromGpu" in names
+    assert not any(isinstance(n.op, T.Elemwise) for n in f.maker.fgraph.toposort())
+
+
+def test_ir_stages():
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(10), name="x")
+        f = irc.function([], T.exp(x))
+    assert "gpu.func" in f.ir("gpu") and "gpu.launch" in f.ir("gpu")
+    assert ".entry" in f.ir("ptx")
+
+
+def test_out_of_memory_is_an_exception_then_recovers():
+    x = T.fvector("x")
+    f = compile_on("cuda", [x], [T.exp(x), x * 2, x + 1, x - 1])
+    big = np.ones(5 * 2 ** 30, "float32")  # 20 GiB, and 80 GiB more for its four results
+    with pytest.raises(MemoryError, match="out of memory"):
+        f(big)
+    del big
+    out = f(np.ones(10, "float32"))
+    np.testing.assert_allclose(out[0], np.exp(np.ones(10)), rtol=1e-6)
+
+
+def test_force_device_names_the_device():
+    from irc.runtime.targets import DeviceUnavailable
+    x = T.fvector("x")
+    with irc.config.change_flags(device="cuda7", force_device=True):
+        with pytest.raises(DeviceUnavailable, match="cuda7"):
+            irc.function([x], T.exp(x))
+
+
+def test_graph_replays_follow_new_data():
+    """After a few calls the launches replay as a CUDA graph; new values in the same buffers
+    (set_value writes in place) and new inputs must still give new results."""
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(300, 200), name="x")
+        f = irc.function([], irc.Out(gpu_from_host(T.tanh(T.exp(x).T * 2) + 1), borrow=True))
+        m = T.fmatrix("m")
+        g = irc.function([m], T.exp(m).T + m.T)
+    for i in range(8):
+        x.set_value(rand(300, 200, seed=i))
+        np.testing.assert_allclose(np.asarray(f()), np.tanh(np.exp(x.get_value()).T * 2) + 1,
+                                   rtol=1e-5, atol=1e-6)
+        v = rand(30, 20, seed=10 + i)
+        np.testing.assert_allclose(g(v), np.exp(v).T + v.T, rtol=1e-5, atol=1e-6)
+    plan = next(iter(f.executor.plans.values()))
+    assert plan.graphs.execs, "the borrowed result's launches were never captured as a graph"
+
+
+def test_gpu_sync_flag_reports_kernel_errors_per_launch():
+    with irc.config.change_flags(device="cuda", gpu_sync=True):
+        x = T.fvector("x")
+        f = irc.function([x], T.exp(x) * 2)
+    np.testing.assert_allclose(f(np.ones(5, "float32")), np.exp(1) * 2, rtol=1e-6)
+    assert f.executor.sync_each
+
+
+def test_results_never_alias_inputs_or_each_other():
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(50), name="x")
+        f = irc.function([], [gpu_from_host(T.exp(x)), gpu_from_host(T.exp(x)), gpu_from_host(x)])
+    a, b, c = f()
+    assert len({int(a.gpudata), int(b.gpudata), int(c.gpudata),
+                int(x.get_value(borrow=True, return_internal_type=True).gpudata)}) == 4
+    np.testing.assert_allclose(np.asarray(b), np.exp(x.get_value()), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(c), x.get_value())

@@ -1,0 +1,180 @@
+"""GPU benchmarks of `irc.function` with device=cuda, side by side with torch and cupy (and
+torch.compile), in one run on the GPU machine.
+
+    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/bench_gpu.py [--repeat N] [--quick]
+
+Every time is the median over `repeat` samples, each the mean of several back-to-back calls
+followed by one synchronization (so asynchronous launches are counted until done); a ratio
+compares two rows of this same run (irc / peer: below 1 is faster). Peers missing from the
+machine are skipped with a note.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
+
+import irc  # noqa: E402
+import irc.tensor as T  # noqa: E402
+from irc.sandbox.cuda.basic_ops import gpu_from_host  # noqa: E402
+
+
+def median_us(fn: Callable[[], object], sync: Callable[[], object], repeat: int, inner: int) -> float:
+    for _ in range(5):
+        fn()
+    sync()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        sync()
+        samples.append((time.perf_counter() - t0) / inner)
+    return statistics.median(samples) * 1e6
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, str]] = []
+
+    def add(self, name: str, us: float | None, note: str = "") -> float | None:
+        self.rows.append((name, float("nan") if us is None else us, note))
+        return us
+
+    def ratio(self, name: str, mine: float | None, base: float | None, what: str) -> None:
+        if mine and base:
+            self.rows.append((name, float("nan"), f"{mine / base:.2f}x {what}"))
+
+    def print(self) -> None:
+        width = max(len(r[0]) for r in self.rows)
+        print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
+        for name, us, note in self.rows:
+            num = "" if us != us else f"{us:10.2f}"
+            print(f"{name.ljust(width)}  {num:>10}  {note}")
+
+
+def _peers() -> tuple:
+    try:
+        import torch
+        torch.cuda.init()
+    except Exception:
+        torch = None
+    try:
+        import cupy
+    except Exception:
+        cupy = None
+    return torch, cupy
+
+
+def irc_sync() -> None:
+    from irc.runtime.cuda.driver import device
+    device().synchronize()
+
+
+def bench_exp(t: Table, repeat: int, torch, cupy) -> None:
+    """The tutorial's three exp programs (230,400 float32) and each peer's counterpart."""
+    host = np.random.RandomState(22).rand(230400).astype("float32")
+    x = irc.shared(host, name="x")
+    f_host = irc.function([], T.exp(x))
+    f_dev = irc.function([], gpu_from_host(T.exp(x)))
+    f_borrow = irc.function([], irc.Out(gpu_from_host(T.exp(x)), borrow=True))
+    ref = np.exp(host.astype("float64"))
+    for f in (f_host, f_dev, f_borrow):
+        err = float(np.max(np.abs(np.asarray(f()) - ref) / ref))
+        assert err < 1e-6, err
+    cases = [("exp to host", f_host), ("exp on device", f_dev), ("exp borrow=True", f_borrow)]
+    mine = {name: t.add(f"{name}: irc", median_us(f, irc_sync, repeat, 200), f"max rel err {err:.1e}")
+            for name, f in cases}
+    if torch is not None:
+        xt = torch.as_tensor(host, device="cuda")
+        out = torch.empty_like(xt)
+        ts = torch.cuda.synchronize
+        base = {"exp to host": t.add("exp to host: torch .cpu()", median_us(lambda: torch.exp(xt).cpu(), ts, repeat, 200)),
+                "exp on device": t.add("exp on device: torch", median_us(lambda: torch.exp(xt), ts, repeat, 200)),
+                "exp borrow=True": t.add("exp into a buffer: torch out=", median_us(lambda: torch.exp(xt, out=out), ts, repeat, 200))}
+        g = torch.cuda.CUDAGraph()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            torch.exp(xt, out=out)
+        torch.cuda.current_stream().wait_stream(s)
+        with torch.cuda.graph(g):
+            torch.exp(xt, out=out)
+        t.add("exp into a buffer: torch CUDA graph replay", median_us(g.replay, ts, repeat, 200))
+        for name in mine:
+            t.ratio(f"  {name} ratio", mine[name], base[name], "of torch's time")
+    if cupy is not None:
+        xc = cupy.asarray(host)
+        oc = cupy.empty_like(xc)
+        cs = cupy.cuda.Device().synchronize
+        t.add("exp to host: cupy .get()", median_us(lambda: cupy.exp(xc).get(), cs, repeat, 200))
+        t.add("exp on device: cupy", median_us(lambda: cupy.exp(xc), cs, repeat, 200))
+        t.add("exp into a buffer: cupy out=", median_us(lambda: cupy.exp(xc, out=oc), cs, repeat, 200))
+
+
+def chain(m, v):
+    return m.tanh(m.exp(-(v * 0.5 + 1.0) ** 2) * 3.0 - v) + m.sqrt(m.abs(v) + 1.0)
+
+
+def bench_chain(t: Table, repeat: int, n: int, torch, label: str) -> None:
+    """The 10-op elementwise chain over `n` float32 on the device (result kept there)."""
+    host = np.random.RandomState(1).randn(n).astype("float32")
+    x = irc.shared(host, name="x")
+    f = irc.function([], irc.Out(gpu_from_host(chain(T, x)), borrow=True))
+
+    class NpMath:
+        tanh, exp, sqrt, abs = np.tanh, np.exp, np.sqrt, np.abs
+
+    np.testing.assert_allclose(np.asarray(f()), chain(NpMath, host), rtol=2e-5, atol=2e-6)
+    inner = 20 if n > 10 ** 7 else 200
+    mine = t.add(f"10-op chain {label} f32: irc", median_us(f, irc_sync, repeat, inner))
+    gbs = 2 * 4 * n / (mine * 1e-6) / 1e9
+    t.rows[-1] = (t.rows[-1][0], mine, f"{gbs:.0f} GB/s (read + write)")
+    if torch is None:
+        return
+    xt = torch.as_tensor(host, device="cuda")
+    ts = torch.cuda.synchronize
+    try:
+        compiled = torch.compile(lambda v: chain(torch, v))
+        compiled(xt)
+        base = t.add(f"10-op chain {label} f32: torch.compile", median_us(lambda: compiled(xt), ts, repeat, inner))
+        t.ratio(f"  chain {label} ratio", mine, base, "of torch.compile's time")
+    except Exception as e:  # no Triton / compiler on the machine
+        t.add(f"10-op chain {label} f32: torch.compile", None, f"skipped: {type(e).__name__}: {e}"[:80])
+    t.add(f"10-op chain {label} f32: torch eager", median_us(lambda: chain(torch, xt), ts, repeat, inner))
+    if n > 10 ** 7:
+        dst = torch.empty_like(xt)
+        copy = t.add(f"device copy of {label} f32: torch", median_us(lambda: dst.copy_(xt), ts, repeat, inner))
+        t.ratio("  chain vs copy", mine, copy, "of a device copy's time (1.0 = copy bandwidth)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--quick", action="store_true", help="fewer samples")
+    args = ap.parse_args()
+    repeat = 5 if args.quick else args.repeat
+    torch, cupy = _peers()
+    from irc.runtime.cuda.driver import device
+    dev = device()
+    t = Table()
+    print(f"machine: {dev.name} ({dev.arch}, {dev.sm_count} SMs); torch "
+          f"{getattr(torch, '__version__', 'absent')}, cupy {getattr(cupy, '__version__', 'absent')}")
+    bench_exp(t, repeat, torch, cupy)
+    bench_chain(t, repeat, 10 ** 6, torch, "1e6")
+    bench_chain(t, repeat, 2 ** 26, torch, "2^26")
+    t.print()
+
+
+if __name__ == "__main__":
+    main()
