@@ -61,14 +61,13 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     lb = ctx.lb
     MR, NR = GEMM_MR, tile_columns(element)
     one = lb.const(1)
-    panels = ceil_div(lb, n, NR)
+    packed_b, panels = pack_panels(ctx, load_b, b_transposed, k, n, element, NR)
     # A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR the
     # copy would cost as much as the product, and the tiles read A where it lies (its rows
     # clamped to m - 1 in the last one). The loop dialect has no branch: a 0/1 factor on the
     # trip counts picks the variant at run time.
     packs = lb.max(lb.const(0), lb.min(one, lb.sub(panels, one)))
     tiled_a, tiles = pack_tiles(ctx, load_a, a_transposed, m, k, element, MR, packs)
-    packed_b, _ = pack_panels(ctx, load_b, b_transposed, k, n, element, NR)
     tiles_per_block, panels_per_block = GEMM_BLOCK_ROWS // MR, max(1, GEMM_BLOCK_COLUMNS // NR)
     row_blocks, column_blocks = ceil_div(lb, tiles, tiles_per_block), ceil_div(lb, panels, panels_per_block)
     blocks = lb.mul(row_blocks, column_blocks)
