@@ -27,9 +27,9 @@ func.func @two_sums(%v: memref<?xf32>) -> (f32, f32) {
   func.return %s#0, %s#1 : f32, f32
 }
 
-// The loop IR of a product (a 6×16 tile of f64 sums in iter_args) parses back.
+// The loop IR of a product (a 12×16 tile of f64 sums in iter_args) parses back.
 // PRODUCT-LABEL: func.func @product
-// PRODUCT:         %{{.*}}:96 = loop.for %q
+// PRODUCT:         %{{.*}}:192 = loop.for %q
 func.func @product(%A: tensor<?x?xf64>, %B: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %out = tensor.dot %A, %B : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
   func.return %out : tensor<?x?xf64>
