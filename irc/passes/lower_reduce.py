@@ -16,7 +16,7 @@ from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
 from .reduction_kinds import COMBINE, identity
-from .linalg_common import is_transposed, line_of
+from .linalg_common import is_transposed, line_of, line_view
 from .lower_column_sums import column_sums
 from .lower_to_loops import FuncLowering, inplace_target, lowering
 from .loop_builder import Index
@@ -86,7 +86,8 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     if rank - 1 in axes:
         values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
     elif sums_rows(kind, axes, rank, elements):
-        column_sums(ctx, lambda r: lambda j: load([r, j])[0], sizes[0], sizes[1], reduced[0], elements[0])
+        column_sums(ctx, _fused_rows(ctx, op, elementwise, sizes), sizes[0], sizes[1], reduced[0],
+                    elements[0])
         values = [None]
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, reduced, out_sizes)
@@ -98,6 +99,44 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
             ctx.scalars[r] = v
         else:
             ctx.bind(r, out, out_sizes, contiguous=True)
+
+
+def _fused_rows(ctx: FuncLowering, op: Operation, elementwise: list[Value], sizes: list[Index]):
+    """The rows of a 2-d `fused_reduce`'s body for `column_sums`: for row r, one-row views of
+    the operands and of the elementwise results made before the loop along the row (as
+    `line_of`: a unit-stride access LLVM vectorizes, not gathers); a column operand (n×1) is
+    one load per row. Each element's body stores its elementwise results and gives the value
+    summed."""
+    lb = ctx.lb
+    block = op.regions[0].blocks[0]
+    zero = lb.const(0)
+
+    def row(r: Index):
+        reads: list = []
+        for v in op.operands:
+            if v in ctx.scalars:
+                reads.append(lambda j, s=ctx.scalars[v]: s)
+                continue
+            at = zero if v.type.shape[0] == 1 else r
+            buf = ctx.buf[v]
+            if v.type.shape[1] == 1:
+                value = lb.load(buf, [at, zero])
+                reads.append(lambda j, value=value: value)
+            else:
+                view = line_view(lb, buf, ctx.sizes_of(buf), 1, at)
+                reads.append(lambda j, view=view: lb.load(view, [zero, j]))
+        outs = [line_view(lb, out, sizes, 1, r) for out in elementwise]
+
+        def element(j: Index) -> Value:
+            mapping: dict[Value, Value] = {a: read(j) for a, read in zip(block.args, reads)}
+            for inner in block.ops[:-1]:
+                lb.b.insert(inner.clone(mapping))
+            values = [mapping.get(y, y) for y in block.ops[-1].operands]
+            for v, out in zip(values, outs):
+                lb.store(v, out, [zero, j])
+            return values[len(outs)]
+        return element
+    return row
 
 
 def sums_rows(kind: str, axes: tuple[int, ...], rank: int, elements: list[ScalarType]) -> bool:

@@ -1,5 +1,6 @@
 """`sum(axis=0)` of a matrix through private rows of partials per chunk of rows
-(irc/passes/lower_column_sums.py), plain and fused: numpy's sums for sizes around every block
+(irc/passes/lower_column_sums.py), plain and fused (with a broadcast row and column operand):
+numpy's sums for sizes around every block
 (chunks of at least 64 rows, at most 8; columns in blocks of 4096), and the same bits on any
 number of threads."""
 from __future__ import annotations
@@ -15,11 +16,14 @@ RTOL = {"float32": 1e-5, "float64": 1e-12}
 
 def sums_text(t: str) -> str:
     return f"""
-func.func @f(%x: tensor<?x?x{t}>) -> (tensor<?x{t}>, tensor<?x?x{t}>, tensor<?x{t}>) {{
+func.func @f(%x: tensor<?x?x{t}>, %row: tensor<1x?x{t}>, %col: tensor<?x1x{t}>)
+    -> (tensor<?x{t}>, tensor<?x?x{t}>, tensor<?x{t}>) {{
   %s = tensor.reduce %x {{axes = array<i64: 0>, kind = "sum"}} : (tensor<?x?x{t}>) -> tensor<?x{t}>
-  %f:2 = tensor.fused_reduce(%a = %x) {{axes = array<i64: 0>, kind = "sum"}} : (tensor<?x?x{t}>) -> (tensor<?x?x{t}>, tensor<?x{t}>) {{
+  %f:2 = tensor.fused_reduce(%a = %x, %b = %row, %c = %col) {{axes = array<i64: 0>, kind = "sum"}} : (tensor<?x?x{t}>, tensor<1x?x{t}>, tensor<?x1x{t}>) -> (tensor<?x?x{t}>, tensor<?x{t}>) {{
     %e = scalar.mul %a, %a : {t}
-    scalar.yield %e, %e : {t}, {t}
+    %bc = scalar.mul %b, %c : {t}
+    %v = scalar.add %e, %bc : {t}
+    scalar.yield %v, %v : {t}, {t}
   }}
   func.return %s, %f#0, %f#1 : tensor<?x{t}>, tensor<?x?x{t}>, tensor<?x{t}>
 }}"""
@@ -30,19 +34,22 @@ def test_column_sums_match_numpy(dtype):
     fn = compile_text(sums_text("f32" if dtype == "float32" else "f64"))[1]
     for m, n in SIZES:
         x = rand(m, n, dtype=dtype)
-        s, sq, sqs = fn(x)
+        row, col = rand(1, n, dtype=dtype, seed=1), rand(m, 1, dtype=dtype, seed=2)
+        s, v, vs = fn(x, row, col)
         x64 = x.astype("float64")
         bound = np.abs(x64).sum(axis=0)  # the size of the terms summed bounds the rounding error
         assert np.all(np.abs(s - x64.sum(axis=0)) <= RTOL[dtype] * bound), (m, n)
-        np.testing.assert_array_equal(sq, x * x)
-        assert np.all(np.abs(sqs - (x64 * x64).sum(axis=0)) <= RTOL[dtype] * (x64 * x64).sum(axis=0)), (m, n)
+        product = row.astype("float64") * col
+        want, size = x64 * x64 + product, x64 * x64 + np.abs(product)  # size: of the terms
+        assert np.all(np.abs(v - want) <= 2 * RTOL[dtype] * size), (m, n)
+        assert np.all(np.abs(vs - want.sum(axis=0)) <= 2 * RTOL[dtype] * size.sum(axis=0)), (m, n)
 
 
 def test_column_sums_same_bits_on_any_thread_count(pool):
     fn = compile_text(sums_text("f32"))[1]
-    x = rand(1000, 4100)
-    many = fn(x)
+    args = rand(1000, 4100), rand(1, 4100, seed=1), rand(1000, 1, seed=2)
+    many = fn(*args)
     pool.set_num_threads(1)
-    one = fn(x)
+    one = fn(*args)
     for a, b in zip(many, one):
         np.testing.assert_array_equal(a, b)

@@ -55,18 +55,21 @@ func.func @rows(%x: tensor<?x?xf64>) -> (tensor<?x?xf64>, tensor<?xf64>, tensor<
 // -----
 
 // Columns reduced (a sum over the rows of a matrix): each parallel task sums a chunk of rows
-// into its own row of partials, four rows per pass along a row; the kept value is stored from
-// the same inner loop; then the chunks' partials are added.
+// into its own row of partials, four rows per pass along a row (each row read and written
+// through a one-row view made before the loop along it); the kept value is stored from the
+// same inner loop; then the chunks' partials are added.
 // CHECK-LABEL: func.func @cols
 // CHECK:         %[[E:.*]] = loop.alloc %{{.*}}, %{{.*}} : (index, index) -> memref<?x?xf32>
 // CHECK-NEXT:    %[[S:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
 // CHECK:         %part = loop.alloc
 // CHECK:         loop.parallel (%task)
 // CHECK:           loop.for %r = {{.*}} step %{{.*}} {
+// CHECK:             %[[XR:.*]] = loop.subview %x, %r,
+// CHECK-NEXT:        %[[ER:.*]] = loop.subview %[[E]], %r,
 // CHECK:             loop.for %j_1 =
-// CHECK-NEXT:          %[[X:.*]] = loop.load %x[%r, %j_1]
+// CHECK-NEXT:          %[[X:.*]] = loop.load %[[XR]][%{{.*}}, %j_1]
 // CHECK-NEXT:          %[[V:.*]] = scalar.exp %[[X]] : f32
-// CHECK-NEXT:          loop.store %[[V]], %[[E]][%r, %j_1]
+// CHECK-NEXT:          loop.store %[[V]], %[[ER]][%{{.*}}, %j_1]
 // CHECK:               %[[P:.*]] = loop.load %part[%{{.*}}, %j_1]
 // CHECK-NEXT:          %[[N:.*]] = scalar.add %[[P]], %{{.*}} : f32
 // CHECK-NEXT:          loop.store %[[N]], %part[%{{.*}}, %j_1]
