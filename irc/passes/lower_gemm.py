@@ -6,9 +6,10 @@ order of a copy; no transpose is ever materialized):
    A[s·MR + r, q]`, and B into panels of NR columns, `Bp[p, q, t] = B[q, p·NR + t]` (zero past
    row m / column n), each walking its source along the contiguous axis. In the inner loop
    every step then reads MR consecutive elements of A and NR of B, whatever the layouts.
-2. One parallel loop over blocks of the output — GEMM_BLOCK_ROWS rows by GEMM_BLOCK_COLUMNS
-   columns — numbered along the larger of m and n first, so that each thread's contiguous
-   range of blocks covers a distinct part of the larger operand.
+2. One parallel loop over blocks of the output — GEMM_BLOCK_ROWS rows (fewer for small
+   products, so there are GEMM_MIN_BLOCKS blocks) by GEMM_BLOCK_COLUMNS columns — numbered
+   along the larger of m and n first, so that each thread's contiguous range of blocks covers
+   a distinct part of the larger operand.
 3. In a block, k is cut into slices of GEMM_KC: the KC×NR slice of a panel of B stays in L1
    while every tile of the block passes over it; the block's KC×rows slice of A stays in L2.
 4. `_tile_to_scratch`, the micro-kernel: one loop over the slice carries an MR×NR tile of sums
@@ -39,6 +40,7 @@ GEMM_MAX_LANES = 32        # and at most this many columns (f16, i8: the tile st
 GEMM_KC = 256              # k per slice: a slice of a panel (KC·NR: 32 KiB in f32) stays in L1
 GEMM_BLOCK_ROWS = 96       # output rows per parallel block (8 tiles; a KC×96 slice of A in L2)
 GEMM_BLOCK_COLUMNS = 256   # output columns per parallel block
+GEMM_MIN_BLOCKS = 8        # fewer rows per block when that leaves fewer parallel blocks
 
 
 def tile_columns(element: ScalarType) -> int:
@@ -68,8 +70,10 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     # trip counts picks the variant at run time.
     packs = lb.max(lb.const(0), lb.min(one, lb.sub(panels, one)))
     tiled_a, tiles = pack_tiles(ctx, load_a, a_transposed, m, k, element, MR, packs)
-    tiles_per_block, panels_per_block = GEMM_BLOCK_ROWS // MR, max(1, GEMM_BLOCK_COLUMNS // NR)
-    row_blocks, column_blocks = ceil_div(lb, tiles, tiles_per_block), ceil_div(lb, panels, panels_per_block)
+    panels_per_block = max(1, GEMM_BLOCK_COLUMNS // NR)
+    column_blocks = ceil_div(lb, panels, panels_per_block)
+    tiles_per_block = _tiles_per_block(lb, tiles, column_blocks, GEMM_BLOCK_ROWS // MR)
+    row_blocks = lb.floordiv(lb.add(tiles, lb.sub(tiles_per_block, one)), tiles_per_block)
     blocks = lb.mul(row_blocks, column_blocks)
     scratch = lb.alloc(MemRefType((None, MR, NR), element), [blocks])
     scratch.name_hint = "tile"
@@ -77,8 +81,8 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     last_row = lb.sub(m, one)
     with lb.parallel([blocks]) as (blk,):
         bi, bj = _block_coordinates(lb, named(blk, "blk"), m, n, row_blocks, column_blocks)
-        t0 = lb.mul(bi, lb.const(tiles_per_block))
-        t1 = lb.min(lb.add(t0, lb.const(tiles_per_block)), tiles)
+        t0 = lb.mul(bi, tiles_per_block)
+        t1 = lb.min(lb.add(t0, tiles_per_block), tiles)
         p0 = lb.mul(bj, lb.const(panels_per_block))
         p1 = lb.min(lb.add(p0, lb.const(panels_per_block)), panels)
         with lb.for_(lb.const(0), slices) as kb:
@@ -128,6 +132,14 @@ def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, h
                      else lb.scalar_const(0, element))
             prev = lb.scalar("select", [later, lb.load(out, [i, j]), start])
             lb.store(lb.scalar("add", [prev, acc]), out, [i, j])
+
+
+def _tiles_per_block(lb: LoopBuilder, tiles: Index, column_blocks: Index, most: int) -> Index:
+    """Tiles per parallel block: `most` (the L2-sized block), fewer when that would leave fewer
+    than GEMM_MIN_BLOCKS blocks — a small or skinny product still splits evenly over the
+    threads, and a worker that wakes late loses only small blocks to the others."""
+    want = ceil_div(lb, lb.mul(tiles, column_blocks), GEMM_MIN_BLOCKS)
+    return lb.max(lb.const(1), lb.min(lb.const(most), want))
 
 
 def _block_coordinates(lb: LoopBuilder, blk: Index, m: Index, n: Index, row_blocks: Index,
