@@ -80,8 +80,8 @@ def _suffix(ty: ir.Type) -> str:
     e = elem_type(ty)
     if isinstance(e, ir.IntType):
         base = f"i{e.width}"
-    else:
-        base = "f32" if isinstance(e, ir.FloatType) else "f64"
+    else:  # each float type its own name: a half and a double call must not share one declaration
+        base = {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}[type(e)]
     n = lanes(ty)
     return f"v{n}{base}" if n else base
 

@@ -1,6 +1,6 @@
 """`scalar` ops to LLVM instructions, with numpy's semantics (NaN propagation in maximum and
 minimum, floor division and modulo with the divisor's sign, `ne` true on NaN, integer division
-by zero giving 0 instead of undefined behaviour).
+by zero giving 0 and INT_MIN // -1 giving INT_MIN instead of a trap).
 
 Everything emitted works on scalars and vectors alike and calls no libm function, so LLVM's
 loop and SLP vectorizers can widen it. `fastmath` flags are given per op by the caller (the
@@ -137,34 +137,62 @@ class ScalarEmitter:
 
     def op_floordiv(self, a, t, fm):
         x, y = a
-        if t.is_float:  # numpy: floor of the true quotient (up to its fmod correction)
-            return intrinsic(self.b, "floor", [self.b.fdiv(x, y)])
+        if t.is_float:
+            return self._float_floordiv(x, y)
         return self._int_floordiv_mod(x, y)[0]
+
+    def _float_floordiv(self, x, y):
+        """numpy's `npy_floor_divide`: (x - fmod(x, y)) / y, corrected by one where the
+        remainder's sign differs from y's, then rounded to the nearest integer; not
+        floor(x / y), which is off by one where the quotient rounds up to an integer, and
+        finite for an infinite x (numpy: NaN). Half is computed in float, as numpy does."""
+        b = self.b
+        if isinstance(x.type, ir.HalfType):
+            f = ir.FloatType()
+            return b.fptrunc(self._float_floordiv(b.fpext(x, f), b.fpext(y, f)), x.type)
+        zero, one, half = (ir.Constant(x.type, v) for v in (0.0, 1.0, 0.5))
+        mod = b.frem(x, y)
+        div = b.fdiv(b.fsub(x, mod), y)
+        fix = b.and_(b.fcmp_ordered("!=", mod, zero),
+                     b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero)))
+        div = b.select(fix, b.fsub(div, one), div)
+        whole = intrinsic(b, "floor", [div])
+        whole = b.select(b.fcmp_ordered(">", b.fsub(div, whole), half), b.fadd(whole, one), whole)
+        quotient = b.fdiv(x, y)
+        whole = b.select(b.fcmp_ordered("==", div, zero), intrinsic(b, "copysign", [zero, quotient]), whole)
+        return b.select(b.fcmp_ordered("==", y, zero), quotient, whole)
 
     def op_mod(self, a, t, fm):
         x, y = a
         if t.is_float:
-            r = self.b.frem(x, y)
+            b = self.b
+            r = b.frem(x, y)
             zero = constant(t, 0.0)
-            # numpy: the result takes the divisor's sign
-            fix = self.b.and_(self.b.fcmp_ordered("!=", r, zero),
-                              self.b.xor(self.b.fcmp_ordered("<", r, zero),
-                                         self.b.fcmp_ordered("<", y, zero)))
-            return self.b.select(fix, self.b.fadd(r, y), r)
+            # numpy: the result takes the divisor's sign, a zero one included
+            fix = b.and_(b.fcmp_ordered("!=", r, zero),
+                         b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", y, zero)))
+            r = b.select(fix, b.fadd(r, y), r)
+            return b.select(b.fcmp_ordered("==", r, zero), intrinsic(b, "copysign", [zero, y]), r)
         return self._int_floordiv_mod(x, y)[1]
 
     def _int_floordiv_mod(self, x, y):
+        """numpy's integer `//` and `%`. The hardware divide traps (SIGFPE) on a zero divisor
+        and on INT_MIN / -1, so it never sees those: y = 0 gives 0 and 0 (numpy's values),
+        y = -1 gives -x wrapping (INT_MIN // -1 = INT_MIN, as numpy) and 0."""
         b = self.b
         zero = self._zero(x)
         one = ir.Constant(x.type, 1)
+        minus_one = ir.Constant(x.type, -1)
         y_is_zero = b.icmp_signed("==", y, zero)
-        safe = b.select(y_is_zero, one, y)
+        y_is_minus_one = b.icmp_signed("==", y, minus_one)
+        safe = b.select(b.or_(y_is_zero, y_is_minus_one), one, y)
         q = b.sdiv(x, safe)
         r = b.srem(x, safe)
         adjust = b.and_(b.icmp_signed("!=", r, zero),
                         b.xor(b.icmp_signed("<", r, zero), b.icmp_signed("<", safe, zero)))
         q = b.select(adjust, b.sub(q, one), q)
         r = b.select(adjust, b.add(r, safe), r)
+        q = b.select(y_is_minus_one, b.sub(zero, x), q)  # plain `sub`: wraps, no poison
         return b.select(y_is_zero, zero, q), b.select(y_is_zero, zero, r)
 
     def op_maximum(self, a, t, fm):
@@ -191,9 +219,31 @@ class ScalarEmitter:
         return self.b.xor(a[0], a[1])
 
     def op_pow(self, a, t, fm):
-        if t.is_float and "pow" in self.math:
+        if not t.is_float:
+            return self._int_pow(a[0], a[1])
+        if "pow" in self.math:
             return self.math["pow"](self.b, a[0], a[1])
         raise NotImplementedError(f"no code generation for 'scalar.pow' on {t}")
+
+    def _int_pow(self, x, n):
+        """x ** n by squaring, wrapping on overflow like numpy. Straight-line (one step per
+        exponent bit, selects instead of branches) so loops over it still vectorize. numpy
+        raises for a negative exponent; compiled code cannot, so it gives the integer part of
+        1 / x**|n| (the table's reference says the same): 1 for x = 1, +-1 for x = -1, and 0
+        otherwise, x = 0 included (integer division by zero gives 0 here too)."""
+        b = self.b
+        ty = x.type
+        zero, one, minus_one = (ir.Constant(ty, v) for v in (0, 1, -1))
+        result, base = one, x
+        for bit in range(ty.width - 1):  # a non-negative n has a zero sign bit
+            set_ = b.icmp_unsigned("!=", b.and_(n, ir.Constant(ty, 1 << bit)), zero)
+            result = b.select(set_, b.mul(result, base), result)
+            base = b.mul(base, base)
+        n_odd = b.icmp_unsigned("!=", b.and_(n, one), zero)
+        of_minus_one = b.select(n_odd, minus_one, one)
+        negative = b.select(b.icmp_signed("==", x, one), one,
+                            b.select(b.icmp_signed("==", x, minus_one), of_minus_one, zero))
+        return b.select(b.icmp_signed("<", n, zero), negative, result)
 
     # ------------------------------------------------------------------ comparisons, select
     def _cmp(self, op: str, a, t):

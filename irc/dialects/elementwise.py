@@ -101,6 +101,18 @@ def _fma(x, y, z):
     return np.asarray(x) * y + z
 
 
+def _power(x, y):
+    """numpy's power, except for integers to negative powers, where numpy raises and compiled
+    code cannot: the integer part of 1 / x**|y| (1 for x = 1, +-1 for x = -1, else 0)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind not in "iu" or y.dtype.kind not in "iu" or not (y < 0).any():
+        return np.power(x, y)
+    negative = y < 0
+    out = np.power(x, np.where(negative, 0, y).astype(y.dtype))
+    reciprocal = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+    return np.where(negative, reciprocal, out).astype(out.dtype)
+
+
 # ---------------------------------------------------------------------------- the table
 def _row(name: str, arity: int, reference: Callable, derivative, **kw) -> Elementwise:
     if arity == 1 and not (isinstance(derivative, tuple) and len(derivative) == 1):
@@ -148,7 +160,7 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
          kinds="f"),
     _row("floordiv", 2, np.floor_divide, (_ZERO, _ZERO)),
     _row("mod", 2, np.mod, ("gz", ("neg", ("mul", "gz", ("floordiv", "x", "y"))))),
-    _row("pow", 2, np.power, (("mul", "gz", ("mul", "y", ("pow", "x", ("sub", "y", 1.0)))),
+    _row("pow", 2, _power, (("mul", "gz", ("mul", "y", ("pow", "x", ("sub", "y", 1.0)))),
                               ("mul", "gz", ("mul", "out", ("log", "x"))))),
     _row("maximum", 2, np.maximum, (("select", ("ge", "x", "y"), "gz", 0.0),
                                     ("select", ("lt", "x", "y"), "gz", 0.0)),

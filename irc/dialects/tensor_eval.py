@@ -13,9 +13,11 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..ir.core import Operation, Value
+from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
 from .tensor_base import DYNAMIC
+from .tensor_linalg import accumulator_type
 from .tensor_shape_ops import as_slice, slice_bounds
 
 Evaluator = Callable[[Operation, list], list]
@@ -230,6 +232,15 @@ def _transfer(op, arrays):
 _REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 
 
+def _combine(kind: str, x: np.ndarray, axis) -> np.ndarray:
+    """numpy's reduction, with sums and products accumulated in `accumulator_type` (numpy
+    itself keeps an f16 accumulator for all but contiguous innermost-axis sums)."""
+    if kind not in ("sum", "prod"):
+        return _REDUCERS[kind](x, axis=axis)
+    acc = np.dtype(accumulator_type(kind, scalar_from_numpy(x.dtype.name)).numpy_name)
+    return np.asarray(_REDUCERS[kind](x, axis=axis, dtype=acc)).astype(x.dtype)
+
+
 @evaluator("tensor.fused_reduce")
 def _fused_reduce(op, arrays):
     """The body's values over the broadcast shape: the elementwise results as they are, the
@@ -249,9 +260,7 @@ def _reduce(op, arrays):
         raise _fail(op, f"{kind} over an empty axis (input shape {_shape_str(x.shape)})")
     if kind in ("argmax", "argmin"):
         return [getattr(np, kind)(x, axis=axes[0])]
-    if kind in ("sum", "prod"):
-        return [_REDUCERS[kind](x, axis=axes, dtype=x.dtype)]
-    return [_REDUCERS[kind](x, axis=axes)]
+    return [_combine(kind, x, axes)]
 
 
 def _inner(op, a: np.ndarray, b: np.ndarray, a_axis: int, b_axis: int) -> None:
@@ -337,8 +346,7 @@ def _fused_matvec(op, arrays):
     values = [np.broadcast_to(env[v], (m,)) for v in op.body.ops[-1].operands]
     n = op.num_elementwise
     kind = op.kind
-    reduced = [_REDUCERS[kind](v, axis=0, **({"dtype": v.dtype} if kind in ("sum", "prod") else {}))
-               for v in values[n:-1]]
+    reduced = [_combine(kind, v, 0) for v in values[n:-1]]
     out = op.alpha * np.dot(A.T, values[-1])
     if acc is not None:
         if acc.shape != out.shape:

@@ -6,7 +6,7 @@ makes of `dot` (with alpha, beta and an accumulator folded in).
 """
 from __future__ import annotations
 
-from ..ir.types import i64
+from ..ir.types import ScalarType, f16, f32, i64
 from .builtin import TensorType
 from .elementwise import TABLE
 from .op_base import Bad, float_attr, int_array, str_attr
@@ -15,11 +15,19 @@ from .tensor_base import TensorOp, common_device, tensor_types
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin")
 
 
+def accumulator_type(kind: str, t: ScalarType) -> ScalarType:
+    """The type a reduction combines in: f32 for f16 sums and products, rounded to f16 once at
+    the end (numpy's choice for a contiguous f16 sum; an f16 accumulator stops growing at 2048 +
+    its spacing, so 10,000 ones would sum to 9992), else the element type."""
+    return f32 if t == f16 and kind in ("sum", "prod") else t
+
+
 class ReduceOp(TensorOp):
     """`tensor.reduce %x {kind = "sum", axes = array<i64: 0, 2>}`: the axes are removed.
 
     argmax/argmin take exactly one axis and give i64 indices (the first extremum, as numpy);
-    sum/prod keep the element type (no i1: the frontend casts)."""
+    sum/prod keep the element type (no i1: the frontend casts) and combine in
+    `accumulator_type` (f32 for f16)."""
 
     name = "tensor.reduce"
 

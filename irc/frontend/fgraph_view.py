@@ -37,9 +37,12 @@ class ViewVariable:
         if self.owner is not None:
             return f"{self.owner.op}.{self.index}"
         try:
-            return f"<{TensorType.from_ir(self.value.type)}>"
+            text = str(TensorType.from_ir(self.value.type))
         except Exception:
             return f"<{self.value.type}>"
+        if getattr(self.value.type, "device", None):  # Theano's name for a device tensor type
+            text = text.replace("TensorType", "CudaNdarrayType", 1)
+        return f"<{text}>"
 
     __repr__ = __str__
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
-from ..ir.core import Operation, Value
+from ..ir.core import Operation, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from .transfers import PlacementHint, returned_on_device
 
@@ -143,7 +143,6 @@ class _Lowerer:
         """A device argument's host copy, which the graph reads (insert-transfers cancels it)."""
         if getattr(arg.type, "device", None) is None:
             return arg
-        from ..ir.core import create_op
         op = create_op("tensor.to_host", [arg], [arg.type.with_device(None)], location=self.spec.location)
         self.block.append(op)
         return op.results[0]

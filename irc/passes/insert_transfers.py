@@ -27,9 +27,11 @@ from dataclasses import dataclass
 
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_base import constant_value
 from ..dialects.tensor_transfers import TRANSFER_OPS, transferred
 from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import ElementwiseTrait, Operation, Value, create_op
+from ..ir.diagnostics import PassError
 from ..ir.pass_manager import Pass, register_pass
 
 DEVICE, FOLLOW, HOST = "device", "follow", "host"
@@ -56,15 +58,6 @@ def placement_rule(op: Operation) -> str:
     if rule is not None:
         return rule
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST
-
-
-def _feeds_device_only(op: Operation) -> bool:
-    """A view whose every reader runs on the device (through other views, maybe): it runs there
-    too, so its host operand crosses once, whole, instead of the view being made on the host."""
-    users = [u for r in op.results for u in r.users]
-    return bool(users) and all(
-        is_tensor_op(u) and (placement_rule(u) == DEVICE or
-                             placement_rule(u) == FOLLOW and _feeds_device_only(u)) for u in users)
 
 
 def is_tensor_op(op: Operation) -> bool:
@@ -95,40 +88,56 @@ def result_placement(func: FuncOp, index: int) -> str | None:
 
 class _Placer:
     """Places the ops of one function in order (its body is one block in SSA order, so every
-    operand is placed before its readers)."""
+    operand is placed before its readers). New ops (copies, constants) go just before the op
+    being placed, their first reader; the block's order is rebuilt once at the end (inserting
+    one by one would make the pass quadratic in the function's size)."""
 
     def __init__(self, func: FuncOp, device: str, stats):
         self.func, self.device, self.stats = func, device, stats
         self.copies: dict[tuple[Value, str | None], Value] = {}
         self.original: dict[Value, str | None] = {}  # placement before this pass, when changed
+        self.new_ops: list[Operation] = []  # made for the op being placed
+        self.reader_location = func.location
+        self.device_only: dict[Operation, bool] = {}  # `feeds_device_only`, per view
 
     def run(self) -> None:
         block = self.func.body
+        order: list[Operation] = []
         for op in list(block.ops):
+            self.reader_location = op.location  # a copy points at the line that needs it
             if isinstance(op, ReturnOp):
                 for k, v in enumerate(op.operands):
-                    op.set_operand(k, self.on(v, result_placement(self.func, k), op))
+                    op.set_operand(k, self.on(v, result_placement(self.func, k)))
             elif not is_tensor_op(op):
                 for i, v in enumerate(op.operands):
-                    op.set_operand(i, self.on(v, self.original.get(v, _placement(v)), op))
+                    op.set_operand(i, self.on(v, self.original.get(v, _placement(v))))
             elif op.op_name != "tensor.constant" and op.op_name not in TRANSFER_OPS:
                 self.place(op)
-        for op in reversed(list(block.ops)):  # copies and constants nothing reads any more
+            order += self.new_ops
+            order.append(op)
+            self.new_ops.clear()
+        block.ops[:] = order  # the same ops (new ones adopted by `_emit`), in dominance order
+        for op in reversed(order):  # copies and constants nothing reads any more
             if (op.op_name in TRANSFER_OPS or op.op_name == "tensor.constant") \
                     and not any(r.uses for r in op.results):
                 op.erase()
         self.func.update_function_type()
 
+    def _emit(self, op: Operation) -> Value:
+        self.func.body.append(op)  # adopted now, put in place by `run`
+        self.new_ops.append(op)
+        return op.results[0]
+
     def place(self, op: Operation) -> None:
         rule = placement_rule(op)
         if rule == FOLLOW:
             rule = DEVICE if any(self.on_device(v) for v in op.operands
-                                 if isinstance(v.type, TensorType) and not _is_constant(v)) \
-                or _feeds_device_only(op) else HOST
+                                 if isinstance(v.type, TensorType) and constant_value(v) is None) \
+                or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
-                op.set_operand(i, self.on(v, where, op))
+                op.set_operand(i, self.on(v, where))
         for r in op.results:
             if isinstance(r.type, TensorType) and r.type.device != where:
                 self.original.setdefault(r, r.type.device)
@@ -136,54 +145,61 @@ class _Placer:
         if where is not None:
             self.stats["ops-on-device"] += 1
 
+    def feeds_device_only(self, op: Operation) -> bool:
+        """A view whose every reader runs on the device (through other views, maybe): it runs
+        there too, so its host operand crosses once, whole, instead of the view being made on
+        the host. Memoized: each view is looked at once however its readers nest."""
+        known = self.device_only.get(op)
+        if known is None:
+            users = [u for r in op.results for u in r.users]
+            known = bool(users) and all(
+                is_tensor_op(u) and (placement_rule(u) == DEVICE
+                                     or placement_rule(u) == FOLLOW and self.feeds_device_only(u))
+                for u in users)
+            self.device_only[op] = known
+        return known
+
     def on_device(self, v: Value) -> bool:
         """Whether `v` lives on the device, or is a host copy of a value that does."""
         return _placement(v) is not None or transferred(v, self.device) is not None
 
-    def on(self, v: Value, where: str | None, reader: Operation) -> Value:
+    def on(self, v: Value, where: str | None) -> Value:
         """`v` on placement `where`: itself, the value it was copied from, a constant made
-        there, or one copy inserted before its first reader `reader`."""
+        there, or one copy made for its first reader there (the op being placed)."""
         if not isinstance(v.type, TensorType) or v.type.device == where:
             return v
         key = (v, where)
         if key not in self.copies:
             self.copies[key] = (transferred(v, where) or self._constant_on(v, where)
-                                or self._copy(v, where, reader))
+                                or self._copy(v, where))
         return self.copies[key]
 
     def _constant_on(self, v: Value, where: str | None) -> Value | None:
-        if not _is_constant(v):
+        value = constant_value(v)
+        if value is None:
             return None
         const = v.owner
-        value = const.attributes["value"]
         type_ = v.type.with_device(where)
         new = create_op("tensor.constant", [], [type_], {"value": DenseAttr(type_, value.data)},
                         location=const.location)
-        const.parent.insert_before(const, new)
         self.stats["device-constants" if where else "host-constants"] += 1
-        return new.results[0]
+        return self._emit(new)
 
-    def _copy(self, v: Value, where: str | None, reader: Operation) -> Value:
+    def _copy(self, v: Value, where: str | None) -> Value:
         if where is not None and _placement(v) is not None:
-            v = self.on(v, None, reader)  # device to another device: through the host
+            v = self.on(v, None)  # device to another device: through the host
         if where is None:
-            copy = create_op("tensor.to_host", [v], [v.type.with_device(None)], location=reader.location)
+            copy = create_op("tensor.to_host", [v], [v.type.with_device(None)], location=self.reader_location)
             self.stats["to-host"] += 1
         else:
             copy = create_op("tensor.to_device", [v], [v.type.with_device(where)],
-                             {"device": StringAttr(where)}, location=reader.location)
+                             {"device": StringAttr(where)}, location=self.reader_location)
             self.stats["to-device"] += 1
-        reader.parent.insert_before(reader, copy)
-        return copy.results[0]
+        return self._emit(copy)
 
 
 def _placement(v: Value) -> str | None:
     return v.type.device if isinstance(v.type, TensorType) else None
-
-
-def _is_constant(v: Value) -> bool:
-    owner = v.owner
-    return isinstance(owner, Operation) and owner.op_name == "tensor.constant"
 
 
 @register_pass
@@ -203,5 +219,8 @@ class InsertTransfers(Pass):
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
+        if not self.device or self.device == "cpu":
+            raise PassError(f"insert-transfers: option device={self.device!r} must name a device "
+                            f"(e.g. cuda); the host needs no placement")
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
             _Placer(func, self.device, self.stats).run()

@@ -7,12 +7,14 @@
   of a matrix (`sum(axis=0)`) does so into private rows of partials per chunk of rows
   (`lower_column_sums.py`), reading the matrix as it lies;
 * `tensor.fused_reduce` computes its fused body where the reduction loads and stores its
-  elementwise results from the same iteration (one pass).
+  elementwise results from the same iteration (one pass);
+* sums and products combine in `accumulator_type` (f32 for f16), rounded once at the end.
 """
 from __future__ import annotations
 
 
-from ..dialects.builtin import TensorType
+from ..dialects.builtin import MemRefType, TensorType
+from ..dialects.tensor_linalg import accumulator_type
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
 from .reduction_kinds import COMBINE, identity
@@ -162,12 +164,14 @@ def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, outs, elements, out_
                     values = nest(level + 1, loop.iter_args)
                 else:
                     vs = load([index[a] for a in range(rank)])
-                    values = [lb.scalar(COMBINE[kind], [acc, v]) for acc, v in zip(loop.iter_args, vs)]
+                    values = [lb.scalar(COMBINE[kind], [acc, lb.cast(v, acc.type)])
+                              for acc, v in zip(loop.iter_args, vs)]
                 lb.yield_(loop, values)
             return loop.results
 
-        inits = [lb.scalar_const(identity(kind, e), e) for e in elements]
-        for k, (result, out) in enumerate(zip(nest(0, inits), outs)):
+        inits = [lb.scalar_const(identity(kind, e), accumulator_type(kind, e)) for e in elements]
+        results = [lb.cast(r, e) for r, e in zip(nest(0, inits), elements)]
+        for k, (result, out) in enumerate(zip(results, outs)):
             if out is None:
                 assert not kept, "only a reduction to one number returns its value"
                 finals[k] = result
@@ -180,12 +184,18 @@ def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
     """Innermost axis kept: fill with the identity, then combine rows into the outputs in the
     input's order, so the inner loop walks them contiguously. The innermost axis is cut into
     blocks of OUTER_BLOCK elements, the parallel loop outermost over the blocks: every block
-    owns its slice of the outputs, so threads never write the same element."""
+    owns its slice of the outputs, so threads never write the same element. An output whose
+    accumulator type differs (f16 sums) is accumulated in a temporary, then rounded into it."""
     lb = ctx.lb
+    accs = []
+    for out in outs:
+        acc_t = accumulator_type(kind, out.type.element)
+        accs.append(out if acc_t == out.type.element else lb.alloc(MemRefType(out.type.shape, acc_t),
+                                                                  out_sizes))
     with lb.parallel(out_sizes) as ivs:
-        for out in outs:
-            element = out.type.element
-            lb.store(lb.scalar_const(identity(kind, element), element), out, ivs)
+        for acc in accs:
+            element = acc.type.element
+            lb.store(lb.scalar_const(identity(kind, element), element), acc, ivs)
     index: dict[int, Index] = {}
     inner = rank - 1
     width, block = sizes[inner], lb.const(OUTER_BLOCK)
@@ -194,8 +204,9 @@ def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
     def nest(axis: int, start: Index, stop: Index) -> None:
         if axis == rank:
             out_idx = [index[a] for a in kept]
-            for v, out in zip(load([index[a] for a in range(rank)]), outs):
-                lb.store(lb.scalar(COMBINE[kind], [lb.load(out, out_idx), v]), out, out_idx)
+            for v, acc in zip(load([index[a] for a in range(rank)]), accs):
+                combined = lb.scalar(COMBINE[kind], [lb.load(acc, out_idx), lb.cast(v, acc.type.element)])
+                lb.store(combined, acc, out_idx)
             return
         lo, hi = (start, stop) if axis == inner else (lb.const(0), sizes[axis])
         with lb.for_(lo, hi) as loop:
@@ -205,6 +216,10 @@ def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
     with lb.parallel([blocks]) as (blk,):
         start = lb.mul(blk, block)
         nest(0, start, lb.min(lb.add(start, block), width))
+    for acc, out in zip(accs, outs):
+        if acc is not out:
+            with lb.parallel(out_sizes) as ivs:
+                lb.store(lb.cast(lb.load(acc, ivs), out.type.element), out, ivs)
 
 
 def _arg_reduce(ctx, kind, x, sizes, axis, out, out_sizes) -> None:

@@ -1,9 +1,8 @@
-"""Place a whole tensor-level module on the device by retyping, as `device=cuda` would with
-no host op left: every tensor value (arguments, results, constants) gets the placement.
+"""Place a whole tensor-level module on one side by retyping: every tensor value (arguments,
+results, constants) gets the placement, as `device=cuda` gives an all-elementwise function.
 
-A stand-in for `insert-transfers` (which decides per op and inserts `to_device`/`to_host`)
-until that pass exists in this branch; `lower_for_gpu` calls it on host-placed modules only.
-"""
+`lower_for_gpu` (and so `irc-opt -t ptx`) puts a module with no placement on the device this
+way; `device_edges.strip_placement` brings one back to the host (`device=None`)."""
 from __future__ import annotations
 
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
@@ -12,12 +11,12 @@ from ..ir.attributes import TypeAttr
 from ..ir.types import FunctionType
 
 
-def _placed(t, device: str):
+def _placed(t, device: str | None):
     return t.with_device(device) if isinstance(t, TensorType) else t
 
 
-def place_all_on_device(module: ModuleOp, device: str) -> None:
-    """Retype every tensor of `module` (in place) to live on `device`."""
+def place_all_on_device(module: ModuleOp, device: str | None) -> None:
+    """Retype every tensor of `module` (in place) to live on `device` (None: the host)."""
     for op in module.walk():
         if isinstance(op, FuncOp):
             ft = op.function_type

@@ -116,6 +116,7 @@ class Function:
         if None in self._containers or None in self._updated_containers:
             self._fresh_results = False
         self._constant_ids = {id(v) for v in getattr(executor, "constants", {}).values()}
+        self._n_results = outputs.count + len(self.updated)
         self._plan_buffers(getattr(executor, "native", None))
 
     def _plan_buffers(self, native: Any) -> None:
@@ -226,7 +227,7 @@ class Function:
 
     def _result_buffers(self, user_arrays: list) -> list:
         """Buffers for this call's results (None: the native side allocates one)."""
-        outs: list = [None] * (self.output_spec.count + len(self.updated))
+        outs: list = [None] * self._n_results
         taken = {id(a) for a in user_arrays}  # never write over what the user passed in
         for k, container in self._inplace_outs:
             value = container.value
@@ -242,18 +243,26 @@ class Function:
 
     def _call_native(self, args: tuple, kwargs: dict) -> Any:
         """`__call__` when the executor's results are fresh arrays (native code): the same
-        checks on the way in, no copies on the way out, updates written after the outputs."""
-        values = self._gather(args, kwargs) if kwargs or len(args) != len(self.inputs) else args
-        arrays = [self._convert(i, v) for i, v in enumerate(values)]
-        outs = self._result_buffers(arrays) if self._inplace_outs or self._borrow_outs else None
-        arrays += [c.value for c in self._containers]
-        results = self.executor.run(arrays) if outs is None else self.executor.run(arrays, outs=outs)
+        checks on the way in, no copies on the way out, updates written after the outputs.
+        The per-call path of small functions: keep it free of work a call does not need."""
+        n_in = len(self.inputs)
+        if kwargs or len(args) != n_in:
+            args = self._gather(args, kwargs)
+        arrays = [self._convert(i, v) for i, v in enumerate(args)] if n_in else []
+        if self._inplace_outs or self._borrow_outs:
+            outs = self._result_buffers(arrays)
+            arrays += [c.value for c in self._containers]
+            results = self.executor.run(arrays, outs=outs)
+            for k in self._borrow_outs:
+                self._last[k] = results[k]
+        else:
+            arrays += [c.value for c in self._containers]
+            results = self.executor.run(arrays)
         spec = self.output_spec
         n = spec.count
-        for k in self._borrow_outs:
-            self._last[k] = results[k]
-        for c, v in zip(self._updated_containers, results[n:]):
-            c.value = v
+        if self._updated_containers:
+            for c, v in zip(self._updated_containers, results[n:]):
+                c.value = v
         if spec.kind == "single":
             return results[0]
         if spec.kind == "dict":

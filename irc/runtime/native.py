@@ -7,7 +7,8 @@ A call checks the inputs' dtypes and ranks, looks the result shapes up in a cach
 input shapes (computed from the IR on a miss, which also checks that the shapes fit), allocates
 the results with numpy and makes ONE ctypes call. Object code is cached on disk (see
 `object_cache.py`); a warm start lowers to loops (pure Python) and loads the object file into
-MCJIT without running LLVM's optimizer.
+MCJIT without running LLVM's optimizer (the cache verifies an entry before LLVM sees it: a
+damaged one is recompiled).
 """
 from __future__ import annotations
 

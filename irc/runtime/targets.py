@@ -5,12 +5,11 @@ One registry, filled from the top (`irc/plugins.py` installs the loader; `cpu_ta
 placement written in tensor types; None for the host), compiles an optimized module into an
 executor, stores shared values, and renders the stages only it has (`llvm`, `ptx`, ...).
 
-`resolve(flag)` turns a device flag (`cpu`, `cuda`, `cuda1`, `gpu`, `gpu0`) into a target; a
-GPU that cannot be used falls back to the cpu with one warning saying why, or raises with
-`force_device=True`."""
+`resolve(kind, number)` gives the target of a device (`config.device_kind`, `device_index`:
+`gpu`/`gpuN` are normalized to `cuda`/`cudaN` by the config); a GPU that cannot be used falls
+back to the cpu with one warning saying why, or raises with `force_device=True`."""
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -40,7 +39,6 @@ class Target:
 
 
 TARGETS: dict[str, Target] = {}
-_DEVICE_FLAG = re.compile(r"(cpu|cuda|gpu)(\d*)\Z")
 _fallback_warned: set[str] = set()
 
 
@@ -48,22 +46,13 @@ def register_target(target: Target) -> None:
     TARGETS[target.name] = target
 
 
-def parse_device(flag: str) -> tuple[str, int]:
-    """`("cuda", N)` for cuda/cudaN/gpu/gpuN, `("cpu", 0)` for cpu; ValueError otherwise."""
-    m = _DEVICE_FLAG.match(str(flag))
-    if m is None:
-        raise ValueError(f"unknown device {flag!r}: use cpu, cuda, cudaN, gpu or gpuN")
-    kind, number = m.groups()
-    return ("cpu", 0) if kind == "cpu" else ("cuda", int(number or 0))
-
-
-def resolve(flag: str, force: bool = False) -> Target:
-    """The target for the device flag; falls back to the cpu (one warning) when the device
-    cannot be used, unless `force`."""
+def resolve(kind: str, number: int | None = None, force: bool = False) -> Target:
+    """The target for device `kind` ("cpu", "cuda") number `number`; falls back to the cpu (one
+    warning) when the device cannot be used, unless `force`."""
     ensure("targets")
-    kind, number = parse_device(flag)
+    flag = kind if number is None else f"{kind}{number}"
     target = TARGETS.get(kind)
-    why = f"no '{kind}' target is registered" if target is None else target.why_unavailable(number)
+    why = f"no '{kind}' target is registered" if target is None else target.why_unavailable(number or 0)
     if why is None:
         return target
     if force:
@@ -77,4 +66,4 @@ def resolve(flag: str, force: bool = False) -> Target:
 
 def active(config: Any) -> Target:
     """The target `config` (device, force_device) selects now."""
-    return resolve(config.device, config.force_device)
+    return resolve(config.device_kind, config.device_index, config.force_device)

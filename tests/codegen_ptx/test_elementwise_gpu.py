@@ -16,8 +16,6 @@ from gpu_helpers import check_ptx, gpu_module, needs_ptxas
 DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
           "i32": np.int32, "i64": np.int64, "i1": np.bool_}
 RTOL = {"f16": 1e-3, "f32": 1e-6, "f64": 1e-12}
-# integer pow has no code generation in the shared scalar emitter (CPU nor GPU)
-UNSUPPORTED = {("pow", t) for t in ("i8", "i16", "i32", "i64")}
 
 
 def kind(t: str) -> str:
@@ -25,7 +23,7 @@ def kind(t: str) -> str:
 
 
 def cases(t: str):
-    return [r for r in TABLE_ROWS if kind(t) in r.kinds and (r.name, t) not in UNSUPPORTED]
+    return [r for r in TABLE_ROWS if kind(t) in r.kinds]
 
 
 def function(row, t: str) -> str:

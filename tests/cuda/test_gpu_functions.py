@@ -4,6 +4,12 @@ device results. Tolerances: float32 rtol 2e-6 (1e-5 for the transcendental ops: 
 GPU use ex2/lg2 with range reduction), float64 1e-12, integers and bools exact."""
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -237,3 +243,28 @@ def test_results_never_alias_inputs_or_each_other():
                 int(x.get_value(borrow=True, return_internal_type=True).gpudata)}) == 4
     np.testing.assert_allclose(np.asarray(b), np.exp(x.get_value()), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(c), x.get_value())
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_tutorial_programs_match_the_cpu(n):
+    """check1/2/3 with only the flags changed: "Used the gpu", and the printed numpy result
+    equal to the cpu's (float32, printed to numpy's default precision)."""
+    root = Path(__file__).resolve().parent.parent.parent
+
+    def run(device):
+        env = dict(os.environ, IRC_FLAGS=f"device={device},floatX=float32", IRC_EXAMPLE_ITERS="10")
+        proc = subprocess.run([sys.executable, str(root / "examples" / f"check{n}.py")],
+                              capture_output=True, text=True, env=env, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    gpu, cpu = run("cuda"), run("cpu")
+    assert "Used the gpu" in gpu and "Used the cpu" in cpu
+    line = "Numpy result is" if n > 1 else "Result is"
+
+    def numbers(out):
+        text = next(s for s in out.splitlines() if s.startswith(line))
+        return [float(v) for v in re.findall(r"[-+]?\d+\.\d*(?:e[-+]?\d+)?", text)]
+
+    assert len(numbers(gpu)) == 6
+    np.testing.assert_allclose(numbers(gpu), numbers(cpu), rtol=2e-7)

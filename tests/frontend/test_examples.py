@@ -27,6 +27,14 @@ def test_check1(floatx):
     assert "Used the cpu" in out
 
 
+@pytest.mark.parametrize("script", ["check2.py", "check3.py"])
+def test_device_resident_variants_run_on_the_cpu(script):
+    """`sandbox.cuda.basic_ops.gpu_from_host` is the identity with device=cpu."""
+    out = _run(script, "mode=FAST_RUN,device=cpu,floatX=float32", IRC_EXAMPLE_ITERS="3")
+    assert "[Elemwise{exp,no_inplace}(" in out and "Used the cpu" in out
+    assert "Numpy result is [1.2317803" in out
+
+
 def test_logistic_regression_runs():
     out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="3")
     assert "Used the cpu" in out

@@ -9,18 +9,20 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import irc
 import irc.tensor as T
 from irc import config, function, shared
+from test_function_hypothesis import build, expr
 
 CUDA = dict(device="cuda", floatX="float32")
 
 pytestmark = pytest.mark.usefixtures("cuda_without_gpu")
 
 
-def _exp_of_shared(output=lambda e: e):
-    x = shared(np.random.RandomState(22).rand(64).astype("float32"), name="x")
+def _exp_of_shared(output=lambda e: e, name="x"):
+    x = shared(np.random.RandomState(22).rand(64).astype("float32"), name=name)
     return x, function([], output(T.exp(x)))
 
 
@@ -38,6 +40,12 @@ def test_check1_on_the_device():
         r = f()
     assert isinstance(r, np.ndarray) and r.dtype == np.float32
     np.testing.assert_allclose(r, np.exp(x.get_value()), rtol=1e-6)
+
+
+def test_unnamed_device_values_print_as_theano_did():
+    with config.change_flags(**CUDA):
+        _, f = _exp_of_shared(name=None)
+    assert str(f.maker.fgraph.toposort()[0]) == "GpuElemwise{exp,no_inplace}(<CudaNdarrayType(float32, vector)>)"
 
 
 def test_check1_on_the_cpu_is_unchanged():
@@ -155,3 +163,26 @@ def test_debug_mode_on_the_device_checks_against_the_unoptimized_graph():
         x, f = _exp_of_shared()
         assert 'tensor.exp %x : tensor<?xf32, "cuda">' in f.ir("optimized")
         np.testing.assert_allclose(f(), np.exp(x.get_value()), rtol=1e-6)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(e=expr, seed=st.integers(0, 2 ** 16), n=st.integers(1, 7), resident=st.booleans(),
+       mode=st.sampled_from(["FAST_RUN", "FAST_COMPILE", "DebugMode"]))
+def test_random_graphs_on_the_device_match_numpy(e, seed, n, resident, mode):
+    """Random elementwise graphs over a user input and a device-resident shared variable,
+    returned on the host or the device, with a sum (a host op) of the same value."""
+    rng = np.random.RandomState(seed)
+    xv, yv = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n)
+    with config.change_flags(device="cuda", floatX="float64", mode=mode):
+        x = T.vector("x")
+        y = shared(yv, name="y")
+        scale: list[float] = [2.0]
+        sym, ref = build(e, {"x": x, "y": y, "c": T.constant(0.75)}, {"x": xv, "y": yv, "c": 0.75}, scale)
+        out = irc.gpu_from_host(sym) if resident else sym
+        f = function([x], [out, sym.sum()], on_unused_input="ignore")
+        got, total = f(xv)
+    assert ("irc.device" in f.maker.func.res_attrs(0)) == resident
+    ref = np.broadcast_to(ref, np.shape(got))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12 * max(scale))
+    np.testing.assert_allclose(total, ref.sum(), rtol=1e-9, atol=1e-11 * max(scale) * n)

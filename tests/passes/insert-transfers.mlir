@@ -1,6 +1,8 @@
 // RUN: irc-opt %s -p insert-transfers --split-input-file | filecheck %s
 // RUN: irc-opt %s -p insert-transfers,insert-transfers --split-input-file | filecheck %s
 // RUN: irc-opt %s -p 'insert-transfers{device=cuda1}' --split-input-file | filecheck %s --check-prefix=DEV
+// RUN: not irc-opt %s -p 'insert-transfers{device=cpu}' --split-input-file 2>&1 | filecheck %s --check-prefix=HOST
+// HOST: insert-transfers: option device='cpu' must name a device (e.g. cuda); the host needs no placement
 
 // The tutorial's exp of a shared variable on the device: the frontend's host copy of the
 // argument cancels, exp runs on the device, its result comes back to the host.
@@ -56,9 +58,9 @@ func.func @one_copy_per_value(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>,
 // A constant read on both sides: made on the device for the device reader (no transfer),
 // kept on the host for the host one.
 // CHECK-LABEL: func.func @constants
-// CHECK-NEXT:    %[[CD:.*]] = tensor.constant {value = dense<[1.0, 2.0]> : tensor<2xf32, "cuda">} : tensor<2xf32, "cuda">
 // CHECK-NEXT:    %c = tensor.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : tensor<2xf32>
 // CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x
+// CHECK-NEXT:    %[[CD:.*]] = tensor.constant {value = dense<[1.0, 2.0]> : tensor<2xf32, "cuda">} : tensor<2xf32, "cuda">
 // CHECK-NEXT:    %a = tensor.add %[[XD]], %[[CD]] : tensor<2xf32, "cuda">
 // CHECK-NEXT:    %j = tensor.concat %x, %c {axis = 0} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
 func.func @constants(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<4xf32>) {
@@ -98,6 +100,22 @@ func.func @views(%A: tensor<?x?xf32>, %unused: tensor<?xf32>, %w: tensor<?xf32, 
   %nr = tensor.dimshuffle %nf {pattern = array<i64: -1>} : (tensor<f32>) -> tensor<1xf32>
   %u = tensor.div %wh, %nr : (tensor<?xf32>, tensor<1xf32>) -> tensor<?xf32>
   func.return %g, %wr, %u : tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A view of a host input whose readers all run on the device (through another view here) runs
+// there too: the input crosses once, whole.
+// CHECK-LABEL: func.func @views_for_the_device
+// CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x
+// CHECK-NEXT:    %r = tensor.dimshuffle %[[XD]] {pattern = array<i64: -1, 0>} : (tensor<?xf32, "cuda">) -> tensor<1x?xf32, "cuda">
+// CHECK-NEXT:    %t = tensor.transpose %r {permutation = array<i64: 1, 0>} : (tensor<1x?xf32, "cuda">) -> tensor<?x1xf32, "cuda">
+// CHECK-NEXT:    %e = tensor.exp %t : tensor<?x1xf32, "cuda">
+func.func @views_for_the_device(%x: tensor<?xf32>) -> tensor<?x1xf32> {
+  %r = tensor.dimshuffle %x {pattern = array<i64: -1, 0>} : (tensor<?xf32>) -> tensor<1x?xf32>
+  %t = tensor.transpose %r {permutation = array<i64: 1, 0>} : (tensor<1x?xf32>) -> tensor<?x1xf32>
+  %e = tensor.exp %t : tensor<?x1xf32>
+  func.return %e : tensor<?x1xf32>
 }
 
 // -----

@@ -13,7 +13,6 @@ out-of-memory) naming the kernel, the op and the user's line; the pool's held bl
 released so that a later call with smaller inputs runs."""
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -21,22 +20,20 @@ import numpy as np
 import pycuda.driver as drv
 
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
-from ...codegen_ptx.pipeline import compile_kernels, lower_for_gpu
-from ...codegen_ptx.target import ptx_cache_key
+from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects.func import FuncOp
+from ...passes.device_edges import Edges
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
-from ..cpu_target import compile_for_cpu
 from ..errors import ExecutionError
 from ..host_plan import HostPlan, View, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
-from ..object_cache import ObjectCache
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, to_device
 from .driver import Device, device, synchronize_after_launch
-from .edges import DeviceFunction, HostOpsLeft, device_function, strip_placement
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
+from .ptx_cache import cached_ptx
 
 
 @dataclass
@@ -46,30 +43,16 @@ class CudaProgram:
     name: str
     loop_ir: str                  # the kernel-level module (the "gpu" stage)
     ptx: str
-    edges: DeviceFunction
+    edges: Edges
     host_func: FuncOp
     kernels: dict[str, GpuFuncOp]
     module: KernelModule
     inplace_results: dict[int, int] = field(default_factory=dict)
 
 
-def _ptx_for(module: Any, arch: str) -> str:
-    """PTX of the kernels of `module`, from the disk cache when it holds it."""
-    text = render_ir(module)
-    cache = ObjectCache("ptx", ".ptx")
-    key = ptx_cache_key(text, arch)
-    hit = cache.load(key)
-    if hit is not None:
-        return hit.decode()
-    ptx = compile_kernels(module, arch)
-    cache.store(key, ptx.encode())
-    return ptx
-
-
-def build_program(module: Any, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
-    edges = device_function(module, "cuda")
-    gpu_module = lower_for_gpu(edges.module, allow_gc=allow_gc)
-    ptx = _ptx_for(gpu_module, dev.arch)
+def build_program(placed: Any, edges: Edges, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
+    gpu_module = lower_for_gpu(placed, allow_gc=allow_gc)
+    ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
     inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
@@ -104,6 +87,10 @@ class PreparedPlan:
             owns = v.slot >= plan.n_args and v.dense and v.shape == self.shapes[v.slot]
             self.result_slots.append(v.slot if owns and v.slot not in self.result_slots else None)
         self.direct = None not in self.result_slots
+        # (result k, allocation i): where a buffer handed back for result k may serve
+        self.reusable = [(k, slot - plan.n_args) for k, slot in enumerate(self.result_slots) if slot is not None]
+        self.alloc_shapes = [a.shape for a in plan.allocs]
+        self.alloc_dtypes = [a.dtype for a in plan.allocs]
 
     def _prepare(self, launch: Any, program: CudaProgram, dev: Device) -> PreparedLaunch:
         kernel = program.kernels[launch.kernel]
@@ -167,18 +154,24 @@ class CudaExecutor:
                           f"(input shapes {[getattr(a, 'shape', ()) for a in args]}): {reason}")
 
     def _run(self, args: Sequence[Any], outs: list | None) -> list:
-        dargs = self._device_args(args) if self.any_upload else list(args)
+        dargs = self._device_args(args) if self.any_upload else args
         shapes = tuple([a.shape for a in dargs])
         plan = self.plans.get(shapes)
         if plan is None:
             plan = self._plan(shapes, dargs)
         if outs is None:
-            bufs = dargs + [make() for make in plan.makers]
+            bufs = list(dargs)
+            bufs += [make() for make in plan.makers]
         else:
             bufs = self._buffers_with(plan, dargs, outs)
-        addresses = tuple([int(b.gpudata or 0) for b in bufs])
+        addresses = tuple([b.address for b in bufs])
         graphs = plan.graphs
-        if self.sync_each or not graphs.replay(addresses):
+        graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
+        if graph is not None and not self.sync_each:
+            code = graphs.launch_graph(graph, graphs.stream)
+            if code:
+                raise CudaError("launching a CUDA graph", code)
+        else:
             for launch in plan.launches:
                 for slot_ref, slot, byte_offset in launch.patches:
                     slot_ref.value = addresses[slot] + byte_offset
@@ -206,15 +199,16 @@ class CudaExecutor:
 
     @staticmethod
     def _buffers_with(plan: PreparedPlan, dargs: list, outs: list) -> list:
-        """The call's buffers, borrowed and in-place result buffers used where they fit."""
-        given: dict[int, Any] = {}
-        for k, buf in enumerate(outs):
-            slot = plan.result_slots[k]
-            if buf is not None and slot is not None and isinstance(buf, DeviceArray) \
-                    and buf.shape == plan.shapes[slot] and buf.dtype == plan.dtypes[slot]:
-                given[slot] = buf
-        n = plan.n_args
-        return dargs + [given[n + i] if n + i in given else make() for i, make in enumerate(plan.makers)]
+        """The call's buffers, with the borrowed and in-place result buffers `outs` (last call's
+        results) used where they fit."""
+        fresh: list = [None] * len(plan.makers)
+        for k, i in plan.reusable:
+            buf = outs[k]
+            if type(buf) is DeviceArray and buf.shape == plan.alloc_shapes[i] and buf.dtype == plan.alloc_dtypes[i]:
+                fresh[i] = buf
+        bufs = list(dargs)
+        bufs += [make() if buf is None else buf for buf, make in zip(fresh, plan.makers)]
+        return bufs
 
     def _check(self, launch: PreparedLaunch, code: int) -> None:
         """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""
@@ -242,46 +236,8 @@ class CudaExecutor:
         return results
 
 
-def make_cuda_executor(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
-    """(executor, program) for the cuda target. A function with ops that have no GPU kernel yet
-    runs on the cpu instead, with one warning naming them (part 2 adds reductions and products)."""
+def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any) -> tuple[Any, Any]:
+    """(executor, program) for a function whose edge transfers were taken (`device_module`)."""
     dev = device()
-    try:
-        program = build_program(module, func, dev, config.allow_gc)
-    except HostOpsLeft as e:
-        return _on_cpu(module, func, config, profiling, e)
+    program = build_program(placed, edges, func, dev, config.allow_gc)
     return CudaExecutor(program, dev), program
-
-
-_cpu_warned: set[str] = set()
-
-
-def _on_cpu(module: Any, func: Any, config: Any, profiling: bool, why: HostOpsLeft) -> tuple[Any, Any]:
-    key = ",".join(sorted({op.op_name for op in why.ops}))
-    if key not in _cpu_warned:
-        _cpu_warned.add(key)
-        where = ", ".join(f"'{op.op_name}' at {op.location}" for op in why.ops[:3])
-        warnings.warn(f"irc: function '{func.sym_name}' runs on the cpu: {why} ({where})",
-                      RuntimeWarning, stacklevel=5)
-    cpu_module = strip_placement(module)
-    cpu_func = next(op for op in cpu_module.body.ops if isinstance(op, FuncOp))
-    executor, native = compile_for_cpu(cpu_module, cpu_func, config, profiling)
-    return HostStorageExecutor(executor), native
-
-
-class HostStorageExecutor:
-    """Runs a cpu executor for a function whose shared values may live on the device: device
-    arrays come to the host for the call (their updates then stay on the host)."""
-
-    constants: dict = {}
-
-    def __init__(self, inner: Any):
-        self.inner = inner
-        self.fresh_results = getattr(inner, "fresh_results", False)
-        self.native = getattr(inner, "native", None)
-
-    def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
-        args = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in args]
-        if outs is None:
-            return self.inner.run(args, hook)
-        return self.inner.run(args, hook, outs=[o if isinstance(o, np.ndarray) else None for o in outs])

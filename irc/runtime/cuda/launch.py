@@ -114,7 +114,9 @@ class GraphCache:
     buffer every call, and the device pool hands a dropped result's block to the next call, so
     in a loop the addresses recur. A replay is one driver call however many kernels the plan
     has (about half the cost of one launch on the H100 machines); instantiating one costs a
-    few hundred µs, hence the wait before capturing and the small set (oldest evicted first)."""
+    few hundred µs, hence the wait before capturing and the small set (oldest evicted first).
+    The executor replays on the hot path itself: `execs.get(key)`, then
+    `launch_graph(exec, stream)`."""
 
     def __init__(self, stream_handle: int, capacity: int = 8, after: int = 2):
         self.stream = ctypes.c_void_p(stream_handle)
@@ -124,16 +126,6 @@ class GraphCache:
         self.seen: dict[tuple, int] = {}
         self.broken = False
         self.launch_graph = driver().cuGraphLaunch
-
-    def replay(self, key: tuple) -> bool:
-        """Launch the graph of `key` if there is one (True); else count the key (False)."""
-        graph = self.execs.get(key)
-        if graph is None:
-            return False
-        code = self.launch_graph(graph, self.stream)
-        if code:
-            raise CudaError("launching a CUDA graph", code)
-        return True
 
     def wants(self, key: tuple) -> bool:
         """Whether to capture `key`'s launches now (seen often enough)."""
