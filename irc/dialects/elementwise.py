@@ -98,7 +98,13 @@ def _logical_not(x):
 
 
 def _fma(x, y, z):
-    return np.asarray(x) * y + z
+    """x·y + z rounded once: exactly, through float64, for float16 and float32 operands (their
+    product is exact there, and so is the sum for float16); float64 operands round twice."""
+    x, y, z = np.asarray(x), np.asarray(y), np.asarray(z)
+    t = np.result_type(x, y, z)
+    if t.kind == "f" and t.itemsize < 8:
+        return (x.astype(np.float64) * y + z).astype(t)
+    return x * y + z
 
 
 def _power(x, y):

@@ -6,6 +6,7 @@ would make a reduction, a broadcast and an elementwise pass over the whole matri
 from __future__ import annotations
 
 from ..dialects.builtin import TensorType
+from ..dialects.tensor_linalg import accumulator_type
 from ..ir.core import Operation, Value
 from .reduction_kinds import identity
 from .lower_to_loops import FuncLowering, lowering
@@ -13,11 +14,13 @@ from .loop_builder import Index
 
 
 def _row_reduce(ctx: FuncLowering, kind: str, n: Index, value, element) -> Value:
-    """The `kind` (max or add) of value(j) over j < n, a reduction loop that vectorizes."""
+    """The `kind` (max or add) of value(j) over j < n, a reduction loop that vectorizes; sums
+    accumulate in `accumulator_type` (f32 for f16)."""
     lb = ctx.lb
-    init = lb.scalar_const(identity("max" if kind == "maximum" else "sum", element), element)
+    acc_t = element if kind == "maximum" else accumulator_type("sum", element)
+    init = lb.scalar_const(identity("max" if kind == "maximum" else "sum", acc_t), acc_t)
     with lb.for_(lb.const(0), n, inits=[init], reduction=True) as loop:
-        lb.yield_(loop, [lb.scalar(kind, [loop.iter_args[0], value(loop.iv)])])
+        lb.yield_(loop, [lb.scalar(kind, [loop.iter_args[0], lb.cast(value(loop.iv), acc_t)])])
     return loop.results[0]
 
 
@@ -40,8 +43,10 @@ def _softmax(ctx: FuncLowering, op: Operation) -> None:
         if op.op_name == "tensor.softmax_grad":
             g, p = x, at(bufs[1])
             s = _row_reduce(ctx, "add", n, lambda j: lb.scalar("mul", [g(j), p(j)]), element)
+            wide = s.type
             with lb.for_(lb.const(0), n) as j:
-                lb.store(lb.scalar("mul", [lb.scalar("sub", [g(j.iv), s]), p(j.iv)]), out, [*rows, j.iv])
+                d = lb.scalar("mul", [lb.scalar("sub", [lb.cast(g(j.iv), wide), s]), lb.cast(p(j.iv), wide)])
+                lb.store(lb.cast(d, element), out, [*rows, j.iv])
         else:
             _softmax_row(ctx, op.op_name == "tensor.log_softmax", x, out, rows, n, element)
     ctx.bind(op.results[0], out, sizes, contiguous=True)
@@ -57,16 +62,17 @@ def _softmax_row(ctx: FuncLowering, log: bool, x, out: Value, rows: list[Index],
         return lb.scalar("exp", [lb.scalar("sub", [x(j), top])])
     if log:
         s = _row_reduce(ctx, "add", n, shifted_exp, element)
-        shift = lb.scalar("add", [top, lb.scalar("log", [s])])
+        wide = s.type
+        shift = lb.scalar("add", [lb.cast(top, wide), lb.scalar("log", [s])])
         with lb.for_(lb.const(0), n) as j:
-            lb.store(lb.scalar("sub", [x(j.iv), shift]), out, [*rows, j.iv])
+            lb.store(lb.cast(lb.scalar("sub", [lb.cast(x(j.iv), wide), shift]), element), out, [*rows, j.iv])
     else:
         def exp_stored(j: Index) -> Value:
             e = shifted_exp(j)
             lb.store(e, out, [*rows, j])
             return e
         s = _row_reduce(ctx, "add", n, exp_stored, element)
-        inv = lb.scalar("div", [lb.scalar_const(1, element), s])
+        inv = lb.scalar("div", [lb.scalar_const(1, s.type), s])
         with lb.for_(lb.const(0), n) as j:
             idx = [*rows, j.iv]
-            lb.store(lb.scalar("mul", [lb.load(out, idx), inv]), out, idx)
+            lb.store(lb.cast(lb.scalar("mul", [lb.cast(lb.load(out, idx), s.type), inv]), element), out, idx)

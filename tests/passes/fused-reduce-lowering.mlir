@@ -74,7 +74,7 @@ func.func @rows(%x: tensor<?x?xf64>) -> (tensor<?x?xf64>, tensor<?xf64>, tensor<
 // CHECK-NEXT:          %[[N:.*]] = scalar.add %[[P]], %{{.*}} : f32
 // CHECK-NEXT:          loop.store %[[N]], %part[%{{.*}}, %j_1]
 // CHECK:         loop.parallel (%b)
-// CHECK:           loop.store %{{.*}}, %[[S]][%j_3]
+// CHECK:           loop.store %{{.*}}, %[[S]][%j_4]
 func.func @cols(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %0:2 = tensor.fused_reduce(%a = %x) {axes = array<i64: 0>, kind = "sum"} : (tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
     %e = scalar.exp %a : f32
