@@ -20,9 +20,12 @@ order of a copy; no transpose is ever materialized):
    out's own storage: an in-place update W ← W − lr·g). Partial tiles need no special kernel.
 5. An epilogue function (`tanh` of a hidden layer) is applied to each block after its last
    slice, while the block (GEMM_BLOCK_ROWS × GEMM_BLOCK_COLUMNS) is still in L2.
+6. For n ≤ NR/2 (the classes of a softmax layer) the same kernel runs with half-width tiles,
+   one vector wide (see `gemm`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ..dialects.builtin import MemRefType
@@ -52,24 +55,64 @@ def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
     return lb.floordiv(lb.add(a, lb.const(b - 1)), lb.const(b))
 
 
+@dataclass
+class Product:
+    """What one product computes: out = f(alpha·A·B + beta·C), A m×k and B k×n read through
+    `load_a`/`load_b` (`*_transposed`: that matrix's columns are its contiguous axis, so its
+    packing walks them), C through `load_c` (None: no accumulator), f the `epilogue` function
+    of the elementwise table (None: the identity)."""
+
+    load_a: Load2
+    a_transposed: bool
+    load_b: Load2
+    b_transposed: bool
+    m: Index
+    k: Index
+    n: Index
+    out: Value
+    element: ScalarType
+    alpha: float
+    load_c: Load2 | None
+    beta: float
+    epilogue: str | None
+
+
 def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_transposed: bool,
          m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
          load_c: Load2 | None, beta: float, epilogue: str | None = None) -> None:
-    """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`;
-    `load_a`/`load_b` read A's and B's elements, `*_transposed` says that a matrix's columns
-    are its contiguous axis (so its packing walks them); f is the `epilogue` function of the
-    elementwise table (the identity when None), applied to each block once its last slice of
-    k is in, while the block is still in cache."""
+    """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`
+    (see `Product`); f is applied to each block once its last slice of k is in, while the block
+    is still in cache.
+
+    Two kernels, one picked at run time (the loop dialect has no branch: a 0/1 factor on the
+    trip counts of the other makes it run zero times): the NR-column tile, and for n ≤ NR/2
+    (the classes of a softmax layer) a half-width tile, one vector wide, so that a skinny
+    product does not compute three columns for each one it keeps."""
     lb = ctx.lb
-    MR, NR = GEMM_MR, tile_columns(element)
-    one = lb.const(1)
-    packed_b, panels = pack_panels(ctx, load_b, b_transposed, k, n, element, NR)
-    # A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR the
-    # copy would cost as much as the product, and the tiles read A where it lies (its rows
-    # clamped to m - 1 in the last one). The loop dialect has no branch: a 0/1 factor on the
-    # trip counts picks the variant at run time.
-    packs = lb.max(lb.const(0), lb.min(one, lb.sub(panels, one)))
-    tiled_a, tiles = pack_tiles(ctx, load_a, a_transposed, m, k, element, MR, packs)
+    p = Product(load_a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
+                load_c, beta, epilogue)
+    NR = tile_columns(element)
+    one, half = lb.const(1), NR // 2
+    if half < 1:
+        _product(ctx, p, NR, one, may_pack_a=True)
+        return
+    narrow = lb.max(lb.const(0), lb.min(one, lb.sub(lb.const(half + 1), n)))
+    _product(ctx, p, NR, lb.sub(one, narrow), may_pack_a=True)
+    _product(ctx, p, half, narrow, may_pack_a=False)
+
+
+def _product(ctx: FuncLowering, p: Product, NR: int, enabled: Index, may_pack_a: bool) -> None:
+    """The product with MR×NR register tiles, when `enabled` is 1 (0: every loop runs zero
+    times). A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR
+    the copy would cost as much as the product, and the tiles read A where it lies (its rows
+    clamped to m - 1 in the last one)."""
+    lb = ctx.lb
+    MR, m, k, n, element = GEMM_MR, p.m, p.k, p.n, p.element
+    one, zero = lb.const(1), lb.const(0)
+    packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
+    tiles = ceil_div(lb, m, MR)
+    packs = lb.max(zero, lb.min(one, lb.sub(panels, one))) if may_pack_a else zero
+    tiled_a = pack_tiles(ctx, p.load_a, p.a_transposed, m, k, element, MR, packs) if may_pack_a else None
     panels_per_block = max(1, GEMM_BLOCK_COLUMNS // NR)
     column_blocks = ceil_div(lb, panels, panels_per_block)
     tiles_per_block = _tiles_per_block(lb, tiles, column_blocks, GEMM_BLOCK_ROWS // MR)
@@ -85,12 +128,12 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
         t1 = lb.min(lb.add(t0, tiles_per_block), tiles)
         p0 = lb.mul(bj, lb.const(panels_per_block))
         p1 = lb.min(lb.add(p0, lb.const(panels_per_block)), panels)
-        with lb.for_(lb.const(0), slices) as kb:
+        with lb.for_(zero, slices) as kb:
             q0 = lb.mul(named(kb, "kb"), lb.const(GEMM_KC))
             q1 = lb.min(lb.add(q0, lb.const(GEMM_KC)), k)
-            later = lb.scalar("gt", [kb.iv, lb.const(0)])
-            with lb.for_(p0, p1) as p:
-                first_col = lb.mul(named(p, "p"), lb.const(NR))
+            later = lb.scalar("gt", [kb.iv, zero])
+            with lb.for_(p0, p1) as pn:
+                first_col = lb.mul(named(pn, "p"), lb.const(NR))
                 width = lb.min(lb.const(NR), lb.sub(n, first_col))
 
                 def tiles_of(count: Index, direct: bool) -> None:
@@ -101,37 +144,36 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
                         height = lb.min(lb.const(MR), lb.sub(m, first_row))
                         if direct:
                             rows = [lb.min(lb.add(first_row, lb.const(r)), last_row) for r in range(MR)]
-                            a_of = lambda q, r: load_a(rows[r], q)  # noqa: E731
+                            a_of = lambda q, r: p.load_a(rows[r], q)  # noqa: E731
                         else:
                             a_of = lambda q, r: lb.load(tiled_a, [s.iv, q, lb.const(r)])  # noqa: E731
-                        _tile_to_scratch(lb, a_of, packed_b, p.iv, q0, q1, MR, NR, scratch, blk, element)
-                        _write_tile(lb, scratch, blk, first_row, height, first_col, width, out,
-                                    alpha, load_c, beta, later, element)
+                        _tile_to_scratch(lb, a_of, packed_b, pn.iv, q0, q1, MR, NR, scratch, blk, element)
+                        _write_tile(lb, scratch, blk, first_row, height, first_col, width, p, later)
 
                 block_tiles = lb.sub(t1, t0)
-                tiles_of(lb.mul(block_tiles, packs), direct=False)
+                if may_pack_a:
+                    tiles_of(lb.mul(block_tiles, packs), direct=False)
                 tiles_of(lb.mul(block_tiles, lb.sub(one, packs)), direct=True)
-        if epilogue is not None:
+        if p.epilogue is not None:
             with lb.for_(lb.mul(t0, lb.const(MR)), lb.min(lb.mul(t1, lb.const(MR)), m)) as i:
                 with lb.for_(lb.mul(p0, lb.const(NR)), lb.min(lb.mul(p1, lb.const(NR)), n)) as j:
                     idx = [named(i, "i"), named(j, "j")]
-                    lb.store(lb.scalar(epilogue, [lb.load(out, idx)]), out, idx)
+                    lb.store(lb.scalar(p.epilogue, [lb.load(p.out, idx)]), p.out, idx)
 
 
 def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, height: Index,
-                first_col: Index, width: Index, out: Value, alpha: float, load_c: Load2 | None,
-                beta: float, later: Value, element: ScalarType) -> None:
+                first_col: Index, width: Index, p: Product, later: Value) -> None:
     """out = alpha·tile + beta·C on the first slice of k (`later` false), out + alpha·tile on
     the others, over the tile's valid `height` rows and `width` columns."""
     with lb.for_(lb.const(0), height) as r:
         with lb.for_(lb.const(0), width) as t:
             i = lb.add(first_row, named(r, "r"))
             j = lb.add(first_col, named(t, "t"))
-            acc = scale(lb, lb.load(scratch, [blk, r.iv, t.iv]), alpha)
-            start = (scale(lb, load_c(i, j), beta) if load_c is not None and beta != 0
-                     else lb.scalar_const(0, element))
-            prev = lb.scalar("select", [later, lb.load(out, [i, j]), start])
-            lb.store(lb.scalar("add", [prev, acc]), out, [i, j])
+            acc = scale(lb, lb.load(scratch, [blk, r.iv, t.iv]), p.alpha)
+            start = (scale(lb, p.load_c(i, j), p.beta) if p.load_c is not None and p.beta != 0
+                     else lb.scalar_const(0, p.element))
+            prev = lb.scalar("select", [later, lb.load(p.out, [i, j]), start])
+            lb.store(lb.scalar("add", [prev, acc]), p.out, [i, j])
 
 
 def _tiles_per_block(lb: LoopBuilder, tiles: Index, column_blocks: Index, most: int) -> Index:
@@ -159,25 +201,25 @@ def _block_coordinates(lb: LoopBuilder, blk: Index, m: Index, n: Index, row_bloc
 
 
 def pack_tiles(ctx: FuncLowering, load_a: Load2, a_transposed: bool, m: Index, k: Index,
-               element: ScalarType, MR: int, packs: Index) -> tuple[Value, Index]:
+               element: ScalarType, MR: int, packs: Index) -> Value:
     """A copied into ceil(m/MR) tiles, `Ap[s, q, r] = A[s·MR + r, q]`, zero past row m, when
-    `packs` is 1 (else an empty buffer); returns (Ap, number of tiles). Parallel over tiles; the
-    copy walks A along its contiguous axis."""
+    `packs` is 1 (else an empty buffer). Parallel over tiles; the copy walks A along its
+    contiguous axis."""
     lb = ctx.lb
-    tiles = ceil_div(lb, m, MR)
-    packed_tiles = lb.mul(tiles, packs)
+    packed_tiles = lb.mul(ceil_div(lb, m, MR), packs)
     packed = lb.alloc(MemRefType((None, None, MR), element), [packed_tiles, k])
     packed.name_hint = "tiles"
     _pack(lb, packed, packed_tiles, load_a, a_transposed, m, k, element, MR)
-    return packed, tiles
+    return packed
 
 
 def pack_panels(ctx: FuncLowering, load_b: Load2, b_transposed: bool, k: Index, n: Index,
-                element: ScalarType, NR: int) -> tuple[Value, Index]:
-    """B copied into ceil(n/NR) panels, `Bp[p, q, t] = B[q, p·NR + t]`, zero past column n;
-    returns (Bp, number of panels): the packing of Bᵀ's rows, which is `pack_tiles` of Bᵀ."""
+                element: ScalarType, NR: int, enabled: Index) -> tuple[Value, Index]:
+    """B copied into ceil(n/NR) panels (none when `enabled` is 0), `Bp[p, q, t] =
+    B[q, p·NR + t]`, zero past column n; returns (Bp, number of panels): the packing of Bᵀ's
+    rows, which is `pack_tiles` of Bᵀ."""
     lb = ctx.lb
-    panels = ceil_div(lb, n, NR)
+    panels = lb.mul(ceil_div(lb, n, NR), enabled)
     packed = lb.alloc(MemRefType((None, None, NR), element), [panels, k])
     packed.name_hint = "panels"
     _pack(lb, packed, panels, lambda t, q: load_b(q, t), not b_transposed, n, k, element, NR)
