@@ -33,22 +33,30 @@ from ..ir.core import Value
 from ..ir.types import ScalarType
 from .linalg_common import Load2, named, scale
 from .loop_builder import Index, LoopBuilder
+from .simd import SimdRegisters
 
 if TYPE_CHECKING:
     from .lower_to_loops import FuncLowering
 
-GEMM_MR = 12               # rows of a register tile: MR·NR/16 = 24 of AVX-512's 32 registers hold sums
-GEMM_TILE_BYTES = 128      # columns of a register tile, in bytes: two 512-bit vectors (32 f32, 16 f64)
+GEMM_MAX_MR = 12           # rows of a register tile at most (12 with AVX-512's 32 registers)
+GEMM_TILE_VECTORS = 2      # columns of a register tile: two vectors (AVX-512: 32 f32, 16 f64)
 GEMM_MAX_LANES = 32        # and at most this many columns (f16, i8: the tile stays small)
+GEMM_SPARE_REGISTERS = 4   # vector registers left for B's row of the tile and A's broadcast
 GEMM_KC = 256              # k per slice: a slice of a panel (KC·NR: 32 KiB in f32) stays in L1
-GEMM_BLOCK_ROWS = 96       # output rows per parallel block (8 tiles; a KC×96 slice of A in L2)
+GEMM_BLOCK_ROWS = 96       # output rows per parallel block (8 tiles of 12; a KC×96 slice of A in L2)
 GEMM_BLOCK_COLUMNS = 256   # output columns per parallel block
 GEMM_MIN_BLOCKS = 8        # fewer rows per block when that leaves fewer parallel blocks
 
 
-def tile_columns(element: ScalarType) -> int:
-    """NR: the columns of a register tile for this element type."""
-    return max(1, min(GEMM_MAX_LANES, GEMM_TILE_BYTES // max(1, element.bitwidth // 8)))
+def tile_shape(element: ScalarType, simd: SimdRegisters) -> tuple[int, int]:
+    """(MR, NR) of the register tile: NR = two vectors of `element`, MR rows so that the MR·2
+    sums and the spare registers fit the register file (AVX-512: 12×32 f32 in 24 of 32 zmm;
+    AVX2: 6×16 f32 in 12 of 16 ymm)."""
+    lanes = max(1, simd.bytes // max(1, element.bitwidth // 8))
+    NR = max(1, min(GEMM_MAX_LANES, GEMM_TILE_VECTORS * lanes))
+    vectors = max(1, -(-NR // lanes))
+    MR = max(1, min(GEMM_MAX_MR, (simd.count - GEMM_SPARE_REGISTERS) // vectors))
+    return MR, NR
 
 
 def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
@@ -91,23 +99,23 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     lb = ctx.lb
     p = Product(load_a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
                 load_c, beta, epilogue)
-    NR = tile_columns(element)
+    MR, NR = tile_shape(element, ctx.simd)
     one, half = lb.const(1), NR // 2
     if half < 1:
-        _product(ctx, p, NR, one, may_pack_a=True)
+        _product(ctx, p, MR, NR, one, may_pack_a=True)
         return
     narrow = lb.max(lb.const(0), lb.min(one, lb.sub(lb.const(half + 1), n)))
-    _product(ctx, p, NR, lb.sub(one, narrow), may_pack_a=True)
-    _product(ctx, p, half, narrow, may_pack_a=False)
+    _product(ctx, p, MR, NR, lb.sub(one, narrow), may_pack_a=True)
+    _product(ctx, p, MR, half, narrow, may_pack_a=False)
 
 
-def _product(ctx: FuncLowering, p: Product, NR: int, enabled: Index, may_pack_a: bool) -> None:
+def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool) -> None:
     """The product with MR×NR register tiles, when `enabled` is 1 (0: every loop runs zero
     times). A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR
     the copy would cost as much as the product, and the tiles read A where it lies (its rows
     clamped to m - 1 in the last one)."""
     lb = ctx.lb
-    MR, m, k, n, element = GEMM_MR, p.m, p.k, p.n, p.element
+    m, k, n, element = p.m, p.k, p.n, p.element
     one, zero = lb.const(1), lb.const(0)
     packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
     tiles = ceil_div(lb, m, MR)

@@ -1,4 +1,4 @@
-// RUN: irc-opt %s -p lower-to-loops --split-input-file | filecheck %s
+// RUN: irc-opt %s -p 'lower-to-loops{simd=64x32}' --split-input-file | filecheck %s
 
 // gemv of a row-major A: the parallel loop is outermost, over the full blocks of 4 rows; each
 // block walks its 4 rows in one reduction loop (4 accumulators share each load of x); alpha

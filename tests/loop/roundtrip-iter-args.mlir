@@ -1,5 +1,5 @@
 // RUN: irc-opt %s | irc-opt | filecheck %s
-// RUN: irc-opt %s -p lower-to-loops | irc-opt | filecheck %s --check-prefix=PRODUCT
+// RUN: irc-opt %s -p 'lower-to-loops{simd=64x32}' | irc-opt | filecheck %s --check-prefix=PRODUCT
 
 // A loop.for with several iter_args prints and parses back (the products' kernels carry one
 // accumulator per row, or a whole register tile).
