@@ -133,7 +133,10 @@ def mlp_jax(params):
     return run, jax.__version__
 
 
-def bench_mlp(t, repeat: int, median_us: Callable) -> None:
+def bench_mlp(t, repeat: int, median_us: Callable, threads_of: Callable) -> None:
+    """The step on all threads against numpy and jax.jit; then irc and numpy on one thread
+    each (jax's thread pool is fixed when it is imported), the comparison that a machine busy
+    with other work distorts least."""
     X, Y, params = mlp_data()
     f = mlp_irc(params)
     g = mlp_numpy(params)
@@ -141,6 +144,11 @@ def bench_mlp(t, repeat: int, median_us: Callable) -> None:
     mine = t.add("MLP step 256x784-512-10: irc", median_us(lambda: f(X, Y), repeat, 5))
     base = t.add("MLP step 256x784-512-10: numpy by hand", median_us(lambda: g(X, Y), repeat, 5))
     t.ratio("  MLP ratio vs numpy", mine, base, "of numpy's time")
+    one = t.add("MLP step 256x784-512-10, 1 thread: irc",
+                threads_of(1, lambda: median_us(lambda: f(X, Y), repeat, 5)))
+    with blas_threads(1):
+        one_np = t.add("MLP step 256x784-512-10, 1 thread: numpy", median_us(lambda: g(X, Y), repeat, 5))
+    t.ratio("  MLP ratio vs numpy, 1 thread", one, one_np, "of numpy's time")
     jx = mlp_jax(params)
     if jx is None:
         t.add("MLP step 256x784-512-10: jax.jit", float("nan"), "skipped (jax not installed)")
