@@ -125,14 +125,19 @@ class GemvOp(TensorOp):
         return [TensorType((rows,), A.element, device)]
 
 
+def is_epilogue(name: str) -> bool:
+    """Whether `name` is a unary float function of the elementwise table (what a gemm may apply
+    to its result)."""
+    row = TABLE.get(name)
+    return row is not None and row.arity == 1 and "f" in row.kinds and not row.is_comparison
+
+
 def epilogue_of(attributes) -> str | None:
-    """The unary function a gemm applies to its result (`epilogue = "tanh"`), if any: a float
-    row of the elementwise table, checked."""
+    """The unary function a gemm applies to its result (`epilogue = "tanh"`), if any, checked."""
     if "epilogue" not in attributes:
         return None
     name = str_attr(attributes, "epilogue")
-    row = TABLE.get(name)
-    if row is None or row.arity != 1 or "f" not in row.kinds or row.is_comparison:
+    if not is_epilogue(name):
         raise Bad(f"epilogue '{name}' is not a unary float function of the elementwise table")
     return name
 

@@ -10,11 +10,12 @@
     gemm(A, B) + b             -> gemm(A, B, b) {beta = 1}  (b a 1×n bias row, broadcast)
     f(gemm(...))               -> gemm(...) {epilogue = "f"}  (f a unary float function)
 
-The last three fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight decay `W - lr·(Xᵀ·δ + λ·W)`,
-into one gemm that accumulates into W (alpha = -lr, beta = 1 or 1 - lr·λ); `inplace` then lets
-it write over W's own storage (Theano's `Gemm{inplace}`). The last two make a dense layer's
-`tanh(h·W + b)` one gemm whose store loop adds the bias and whose blocks apply tanh while they
-are still in cache, instead of a second pass over the output.
+The `y - gemm` and scaled-accumulator rules fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight
+decay `W - lr·(Xᵀ·δ + λ·W)`, into one gemm that accumulates into W (alpha = -lr, beta = 1 or
+1 - lr·λ); `inplace` then lets it write over W's own storage (Theano's `Gemm{inplace}`). The
+bias-row and epilogue rules make a dense layer's `tanh(h·W + b)` one gemm whose store loop adds
+the bias and whose blocks apply tanh while they are still in cache, instead of a second pass
+over the output.
     pow(x, 2) -> x * x         pow(x, 1) -> x       pow(x, 0.5) -> sqrt(x)
 
 gemv/gemm are what BLAS-backed code generation keys on, and what the tutorial's
@@ -25,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dialects.builtin import TensorType
-from ..dialects.elementwise import TABLE
+from ..dialects.tensor_linalg import is_epilogue
 from ..ir.attributes import FloatAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.pass_manager import Pass, register_pass
@@ -170,15 +171,15 @@ class EpilogueIntoGemm(RewritePattern):
     root = None  # any unary elementwise op
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        row = TABLE.get(op.op_name.removeprefix("tensor.")) if op.op_name.startswith("tensor.") else None
-        if row is None or row.arity != 1 or "f" not in row.kinds or row.is_comparison:
+        name = op.op_name.removeprefix("tensor.")
+        if not op.op_name.startswith("tensor.") or not is_epilogue(name):
             return False
         gemm = producer(op.operands[0], "tensor.gemm")
         if gemm is None or len(op.operands[0].uses) != 1 or "epilogue" in gemm.attributes \
                 or op.result.type != op.operands[0].type:
             return False
         attrs = dict(gemm.attributes)
-        attrs["epilogue"] = StringAttr(row.name)
+        attrs["epilogue"] = StringAttr(name)
         rewriter.replace_op(op, rewriter.create("tensor.gemm", list(gemm.operands), attrs))
         return True
 
