@@ -153,12 +153,18 @@ def _read_input(path: str) -> tuple[str, str]:
 def _reproducer_args(args: argparse.Namespace, argv: list[str]) -> argparse.Namespace:
     """Re-read the command line with the reproducer's flags first (the user's win)."""
     import shlex
+    from ..ir.diagnostics import SOURCES, Diagnostic, ParseError
     from ..ir.instrumentation import REPRODUCER_TAG
+    from ..ir.location import FileLineColLoc
     text, name = _read_input(args.input)
+    SOURCES.add(name, text)
     first = text.split("\n", 1)[0]
     if not first.startswith(REPRODUCER_TAG):
         raise UsageError(f"{name} is not a reproducer: its first line must start with '{REPRODUCER_TAG}'")
-    flags = shlex.split(first[len(REPRODUCER_TAG):])
+    try:
+        flags = shlex.split(first[len(REPRODUCER_TAG):])
+    except ValueError as e:  # an unclosed quote
+        raise ParseError(Diagnostic(f"malformed reproducer line: {e}", FileLineColLoc(name, 1, 1))) from None
     rest = [a for a in argv if a != "--run-reproducer"]
     new = build_arg_parser().parse_args(_bool_flags(flags + rest))
     new.run_reproducer = False

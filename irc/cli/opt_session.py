@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -29,6 +30,15 @@ def _check_pass_names(names: list[str], flag: str) -> list[str]:
     return names
 
 
+def _check_folder_exists(path: str | None, flag: str) -> None:
+    """A file flag names a file in an existing folder (checked before any work is done)."""
+    if not path:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{flag}: cannot write '{path}': the folder '{folder}' does not exist")
+
+
 class OptSession:
     """Holds what stays the same across the chunks of one run (pipeline, instrumentation)."""
 
@@ -43,6 +53,9 @@ class OptSession:
                                     allow_unregistered=args.allow_unregistered_dialect)
         self.timing = PassTiming() if args.timing else None
         self.stats = PassStatistics() if args.pass_statistics else None
+        _check_folder_exists(args.crash_reproducer, "--crash-reproducer")
+        if args.view_graph != "-":
+            _check_folder_exists(args.view_graph, "--view-graph")
         self.tree = None
         if args.print_ir_tree_dir:
             try:
@@ -152,5 +165,9 @@ def _view_graph(module, where: str) -> None:
     if where == "-":
         sys.stderr.write(to_dot(graph_of(module)))
         return
-    path = pydotprint(module, where, print_output_file=False)
+    try:
+        path = pydotprint(module, where, print_output_file=False)
+    except (OSError, subprocess.CalledProcessError) as e:
+        detail = e.stderr.decode(errors="replace").strip() if isinstance(e, subprocess.CalledProcessError) else e
+        raise UsageError(f"--view-graph: cannot write '{where}': {detail}") from None
     sys.stderr.write(f"irc-opt: graph written to {path}\n")

@@ -11,7 +11,8 @@ The native ABI of an entry point (what `irc.runtime.native` calls through ctypes
 * each result is a caller-allocated contiguous buffer: the function's returned `loop.alloc`s
   become these pointers (the caller computed their sizes from the same IR, see
   `irc.runtime.shapes`);
-* it returns 0, or k > 0 when the k-th `loop.assert_eq` (in program order) failed.
+* it returns 0, or k > 0 when the k-th check (`loop.assert_eq` or `loop.check_index`, in
+  program order) failed.
 
 Buffers are `noalias` (inputs are only read; outputs are fresh) and aligned to their element
 size (outputs to 16 bytes, numpy's allocation alignment). Temporaries come from
@@ -28,11 +29,13 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.attributes import FloatAttr, IntegerAttr, BoolAttr
 from ..ir.core import Block, Operation, Value
+from ..ir.diagnostics import UnsupportedError
 from ..ir.types import ScalarType
 from ..codegen_llvm import memref_desc as M
+from ..codegen_llvm.constants import global_bytes
 from ..codegen_llvm.memref_desc import I64, MemRef, i64
-from .outline_parallel import ParallelOutliner, outlinable
 from ..codegen_llvm.scalar_emit import ScalarEmitter, constant, llvm_type, memory_type
+from .outline_parallel import ParallelOutliner, outlinable
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -95,6 +98,27 @@ def reduction_accumulators(func: Operation) -> set[int]:
     return out
 
 
+def check_entry_abi(func: FuncOp) -> None:
+    """The function fits the entry ABI above: memref arguments, and results that are distinct
+    `loop.alloc`s of the function body (the caller allocates them)."""
+    ft = func.function_type
+    for what, types in (("argument", ft.inputs), ("result", ft.results)):
+        for k, t in enumerate(types):
+            if not isinstance(t, MemRefType):
+                raise UnsupportedError(f"convert-to-llvm: '{func.sym_name}' has {what} #{k} of type {t}; "
+                                       f"compiled functions take and return tensors or memrefs only",
+                                       func.location)
+    ret = func.body.terminator
+    seen: set[Value] = set()
+    for k, v in enumerate(ret.operands if ret is not None else ()):
+        owner = v.owner
+        if not isinstance(owner, L.AllocOp) or owner.parent is not func.body or v in seen:
+            raise UnsupportedError(f"convert-to-llvm: result #{k} of '{func.sym_name}' must be a "
+                                   f"distinct loop.alloc of the function body (the caller allocates "
+                                   f"results)", ret.location)
+        seen.add(v)
+
+
 class FunctionConverter:
     """Emits one function: walks its ops in order, mapping IR values to LLVM values/memrefs."""
 
@@ -110,10 +134,13 @@ class FunctionConverter:
         self.parallel_depth = 0  # > 0 while emitting the body of a loop.parallel
         self.outlined = 0        # parallel nests outlined so far (names them)
         self.noalias: set[int] = set()  # ids of pointers that alias no other distinct pointer
+        # top-level temporaries allocated and not yet freed: a failing check frees them
+        self.live_temps: dict[Value, ir.Value] = {}
 
     # ------------------------------------------------------------------ signature
     def convert(self) -> ir.Function:
         func = self.func
+        check_entry_abi(func)
         params: list[ir.Type] = []
         for kind, _, rank in entry_arg_layout(func):
             params += [PTR] + ([I64] * (2 * rank) if kind == "in" else [])
@@ -175,7 +202,7 @@ class FunctionConverter:
         elif name.startswith("scalar."):
             self.scalar_op(op)
         else:
-            raise NotImplementedError(f"convert-to-llvm: no lowering for '{name}'")
+            raise UnsupportedError(f"convert-to-llvm: no lowering for '{name}'", op.location)
 
     def op_func_return(self, op: Operation) -> None:
         self.b.ret(ir.Constant(I32, 0))
@@ -197,6 +224,8 @@ class FunctionConverter:
                 ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
             else:
                 ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
+                if op.parent is self.func.body:
+                    self.live_temps[op.result] = ptr
             self.noalias.add(id(ptr))
         self.values[op.result] = M.contiguous(self.b, t, ptr, sizes)
 
@@ -218,11 +247,11 @@ class FunctionConverter:
     def op_loop_dealloc(self, op: Operation) -> None:
         m: MemRef = self.get(op.operand(0))
         self.b.call(self._libc("free", ir.VoidType(), [PTR]), [m.ptr])
+        self.live_temps.pop(op.operand(0), None)
 
     def op_loop_global(self, op: Operation) -> None:
-        attr = op.attributes["value"]
         t: MemRefType = op.result.type
-        data = bytearray(attr.array.astype(attr.type.element.numpy_name).tobytes())
+        data = global_bytes(op)
         g = ir.GlobalVariable(self.llmod, ir.ArrayType(ir.IntType(8), len(data)),
                               name=f"{self.func.sym_name}.const{len(self.llmod.globals)}")
         g.global_constant = True
@@ -368,12 +397,26 @@ class FunctionConverter:
         self._binary(op, lambda a, c: self.b.select(self.b.icmp_signed(">", a, c), a, c))
 
     def op_loop_assert_eq(self, op: Operation) -> None:
-        self.asserts += 1
         a, c = (self.get(v) for v in op.operands)
+        self._fail_if(self.b.icmp_signed("!=", a, c))
+
+    def op_loop_check_index(self, op: Operation) -> None:
+        i, n = (self.get(v) for v in op.operands)
+        j = self.b.select(self.b.icmp_signed("<", i, i64(0)), self.b.add(i, n), i)
+        # 0 <= j < n in one unsigned comparison (a negative j is a huge unsigned number)
+        self._fail_if(self.b.icmp_unsigned(">=", j, n))
+        self.values[op.result] = j
+
+    def _fail_if(self, failed: ir.Value) -> None:
+        """Return the number of this check (counted in program order) when `failed` holds,
+        freeing the temporaries allocated so far (a check may follow them: `check_index`)."""
+        self.asserts += 1
         fail = self.b.append_basic_block("assert.fail")
         ok = self.b.append_basic_block("assert.ok")
-        self.b.cbranch(self.b.icmp_signed("!=", a, c), fail, ok)
+        self.b.cbranch(failed, fail, ok)
         self.b.position_at_end(fail)
+        for ptr in self.live_temps.values():
+            self.b.call(self._libc("free", ir.VoidType(), [PTR]), [ptr])
         self.b.ret(ir.Constant(I32, self.asserts))
         self.b.position_at_end(ok)
 

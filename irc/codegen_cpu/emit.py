@@ -3,13 +3,23 @@ loops if needed, converted to LLVM IR and optimized at O3 for the host."""
 from __future__ import annotations
 
 from ..dialects.builtin import ModuleOp
+from ..dialects.func import FuncOp
+from ..ir.diagnostics import UnsupportedError
+from ..passes.lower_to_loops import is_tensor_function, lower_function
 
 
 def _loop_module(module: ModuleOp) -> ModuleOp:
-    from ..passes.lower_to_loops import is_tensor_function, lower_function
-    from ..dialects.func import FuncOp
-    funcs = [lower_function(op) if is_tensor_function(op) else op.clone()
-             for op in module.body.ops if isinstance(op, FuncOp)]
+    funcs = []
+    for op in module.body.ops:
+        if not isinstance(op, FuncOp):
+            continue
+        if not is_tensor_function(op):
+            funcs.append(op.clone())
+            continue
+        try:
+            funcs.append(lower_function(op))
+        except ValueError as e:  # what lower-to-loops reports as a pass error
+            raise UnsupportedError(str(e), op.location) from None
     return ModuleOp.create(funcs)
 
 

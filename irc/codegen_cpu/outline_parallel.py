@@ -29,7 +29,7 @@ from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
 # ops that cannot run inside an outlined body (they allocate, or return from the function)
-NOT_OUTLINABLE = {"loop.alloc", "loop.dealloc", "loop.assert_eq", "func.return"}
+NOT_OUTLINABLE = {"loop.alloc", "loop.dealloc", "loop.assert_eq", "loop.check_index", "func.return"}
 # relative cost of a scalar op (the rest count 1): what the inline mathlib expands to
 EXPENSIVE = {"exp", "expm1", "log", "log1p", "log2", "log10", "tanh", "sigmoid", "softplus",
              "sin", "cos", "tan", "pow", "div", "sqrt", "erf", "erfc", "arctan", "arcsin",

@@ -17,6 +17,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..codegen_llvm import memref_desc as M
+from ..codegen_llvm.constants import global_bytes
 from ..codegen_llvm.memref_desc import I64, MemRef, i64
 from ..codegen_llvm.scalar_emit import ScalarEmitter, constant, memory_type
 from ..dialects import gpu as G
@@ -149,9 +150,8 @@ class KernelConverter:
 
     # -- buffers and views
     def op_loop_global(self, op: Operation) -> None:
-        attr = op.attributes["value"]
         t: MemRefType = op.result.type
-        data = bytearray(attr.array.astype(t.element.numpy_name).tobytes())
+        data = global_bytes(op)
         arr = ir.ArrayType(ir.IntType(8), len(data))
         g = ir.GlobalVariable(self.llmod, arr, name=f"{self.kernel.sym_name}.const{len(self.llmod.globals)}",
                               addrspace=1)

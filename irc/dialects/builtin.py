@@ -95,7 +95,8 @@ class DenseAttr(Attribute):
     """`dense<[[1.0, 2.0]]> : tensor<1x2xf32>` (or a splat `dense<0.0> : ...`).
 
     Holds the data as bytes so it stays frozen and hashable; `.array` gives a read-only numpy
-    array."""
+    array. A splat (every element the same bytes) keeps one element, whatever the shape: a
+    `dense<1.0> : tensor<100000000000xf32>` costs four bytes, and `.array` is a broadcast view."""
 
     type: TensorType
     data: bytes
@@ -108,7 +109,17 @@ class DenseAttr(Attribute):
         if type is None:
             type = TensorType(tuple(arr.shape), scalar_from_numpy(arr.dtype.name))
         arr = arr.astype(type.element.numpy_name, copy=False)
-        return DenseAttr(type, arr.tobytes())
+        data = arr.tobytes()
+        itemsize = arr.dtype.itemsize
+        if arr.size > 1 and data == data[:itemsize] * arr.size:
+            data = data[:itemsize]
+        return DenseAttr(type, data)
+
+    @staticmethod
+    def splat(value, type: "TensorType") -> "DenseAttr":
+        """Every element `value` (stored once)."""
+        import numpy as np
+        return DenseAttr(type, np.array([value], dtype=type.element.numpy_name).tobytes())
 
     @property
     def array(self):
@@ -121,9 +132,10 @@ class DenseAttr(Attribute):
 
     @property
     def is_splat(self) -> bool:
+        """One value repeated (stored once, see the class doc); false for an empty tensor."""
         import numpy as np
-        a = self.array
-        return a.size > 0 and bool(np.all(a == a.flat[0]) or (a.dtype.kind == "f" and np.all(np.isnan(a))))
+        one = np.dtype(self.type.element.numpy_name).itemsize
+        return len(self.data) == one and 0 not in self.type.shape
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DenseAttr) and other.type == self.type and other.data == self.data
@@ -148,9 +160,7 @@ class DenseAttr(Attribute):
                 return fmt(x.item())
             return "[" + ", ".join(nest(x[i]) for i in range(x.shape[0])) + "]"
 
-        itemsize = a.dtype.itemsize  # a splat must repeat the same bytes (0.0 is not -0.0)
-        splat = a.size > 1 and self.data == self.data[:itemsize] * (len(self.data) // itemsize)
-        body = fmt(a.flat[0]) if splat else nest(a)
+        body = fmt(a.flat[0]) if a.size > 1 and self.is_splat else nest(a)
         return f"dense<{body}> : {self.type}"
 
 

@@ -92,9 +92,7 @@ def parse_dense(parser) -> DenseAttr:
         raise parser.error("expected a tensor type", type_at)
     dtype = t.element.numpy_name
     if not isinstance(body, list):
-        if t.has_static_shape:
-            return DenseAttr.from_array(np.full(t.shape, body, dtype=dtype), t)
-        return DenseAttr(t, np.array([body], dtype=dtype).tobytes())
+        return DenseAttr.splat(body, t)  # never materialized (see DenseAttr)
     array = np.array(body, dtype=dtype)
     if array.size == 0 and t.has_static_shape and 0 in t.shape:
         array = array.reshape(t.shape)  # `[]` stands for any empty shape

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import ArrayAttr, Attribute, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ..ir.attributes import (ArrayAttr, Attribute, DictAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
+                             UnitAttr)
 from ..ir.assembly_forms import OperandListForm
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Region, Terminator
 from ..ir.location import Location, UNKNOWN_LOC
@@ -176,6 +177,41 @@ class FuncOp(Operation):
             if arr is not None and (not isinstance(arr, ArrayAttr) or len(arr) != n
                                     or not all(isinstance(d, DictAttr) for d in arr)):
                 raise self.error(f"'{key}' must be an array of {n} dictionaries")
+        parent = self.parent_op
+        if parent is not None and parent.op_name != "builtin.module":
+            raise self.error(f"must be directly inside a 'builtin.module', not inside '{parent.op_name}'")
+        # (the verifier checks the blocks of a multi-block body, and misplaced terminators)
+        if len(self.regions[0].blocks) == 1 and not any(op.has_trait(Terminator) for op in entry.ops):
+            raise self.error("the body must end with a terminator ('func.return')")
+        self._verify_irc_attrs(ft)
+
+    def _verify_irc_attrs(self, ft: FunctionType) -> None:
+        """The signature attributes the runtime and the passes act on (see the module doc)."""
+        for i in range(len(ft.inputs)):
+            shared = self.arg_attrs(i).get("irc.shared")
+            if shared is not None and not isinstance(shared, StringAttr):
+                raise self.error(f"argument #{i}: 'irc.shared' must be a string (the variable's name)")
+        for k, t in enumerate(ft.results):
+            attrs = self.res_attrs(k)
+            for key in ("irc.update", "irc.inplace"):
+                arg = attrs.get(key)
+                if arg is None:
+                    continue
+                if not isinstance(arg, IntegerAttr) or not 0 <= arg.value < len(ft.inputs):
+                    raise self.error(f"result #{k}: '{key}' must be the index of an argument "
+                                     f"(0 to {len(ft.inputs) - 1}), got {arg}")
+                if not _same_kind(ft.inputs[arg.value], t):
+                    raise self.error(f"result #{k} of type {t} cannot replace argument #{arg.value} "
+                                     f"of type {ft.inputs[arg.value]} ('{key}')")
+            if "irc.borrow" in attrs and not isinstance(attrs["irc.borrow"], UnitAttr):
+                raise self.error(f"result #{k}: 'irc.borrow' is a flag (unit), got {attrs['irc.borrow']}")
+
+
+def _same_kind(a: Type, b: Type) -> bool:
+    """Same element type and rank (a loop-level argument is a strided view of its result)."""
+    if hasattr(a, "shape") and hasattr(b, "shape"):
+        return getattr(a, "element", None) == getattr(b, "element", None) and len(a.shape) == len(b.shape)
+    return a == b
 
 
 class ReturnOp(OperandListForm, Operation):

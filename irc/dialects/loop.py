@@ -54,6 +54,9 @@ class AllocOp(Operation):
         if self.num_operands != sum(d is None for d in t.shape):
             raise self.error("needs one size operand per dynamic dimension")
         _indices(self, self.operands, "sizes")
+        slot = self.attributes.get("irc.workspace")  # code generation keeps it across calls
+        if slot is not None and not (isinstance(slot, IntegerAttr) and slot.value >= 0):
+            raise self.error(f"'irc.workspace' must be a slot number (an integer >= 0), got {slot}")
 
 
 class DeallocOp(Operation):
@@ -82,6 +85,9 @@ class GlobalOp(Operation):
         t = _memref(self, self.result, "result")
         if any(d is None for d in t.shape) or t.strides is not None:
             raise self.error("result must be a static contiguous memref")
+        value = self.attributes["value"].type
+        if tuple(value.shape) != tuple(t.shape) or value.element != t.element:
+            raise self.error(f"value of type {value} does not match the result {t}")
 
 
 class DimOp(Operation):
@@ -522,6 +528,35 @@ class AssertEqOp(Operation):
             raise self.error("requires a 'msg' string")
 
 
+class CheckIndexOp(Operation):
+    """`%j = loop.check_index %i, %n {msg = "..."} : (index, index) -> index`: numpy's rule for
+    an integer index `i` on an axis of size `n` — the function fails with `msg` unless
+    `-n <= i < n`; `j` is `i`, or `i + n` when `i` is negative. Its operands may be values read
+    at run time (not only sizes), so only the native code checks it."""
+
+    name = "loop.check_index"
+    assembly = "short"
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    @property
+    def message(self) -> str:
+        return self.attributes["msg"].value  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        if self.num_operands != 2 or len(self.results) != 1:
+            raise self.error("takes an index and a size and has one result")
+        _indices(self, [*self.operands, self.result], "operands and result")
+        if not isinstance(self.attributes.get("msg"), StringAttr):
+            raise self.error("requires a 'msg' string")
+
+
+# ops that make the function fail (return k > 0: the k-th of them in program order)
+CHECKS = (AssertEqOp, CheckIndexOp)
+
+
 # ---------------------------------------------------------------------------- helpers
 def _parse_indices(parser) -> list[int]:
     parser.expect("[", "'[' and the indices")
@@ -540,5 +575,5 @@ def index_attr(value: int) -> IntegerAttr:
 
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
            "ReshapeOp", "LoadOp", "StoreOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
-           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp",
+           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

@@ -6,8 +6,8 @@ The ops live in a few files by family; importing this module registers all of th
 row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose, reshape,
 broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_host),
 `tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
-softmax_grad), `tensor_fused` (fused), `tensor_fused_reduce`, `tensor_fused_matvec`. Their
-numpy semantics are in `tensor_eval`.
+softmax_grad), `tensor_index` (index, insert_index: integer indexing), `tensor_fused` (fused),
+`tensor_fused_reduce`, `tensor_fused_matvec`. Their numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from .tensor_base import (DYNAMIC, FOLD_MAX_ELEMENTS, NO_BOUND, ConstantOp, Tens
                           constant_value)
 from .tensor_elementwise import ELEMENTWISE_OPS, CastOp, ElementwiseOp
 from .tensor_fused import FusedOp
+from .tensor_index import IndexOp, InsertIndexOp
 from .tensor_fused_reduce import FusedReduceOp
 from .tensor_fused_matvec import FusedMatvecOp
 from .tensor_linalg import REDUCE_KINDS, DotOp, GemmOp, GemvOp, ReduceOp
@@ -28,7 +29,7 @@ from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 __all__ = [
     "DYNAMIC", "FOLD_MAX_ELEMENTS", "NO_BOUND", "ConstantOp", "TensorOp", "broadcast_shapes",
     "constant_value",
-    "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
+    "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "IndexOp", "InsertIndexOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
     "ToDeviceOp", "ToHostOp", "transferred", "TransposeOp", "InferError",
     "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import Attribute, BoolAttr, FloatAttr, IntegerAttr
+from ..ir.attributes import Attribute, BoolAttr, DenseArrayAttr, FloatAttr, IntegerAttr
 from ..ir.core import Operation, Pure, Value
 from ..ir.location import Location
 from ..ir.types import Type
@@ -92,6 +92,21 @@ def constant_value(value: Value) -> DenseAttr | None:
     return None
 
 
+def verify_inplace_marks(op: Operation) -> None:
+    """`inplace = array<i64: ...>` (the `inplace` pass's mark, trusted by `lower-to-loops`):
+    one entry per result, each -1 or the index of an operand."""
+    marks = op.attributes.get("inplace")
+    if marks is None:
+        return
+    if not isinstance(marks, DenseArrayAttr) or len(marks.value) != len(op.results):
+        raise op.error(f"'inplace' must be an array<i64: ...> of one entry per result "
+                       f"({len(op.results)}), got {marks}")
+    for k, i in enumerate(marks.value):
+        if i != -1 and not 0 <= i < len(op.operands):
+            raise op.error(f"'inplace' entry #{k} is {i}: expected -1 or an operand index "
+                           f"(0 to {len(op.operands) - 1})")
+
+
 class TensorOp(InferredOp):
     """Base of `tensor` ops: printed short, pure, folded when every operand is a constant, and
     on one placement (operands and results alike) unless `crosses_placements` (the transfers)."""
@@ -108,6 +123,7 @@ class TensorOp(InferredOp):
             except Bad as e:
                 raise self.error(str(e)) from None
         super().verify_()
+        verify_inplace_marks(self)
 
     @classmethod
     def materialize_constant(cls, attribute: Attribute, type: Type, location: Location) -> Operation | None:
@@ -115,9 +131,7 @@ class TensorOp(InferredOp):
         if not isinstance(type, TensorType) or not type.has_static_shape:
             return None
         if isinstance(attribute, (FloatAttr, IntegerAttr, BoolAttr)):
-            import numpy as np
-            attribute = DenseAttr.from_array(np.full(type.shape, attribute.value,
-                                                     dtype=type.element.numpy_name), type)
+            attribute = DenseAttr.splat(attribute.value, type)
         if not isinstance(attribute, DenseAttr) or attribute.type != type:
             return None
         return ConstantOp([], [type], {"value": attribute}, (), (), location)

@@ -36,8 +36,12 @@ class EvalError(ValueError):
     """A run-time error of the reference semantics (shapes that do not fit)."""
 
 
-def _fail(op: Operation, message: str) -> EvalError:
-    return EvalError(f"'{op.op_name}' at {op.location}: {message}")
+class EvalIndexError(EvalError, IndexError):
+    """An integer index out of range (numpy's IndexError)."""
+
+
+def _fail(op: Operation, message: str, cls: type[EvalError] = EvalError) -> EvalError:
+    return cls(f"'{op.op_name}' at {op.location}: {message}")
 
 
 def _shape_str(shape) -> str:
@@ -209,6 +213,36 @@ def _insert_slice(op, arrays):
     if out[index].shape != src.shape:
         raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the slice of shape "
                         f"{_shape_str(out[index].shape)} of dest {_shape_str(dest.shape)}")
+    out[index] = src
+    return [out]
+
+
+def _integer_index(op, x: np.ndarray, indices: Sequence[np.ndarray]) -> tuple:
+    """The numpy index of `tensor.index`/`insert_index`: each index checked, -n <= i < n."""
+    axes = _ints(op, "axes")
+    index: list = [slice(None)] * x.ndim
+    for axis, i in zip(axes, indices):
+        n, k = x.shape[axis], int(i)
+        if not -n <= k < n:
+            raise _fail(op, f"index {k} is out of range for axis {axis} of size {n}", EvalIndexError)
+        index[axis] = k
+    return tuple(index)
+
+
+@evaluator("tensor.index")
+def _index(op, arrays):
+    x = arrays[0]
+    return [x[_integer_index(op, x, arrays[1:])]]
+
+
+@evaluator("tensor.insert_index")
+def _insert_index(op, arrays):
+    dest, src = arrays[:2]
+    index = _integer_index(op, dest, arrays[2:])
+    out = dest.copy()
+    if out[index].shape != src.shape:
+        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit dest {_shape_str(dest.shape)} "
+                        f"at the index (shape {_shape_str(out[index].shape)})")
     out[index] = src
     return [out]
 

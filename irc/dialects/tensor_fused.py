@@ -22,7 +22,7 @@ from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.types import ScalarType, Type
 from .builtin import TensorType
 from .op_base import Bad, compatible
-from .tensor_base import TensorOp, broadcast_shapes, common_device, tensor_types
+from .tensor_base import TensorOp, broadcast_shapes, common_device, tensor_types, verify_inplace_marks
 
 
 class FusedOp(TensorOp):
@@ -121,6 +121,7 @@ class FusedOp(TensorOp):
     def verify_body(self) -> tuple[tuple, str | None, list[Value]]:
         """Checks the operands and the scalar body; returns the operands' broadcast shape, their
         placement and the yielded scalars."""
+        verify_inplace_marks(self)
         try:
             types = tensor_types([v.type for v in self.operands])
             if not types:

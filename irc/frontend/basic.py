@@ -11,7 +11,8 @@ from ..dialects.elementwise import TABLE
 from ..dialects.tensor_base import DYNAMIC, NO_BOUND
 from . import dtypes
 from .elemwise import Cast, Elemwise
-from .graph import Constant, Variable
+from .graph import Apply, Constant, Variable
+from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .subtensor import IncSubtensor, Subtensor
@@ -319,44 +320,53 @@ def _bound(v: Any, what: str) -> int:
     s = _static_int(v)
     if s is None:
         raise NotImplementedError(
-            f"indexing with a symbolic {what} ({v}) is not supported: the tensor dialect's slices "
-            f"have static bounds; use Python ints")
+            f"slicing with a symbolic {what} ({v}) is not supported: the tensor dialect's slices "
+            f"have static bounds; use Python ints (a symbolic integer index x[i] is supported)")
     return s
 
 
+def _integer_index(it: Any) -> Variable:
+    """An integer index as a 0-d integer variable (a Python int becomes a constant)."""
+    if isinstance(it, (bool, np.bool_)):
+        raise IndexError(f"boolean index {it} is not supported: use an integer, a slice, None or ...")
+    if isinstance(it, (int, np.integer)):
+        return constant(np.int64(it))
+    if isinstance(it, (list, np.ndarray)) or (isinstance(it, Variable) and it.ndim != 0):
+        raise NotImplementedError(f"advanced indexing with {it} is not supported (only integers, "
+                                  f"0-d integer variables, slices, None and ...)")
+    if not isinstance(it, Variable) or not it.type.is_integer:
+        what = it.type if isinstance(it, Variable) else type(it).__name__
+        raise IndexError(f"only integers, 0-d integer variables, slices, None and ... are valid "
+                         f"indices, got {it!r} ({what})")
+    return it
+
+
 def subtensor(x: Any, index: Any) -> Variable:
-    """`x[index]` for ints, slices of Python ints/None (negative steps too), `None`
-    (new axis) and `...`."""
+    """`x[index]` for integers (Python ints or symbolic 0-d integers, negative ones counting
+    from the end), slices of Python ints/None (negative steps too), `None` (new axis) and `...`."""
     x = as_tensor_variable(x)
-    items = _normalize_index(x, index)
-    starts, stops, steps, ones = [], [], [], []
+    bounds: dict[int, tuple[int, int, int]] = {}
+    axes: list[int] = []
+    indices: list[Variable] = []
     pattern: list[int | str] = []
-    dim = 0
-    for it in items:
+    for it in _normalize_index(x, index):
+        dim = len(pattern) - pattern.count("x") + len(axes)
         if it is None:
             pattern.append("x")
-            continue
-        if isinstance(it, slice):
+        elif isinstance(it, slice):
             step = 1 if it.step is None else _bound(it.step, "step")
             if step == 0:
                 raise ValueError("slice step cannot be zero")
-            starts.append(_bound(it.start, "start"))
-            stops.append(_bound(it.stop, "stop"))
-            steps.append(step)
-            pattern.append(dim)
+            start, stop = _bound(it.start, "start"), _bound(it.stop, "stop")
+            if (start, stop, step) != (NO_BOUND, NO_BOUND, 1):
+                bounds[dim] = (start, stop, step)
+            pattern.append(dim - len(axes))  # its place once the indexed axes are dropped
         else:
-            if isinstance(it, (Variable, list, np.ndarray)) and getattr(it, "ndim", 1) != 0:
-                raise NotImplementedError(f"advanced indexing with {it} is not supported")
-            i = _bound(it, "index")
-            starts.append(i)
-            stops.append(NO_BOUND if i == -1 else i + 1)
-            steps.append(1)
-            ones.append(dim)
-        dim += 1
-    if all(a == NO_BOUND and o == NO_BOUND and s == 1 for a, o, s in zip(starts, stops, steps)):
-        out = x
-    else:
-        out = Subtensor(starts, stops, steps, ones)(x)
+            axes.append(dim)
+            indices.append(_integer_index(it))
+    out = subtensor_static(x, bounds) if bounds else x
+    if axes:
+        out = IntegerIndex(axes)(out, *indices)
     return dimshuffle(out, pattern)
 
 
@@ -370,29 +380,41 @@ def subtensor_static(x: Variable, bounds: dict[int, tuple[int, int, int]],
     return Subtensor(starts, stops, steps, keep_ones)(x)
 
 
-def _unwind_subtensor(sub: Variable) -> tuple[Variable, Subtensor, DimShuffle | None]:
-    node = sub.owner
-    ds = None
+def _unwind_subtensor(sub: Variable) -> tuple[Variable, Apply | None, Apply | None, DimShuffle | None]:
+    """`x[index]` taken apart: (x, its slice node, its integer-index node, the final dimshuffle)."""
+    node, ds = sub.owner, None
     if node is not None and isinstance(node.op, DimShuffle):
         ds, node = node.op, node.inputs[0].owner
-    if node is None or not isinstance(node.op, Subtensor):
-        raise TypeError("set_subtensor/inc_subtensor take the result of indexing, e.g. x[1:3]")
-    return node.inputs[0], node.op, ds
+    indexed = sliced = None
+    if node is not None and isinstance(node.op, IntegerIndex):
+        indexed, node = node, node.inputs[0].owner
+    if node is not None and isinstance(node.op, Subtensor):
+        sliced = node
+    if indexed is None and sliced is None:
+        raise TypeError("set_subtensor/inc_subtensor take the result of indexing, e.g. x[1:3] or x[i]")
+    x = (sliced or indexed).inputs[0]
+    return x, sliced, indexed, ds
 
 
 def set_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
-    """`x` with `x[idx]` replaced by `y` (broadcast to the slice), where `sub` is `x[idx]`."""
-    x, op, ds = _unwind_subtensor(sub)
+    """`x` with `x[idx]` replaced by `y` (broadcast to the indexed part), where `sub` is `x[idx]`."""
+    x, sliced, indexed, ds = _unwind_subtensor(sub)
     y = cast(as_tensor_variable(y), x.dtype)
     y = fill(sub, y) if y.ndim <= sub.ndim else y
-    if ds is not None:  # put back the dims integer indices and new axes changed
-        y = dimshuffle(y, _inverse_pattern(ds.new_order, op, x.ndim))
-    return IncSubtensor(op.starts, op.stops, op.steps)(x, y)
+    if ds is not None:  # take back the new axes the final dimshuffle made
+        inner = (indexed or sliced).outputs[0]
+        y = dimshuffle(y, _inverse_pattern(ds.new_order, inner.ndim))
+    if indexed is not None:
+        y = SetIntegerIndex(indexed.op.axes)(indexed.inputs[0], y, *indexed.inputs[1:])
+    if sliced is not None:
+        op = sliced.op
+        y = IncSubtensor(op.starts, op.stops, op.steps)(x, y)
+    return y
 
 
-def _inverse_pattern(new_order: Sequence[int | str], op: Subtensor, ndim: int) -> list:
+def _inverse_pattern(new_order: Sequence[int | str], ndim: int) -> list:
     where = {p: k for k, p in enumerate(new_order) if p != "x"}
-    return [where[d] if d in where else "x" for d in range(ndim)]
+    return [where[d] for d in range(ndim)]
 
 
 def inc_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
@@ -425,6 +447,8 @@ def join(axis: int, *tensors: Any) -> Variable:
 def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
     """New axis `axis` holding the tensors (Python numbers allowed)."""
     items = list(tensors)
+    if not items:
+        raise ValueError("stack needs at least one tensor, got an empty sequence")
     strong = [t.dtype for t in items if isinstance(t, Variable)]
     weak = [dtypes.weak_kind(t) for t in items if not isinstance(t, Variable)]
     dtype = dtypes.upcast(strong, weak)

@@ -58,10 +58,13 @@ def grad(cost: Variable, wrt: Variable | Sequence[Variable],
         raise TypeError(f"cost must be a scalar (0-d), got ndim={cost.ndim} ({cost.type}); "
                         f"reduce it first (e.g. .sum() or .mean())")
     single = isinstance(wrt, Variable)
+    if not single and not isinstance(wrt, (list, tuple)):
+        raise TypeError(f"grad: wrt must be a symbolic variable or a list of them (the variables to "
+                        f"differentiate with respect to), got {type(wrt).__name__} {wrt!r}")
     wrt_list = [wrt] if single else list(wrt)
-    for w in wrt_list:
+    for k, w in enumerate(wrt_list):
         if not isinstance(w, Variable):
-            raise TypeError(f"grad: wrt must be symbolic variables, got {type(w).__name__}")
+            raise TypeError(f"grad: wrt[{k}] must be a symbolic variable, got {type(w).__name__} {w!r}")
     stop = {id(v) for v in (consider_constant or ()) if all(v is not w for w in wrt_list)}
     connected = _connected(cost, wrt_list, stop)
 

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import Operation, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
+from .graph import ir_result_types
 from .transfers import PlacementHint, returned_on_device
 
 
@@ -223,14 +224,13 @@ class _Lowerer:
         attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}
         operands = [self.values[id(v)] for v in apply.inputs]
         loc = _location(apply)
-        cls = OP_REGISTRY.get(name)
-        if cls is None:
+        if OP_REGISTRY.get(name) is None:
             raise NotImplementedError(f"no tensor-dialect op '{name}' for {type(op_def).__name__}")
-        try:
-            op: Operation = cls.build(operands, attrs, None, (), loc)
-        except NotImplementedError:
+        try:  # the frontend's types where it knows more (the one-element dim of `x[1:2]`)
+            types = ir_result_types(apply, [v.type for v in operands])
+        except NotImplementedError:  # an op whose types come from its region or its user
             types = [o.type.to_ir() for o in apply.outputs]
-            op = create_op(name, operands, types, attrs, location=loc)
+        op: Operation = create_op(name, operands, types, attrs, location=loc)
         self.block.append(op)
         for out, res in zip(apply.outputs, op.results):
             res.name_hint = name_hint(out)

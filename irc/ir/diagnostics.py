@@ -92,3 +92,8 @@ class VerifyError(IRError):
 
 class PassError(IRError):
     """A pass failed (or a pass pipeline or option is unknown)."""
+
+
+class UnsupportedError(IRError, NotImplementedError):
+    """Valid IR that a lowering or a code generator has no rule for (an op, a type, a
+    signature); located at what it cannot handle."""

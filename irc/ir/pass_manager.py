@@ -17,7 +17,7 @@ from .diagnostics import Diagnostic, IRError, PassError
 from ..registry import ensure
 from .location import Location, UNKNOWN_LOC
 
-__all__ = ["Pass", "PassError", "PassManager", "PassInstrumentation", "PASS_REGISTRY",
+__all__ = ["Pass", "PassError", "option", "PassManager", "PassInstrumentation", "PASS_REGISTRY",
            "register_pass", "lookup_pass", "load_passes"]
 
 
@@ -34,6 +34,14 @@ class Pass:
     # Set by the pipeline parser: where this pass was named, so diagnostics can point there.
     pipeline_location: Location = UNKNOWN_LOC
     stats: "Counter[str]"
+
+    def __post_init__(self) -> None:
+        """Options out of their declared range are refused here, so a pass never sees one."""
+        for f in dataclasses.fields(self) if dataclasses.is_dataclass(self) else ():
+            low = f.metadata.get("minimum")
+            value = getattr(self, f.name)
+            if low is not None and not (isinstance(value, (int, float)) and value >= low):
+                raise ValueError(f"option '{f.name.replace('_', '-')}' must be at least {low}, got {value!r}")
 
     def run(self, module: Operation) -> None:
         raise NotImplementedError(f"pass '{self.name}' does not implement run()")
@@ -52,6 +60,14 @@ class Pass:
     def error(self, message: str, location: Location = UNKNOWN_LOC) -> PassError:
         """A `PassError` to raise from `run`, located at the op that could not be handled."""
         return PassError(Diagnostic(message, location))
+
+
+def option(default: Any, help: str = "", minimum: int | float | None = None) -> Any:
+    """A pass option (a dataclass field) with its help text and, for numbers, a lower bound."""
+    metadata: dict[str, Any] = {"help": help} if help else {}
+    if minimum is not None:
+        metadata["minimum"] = minimum
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 PASS_REGISTRY: dict[str, type[Pass]] = {}

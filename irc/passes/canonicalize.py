@@ -20,7 +20,7 @@ from ..dialects.builtin import DenseAttr, TensorType
 from ..dialects.tensor_base import FOLD_MAX_ELEMENTS, num_elements
 from ..ir.attributes import DenseArrayAttr, TypeAttr
 from ..ir.core import OP_REGISTRY, BlockArgument, ElementwiseTrait, Operation, Value
-from ..ir.pass_manager import Pass, register_pass
+from ..ir.pass_manager import Pass, option, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
 from ..ir.transforms import eliminate_common_subexpressions, eliminate_dead_code
 from ..ir.types import ScalarType
@@ -278,7 +278,7 @@ class Canonicalize(Pass):
         **{p.name: getattr(p, "summary", None) or (type(p).__doc__ or "").strip().splitlines()[0]
            for p in CANONICALIZE_PATTERNS},
     }
-    max_iterations: int = 10
+    max_iterations: int = option(10, "rewrite rounds at most (then CSE, and again)", minimum=1)
     cse: bool = True
 
     def run(self, module: Operation) -> None:

@@ -22,7 +22,7 @@ from ..dialects.tensor_fused import FusedOp
 from ..ir.attributes import TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Region, Value
-from ..ir.pass_manager import Pass, register_pass
+from ..ir.pass_manager import Pass, option, register_pass
 from .fusion_groups import Group, Grouping, inlinable_constant
 
 def emit_member(b: Builder, op: Operation, env: dict[Value, Value]) -> None:
@@ -122,8 +122,8 @@ class FuseElementwise(Pass):
     tags = ("fusion",)
     statistics = {"fused-ops": "tensor.fused ops made", "fused-members": "ops merged into them",
                   "fused-reductions": "reductions computed in the loop nest of their producers"}
-    max_inputs: int = 64
-    max_outputs: int = 16
+    max_inputs: int = option(64, "distinct operands of one fused op at most", minimum=1)
+    max_outputs: int = option(16, "results of one fused op at most", minimum=1)
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)

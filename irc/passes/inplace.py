@@ -27,7 +27,8 @@ from ..ir.attributes import DenseArrayAttr, IntegerAttr
 from ..ir.core import Block, BlockArgument, ElementwiseTrait, Operation, Value
 from ..ir.pass_manager import Pass, register_pass
 
-VIEW_OPS = ("tensor.dimshuffle", "tensor.transpose", "tensor.slice", "tensor.broadcast", "tensor.reshape")
+VIEW_OPS = ("tensor.dimshuffle", "tensor.transpose", "tensor.slice", "tensor.index", "tensor.broadcast",
+            "tensor.reshape")
 NO_BUFFER = ("tensor.constant", "tensor.dim") + VIEW_OPS
 
 

@@ -87,6 +87,11 @@ class LoopBuilder:
             return
         self.b.create(L.AssertEqOp, [a, b], {"msg": StringAttr(msg)}, result_types=[])
 
+    def check_index(self, i: Index, n: Index, msg: str) -> Index:
+        """numpy's integer index `i` on an axis of size `n`, made non-negative; the function
+        fails with `msg` unless -n <= i < n (see `loop.check_index`)."""
+        return self.b.create(L.CheckIndexOp, [i, n], {"msg": StringAttr(msg)}).result
+
     # ------------------------------------------------------------------ buffers
     def dim(self, buf: Value, axis: int) -> Index:
         d = buf.type.shape[axis]

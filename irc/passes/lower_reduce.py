@@ -36,6 +36,7 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     kept = [a for a in range(rank) if a not in axes]
     t: TensorType = op.results[0].type
     load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
+    assert_not_empty(ctx, op, kind, sizes, axes)
     if axes and not kept and kind in COMBINE:  # one number: held as a scalar (lower_scalars.py)
         ctx.scalars[op.results[0]] = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept,
                                                    [None], [t.element], [])[0]
@@ -66,6 +67,7 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
     if n:
         sizes = ctx.result_sizes(op.results[0].type, sizes)
+    assert_not_empty(ctx, op, kind, sizes, axes)
     kept = [a for a in range(rank) if a not in axes]
     elementwise = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes)
                    for j, r in enumerate(op.results[:n])]
@@ -144,6 +146,20 @@ def _fused_rows(ctx: FuncLowering, op: Operation, elementwise: list[Value], size
 def sums_rows(kind: str, axes: tuple[int, ...], rank: int, elements: list[ScalarType]) -> bool:
     """A float sum over the rows of a matrix, to one result: `column_sums`' case."""
     return kind == "sum" and axes == (0,) and rank == 2 and len(elements) == 1 and elements[0].is_float
+
+
+def assert_not_empty(ctx: FuncLowering, op: Operation, kind: str, sizes: list[Index],
+                     axes: tuple[int, ...]) -> None:
+    """max, min and their arg forms have no identity: over no element they fail, as in numpy
+    (never a silent -inf)."""
+    if kind in ("sum", "prod") or not axes:
+        return
+    lb = ctx.lb
+    count = lb.const(1)
+    for a in axes:
+        count = lb.mul(count, sizes[a])
+    one = lb.const(1)
+    lb.assert_eq(lb.min(count, one), one, f"'{op.op_name}': {kind} over an empty axis (it has no identity)")
 
 
 def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, outs, elements, out_sizes) -> list:
@@ -228,7 +244,6 @@ def _arg_reduce(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
     element = x.type.element
     n = sizes[axis]
     one = lb.const(1)
-    lb.assert_eq(lb.min(n, one), one, f"'tensor.reduce': {kind} over an empty axis")
     kept = [a for a in range(x.type.rank) if a != axis]
     with lb.parallel(out_sizes) as ivs:
         index = dict(zip(kept, ivs))

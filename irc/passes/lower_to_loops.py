@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 
 from ..dialects import loop as L
 from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
-from ..dialects.builtin import MemRefType, ModuleOp, TensorType
+from ..dialects.builtin import DenseAttr, MemRefType, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr
 from ..ir.core import Operation, Value
@@ -324,8 +324,16 @@ def _fused(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Val
 def _constant(ctx: FuncLowering, op: Operation) -> None:
     value = op.attributes["value"]
     t: TensorType = op.results[0].type
-    m = ctx.lb.create(L.GlobalOp, [], {"value": value}, contiguous_type(t))
-    ctx.bind(op.results[0], m, [ctx.lb.const(d) for d in t.shape], contiguous=True)
+    sizes = [ctx.lb.const(d) for d in t.shape]
+    if not value.is_splat or all(d == 1 for d in t.shape) or t.device is not None:
+        m = ctx.lb.create(L.GlobalOp, [], {"value": value}, contiguous_type(t))
+        ctx.bind(op.results[0], m, sizes, contiguous=True)
+        return
+    # a host splat: one element, broadcast (stride 0) — never a buffer of the full size
+    one = TensorType((1,) * t.rank, t.element)
+    g = ctx.lb.create(L.GlobalOp, [], {"value": DenseAttr(one, value.data)}, contiguous_type(one))
+    m = ctx.lb.create(L.BroadcastOp, [g, *sizes], {"dims": L.perm_attr(range(t.rank))}, argument_type(t))
+    ctx.bind(op.results[0], m, sizes)
 
 
 # ---------------------------------------------------------------------------- the pass
@@ -369,4 +377,4 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import lower_fused_matvec, lower_linalg, lower_reduce, lower_shapes, lower_softmax  # noqa: E402,F401  (they register their lowerings here)
+from . import lower_fused_matvec, lower_index, lower_linalg, lower_reduce, lower_shapes, lower_softmax  # noqa: E402,F401  (they register their lowerings here)

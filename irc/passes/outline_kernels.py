@@ -281,6 +281,7 @@ class KernelBody:
         are the trip counts: addressed by the linear index through a flat view."""
         body = self.nest.body
         found: set[Operation] = set()
+        self.flat_ops = found  # (filled below; empty when the nest does not start at 0 step 1)
         if not self.shape.unit:
             return found
         for op in body.ops:
@@ -296,7 +297,6 @@ class KernelBody:
                 found.add(op)
                 if self.outer[m] not in self.flat:
                     self.flat[self.outer[m]] = self._flat_view(self.outer[m])
-        self.flat_ops = found
         return found
 
     def _flat_view(self, m: Value) -> Value:

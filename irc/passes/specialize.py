@@ -29,7 +29,7 @@ from ..dialects.builtin import TensorType
 from ..dialects.tensor_linalg import is_epilogue
 from ..ir.attributes import FloatAttr, StringAttr
 from ..ir.core import Operation
-from ..ir.pass_manager import Pass, register_pass
+from ..ir.pass_manager import Pass, option, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
 from ..ir.attributes import DenseArrayAttr
 from .tensor_match import is_float_tensor, producer, splat_value
@@ -219,7 +219,7 @@ class Specialize(Pass):
     name = "specialize"
     summary = "Specialise general ops: dot -> gemv/gemm (alpha/beta folded), x**2 -> x*x"
     tags = ("specialize", "blas", "fast_run")
-    max_iterations: int = 10
+    max_iterations: int = option(10, "rewrite rounds at most", minimum=1)
 
     def run(self, module: Operation) -> None:
         apply_patterns_greedily(module, SPECIALIZE_PATTERNS, max_iterations=self.max_iterations,

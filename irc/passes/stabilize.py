@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.pass_manager import Pass, register_pass
+from ..ir.pass_manager import Pass, option, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
 from ..ir.core import Operation
 from ..ir.transforms import eliminate_common_subexpressions
@@ -290,7 +290,7 @@ class Stabilize(Pass):
     name = "stabilize"
     summary = "Rewrite fragile forms: 1/(1+exp(-x)) -> sigmoid, log(sigmoid) -> -softplus, ..."
     tags = ("stabilize", "fast_run")
-    max_iterations: int = 10
+    max_iterations: int = option(10, "rewrite rounds at most", minimum=1)
 
     def run(self, module: Operation) -> None:
         # Factors cancel only when equal values are one value: CSE between rounds.

@@ -32,6 +32,11 @@ class ExecutionError(ValueError):
         super().__init__(msg)
 
 
+class IndexOutOfRangeError(ExecutionError, IndexError):
+    """An integer index outside `-n <= i < n` (numpy raises IndexError too); names the op,
+    the user's line and the input shapes."""
+
+
 class InputError(TypeError):
     """A bad argument to a compiled function (count, name, dtype)."""
 

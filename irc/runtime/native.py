@@ -74,7 +74,7 @@ class NativeFunction:
     shapes: ShapeProgram
     assert_messages: list[str]
     stats: CompileStats
-    assert_ops: list = field(default_factory=list, repr=False)  # the `loop.assert_eq`s, by rc - 1
+    assert_ops: list = field(default_factory=list, repr=False)  # the checks (`L.CHECKS`), by rc - 1
     _engine: object = field(repr=False, default=None)
     _cfunc: object = field(repr=False, default=None)
     _by_object: bool = False
@@ -212,7 +212,7 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, lay
         argtypes += [ctypes.c_void_p] * len(ft.results)
         cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
     stats.load_s = time.perf_counter() - t2
-    asserts = [op for op in loop_func.walk() if isinstance(op, L.AssertEqOp)]
+    asserts = [op for op in loop_func.walk() if isinstance(op, L.CHECKS)]
     return NativeFunction(
         name=func.sym_name, loop_ir=loop_text,
         in_dtypes=[np.dtype(t.element.numpy_name) for t in ft.inputs],

@@ -10,7 +10,8 @@ import re
 import warnings
 from typing import Any, Callable, Sequence
 
-from .errors import ExecutionError
+from ..dialects import loop as L
+from .errors import ExecutionError, IndexOutOfRangeError
 from .native import NativeFunction, compile_cpu
 from .shapes import ShapeError
 
@@ -41,12 +42,13 @@ def execution_error(e: ShapeError, args: Sequence[Any]) -> ExecutionError:
     shapes = [getattr(a, "shape", ()) for a in args]
     if op is None:
         return ExecutionError("func.func", None, shapes, str(e))
+    cls = IndexOutOfRangeError if isinstance(op, L.CheckIndexOp) else ExecutionError
     m = _OP_NAME.match(op.message)
     name = m.group(1) if m else "loop.assert_eq"
     reason = op.message[m.end():].lstrip(": ") if m else op.message
     if e.sizes is not None:
         reason += f" (sizes {e.sizes[0]} and {e.sizes[1]})"
-    return ExecutionError(name, op.location, shapes, reason)
+    return cls(name, op.location, shapes, reason)
 
 
 class UnsupportedOnCpu(Exception):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ..ir.core import Operation, Value
-from .errors import ExecutionError
+from .errors import ExecutionError, IndexOutOfRangeError
 
 
 @dataclass
@@ -81,7 +81,8 @@ class ReferenceExecutor:
             prefix = f"'{op.op_name}' at {op.location}: "
             if reason.startswith(prefix):  # tensor_eval already names the op
                 reason = reason[len(prefix):]
-            raise ExecutionError(op.op_name, op.location, shapes, reason) from e
+            cls = IndexOutOfRangeError if isinstance(e, IndexError) else ExecutionError
+            raise cls(op.op_name, op.location, shapes, reason) from e
 
     def run(self, args: Sequence[Any], hook: Callable[[Operation, float], None] | None = None) -> list:
         """Execute once; `hook(op, seconds)` (profiling) is called after each op when given."""

@@ -3,8 +3,9 @@
 The caller allocates the results (so a call is one foreign call and results are plain numpy
 arrays). Their sizes are the size operands of the returned `loop.alloc`s, which depend only on
 `loop.dim`s of the arguments through index arithmetic at the top of the function body: this
-interprets exactly that slice, and the `loop.assert_eq`s, once per distinct set of input
-shapes (the runtime caches the answer).
+interprets exactly that slice, and the `loop.assert_eq`s on sizes, once per distinct set of
+input shapes (the runtime caches the answer). Index arithmetic on values read at run time (an
+integer index, `loop.check_index`) is left to the native code.
 """
 from __future__ import annotations
 
@@ -43,7 +44,12 @@ class ShapeProgram:
                 raise ValueError(f"'{func.sym_name}': result is not a returned loop.alloc")
             results.append(owner)
         kinds = (L.DimOp, L.ConstantOp, L.AssertEqOp, *[OP_REGISTRY[n] for n in L.INDEX_BINARY])
-        steps = [op for op in body.ops if isinstance(op, kinds)]
+        known: set[Value] = set()  # values computed from sizes alone (not from loaded data)
+        steps = []
+        for op in body.ops:
+            if isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) for v in op.operands):
+                steps.append(op)
+                known.update(op.results)
         return ShapeProgram(steps, {a: i for i, a in enumerate(func.args)}, results)
 
     def run(self, shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:

@@ -217,13 +217,15 @@ def test_indexing():
     assert isinstance(m[1:3].owner.op, T.Subtensor)
     with pytest.raises(IndexError):
         m[1, 2, 3]
-    with pytest.raises(NotImplementedError, match="symbolic"):
-        m[T.lscalar()]
+    i = T.lscalar()
+    np.testing.assert_allclose(evaluate(m[i], {m: M, i: -2}), M[-2])
+    with pytest.raises(NotImplementedError, match="symbolic start"):
+        m[i:]
 
 
 def test_index_out_of_range_is_a_runtime_error():
     v = T.dvector("v")
-    with pytest.raises(ValueError):
+    with pytest.raises(IndexError, match="index 5 is out of range for axis 0 of size 3"):
         evaluate(v[5], {v: np.zeros(3)})
 
 

@@ -31,3 +31,19 @@ func.func @bad_transpose(%b: memref<?x?xf32>) {
   %t = loop.transpose %b {perm = array<i64: 0, 0>} : (memref<?x?xf32>) -> memref<?x?xf32, strided<[?, ?], offset: ?>>
   func.return
 }
+
+// -----
+
+func.func @workspace(%n: index) -> () {
+  // CHECK: error: 'loop.alloc' op 'irc.workspace' must be a slot number (an integer >= 0), got "a"
+  %0 = loop.alloc %n {irc.workspace = "a"} : (index) -> memref<?xf32>
+  func.return
+}
+
+// -----
+
+func.func @global_mismatch() {
+  // CHECK: error: 'loop.global' op value of type tensor<2xf32> does not match the result memref<4xf32>
+  %0 = loop.global {value = dense<[1.0, 2.0]> : tensor<2xf32>} : memref<4xf32>
+  func.return
+}

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -173,3 +174,19 @@ def test_function_with_host_ops_runs_on_the_cpu_with_one_warning(cuda_emulated):
         np.testing.assert_allclose(c, ref, rtol=1e-5)
         wv, bv = wv - 0.1 * xs.T @ (pv - ys) / 40, bv - 0.1 * np.mean(pv - ys)
     np.testing.assert_allclose(w.get_value(), wv, rtol=1e-4, atol=1e-6)
+
+
+def test_integer_indexing_on_the_cuda_path(cuda_emulated):
+    """`tensor.index` has no kernel yet: the function runs on the cpu (the host fallback), with
+    numpy's numbers and its IndexError."""
+    m, i = T.fmatrix("m"), T.lscalar("i")
+    with warnings.catch_warnings():  # "runs on the cpu" (once per process)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        f = irc.function([m, i], [m[i] * 2, m[-1, i]])
+    mv = rand(3, 4)
+    for iv in (0, -1, 2):
+        row, e = f(mv, iv)
+        np.testing.assert_array_equal(row, mv[iv] * 2)
+        assert e == mv[-1, iv]
+    with pytest.raises(IndexError, match="index out of range for axis 0"):
+        f(mv, 3)

@@ -1,0 +1,79 @@
+"""Loop lowerings of integer indexing: `tensor.index` is a view (a subview of one element on
+each indexed axis, those axes then dropped), or a single load when the result is one element;
+`tensor.insert_index` copies `dest` and writes `src` through the same view.
+
+Each index is read where the op stands (it may be computed at run time) and checked with
+`loop.check_index`: numpy's `-n <= i < n`, the function failing with an IndexError otherwise.
+"""
+from __future__ import annotations
+
+from ..dialects import loop as L
+from ..dialects.builtin import TensorType
+from ..ir.core import Operation, Value
+from ..ir.types import index
+from .lower_scalars import single
+from .lower_to_loops import FuncLowering, lowering
+from .loop_builder import Index
+
+
+def _checked_indices(ctx: FuncLowering, op: Operation, first: int, sizes: list[Index]) -> dict[int, Index]:
+    """axis -> the checked, non-negative index given by operands `first`, `first + 1`, ..."""
+    out = {}
+    for k, axis in enumerate(op.attributes["axes"]):
+        raw = ctx.broadcast_load(op.operand(first + k), [])
+        out[axis] = ctx.lb.check_index(ctx.lb.cast(raw, index), sizes[axis],
+                                       f"'{op.op_name}': index out of range for axis {axis}")
+    return out
+
+
+def _indexed_view(ctx: FuncLowering, src: Value, shape: tuple, at: dict[int, Index]) -> tuple[Value, list[Index]]:
+    """The view of buffer `src` (of tensor shape `shape`) at the indices `at`, the indexed axes
+    dropped; and its sizes."""
+    lb = ctx.lb
+    zero, one = lb.const(0), lb.const(1)
+    sizes = ctx.sizes_of(src)
+    rank = len(sizes)
+    offsets = [at.get(a, zero) for a in range(rank)]
+    counts = [one if a in at else sizes[a] for a in range(rank)]
+    element, device = src.type.element, src.type.device
+    sub_type = L.view_type([1 if a in at else d for a, d in enumerate(shape)], element, device)
+    sub = lb.create(L.SubviewOp, [src, *offsets, *counts, *([one] * rank)], {}, sub_type)
+    kept = [a for a in range(rank) if a not in at]
+    kept_sizes = [sizes[a] for a in kept]
+    view = lb.create(L.BroadcastOp, [sub, *kept_sizes], {"dims": L.perm_attr(kept)},
+                     L.view_type([shape[a] for a in kept], element, device))
+    return view, kept_sizes
+
+
+@single("tensor.index")
+def _index_one(ctx: FuncLowering, op: Operation) -> bool:
+    """A one-element result (`m[i, j]`): one load, held as a scalar."""
+    x = op.operand(0)
+    src = ctx.materialize(x)
+    at = _checked_indices(ctx, op, 1, ctx.sizes_of(src))
+    zero = ctx.lb.const(0)
+    ctx.scalars[op.results[0]] = ctx.lb.load(src, [at.get(a, zero) for a in range(x.type.rank)])
+    return True
+
+
+@lowering("tensor.index")
+def _index(ctx: FuncLowering, op: Operation) -> None:
+    src = ctx.operand(op, 0)
+    at = _checked_indices(ctx, op, 1, ctx.sizes_of(src))
+    view, sizes = _indexed_view(ctx, src, op.operand(0).type.shape, at)
+    ctx.bind(op.results[0], view, sizes)
+
+
+@lowering("tensor.insert_index")
+def _insert_index(ctx: FuncLowering, op: Operation) -> None:
+    dest, src = ctx.operand(op, 0), ctx.operand(op, 1)
+    t: TensorType = op.results[0].type
+    at = _checked_indices(ctx, op, 2, ctx.sizes_of(dest))  # before the allocation
+    out = ctx.alloc(t, ctx.sizes_of(dest))
+    ctx.copy(dest, out, ctx.sizes_of(out))
+    view, sizes = _indexed_view(ctx, out, t.shape, at)
+    src_sizes = ctx.sizes_of(src)
+    for axis, (a, b) in enumerate(zip(sizes, src_sizes)):
+        ctx.lb.assert_eq(a, b, f"'tensor.insert_index': the source does not fit in dim {axis}")
+    ctx.copy(src, view, src_sizes)
+    ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
