@@ -30,6 +30,7 @@ from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
+from .simd import SimdRegisters, host_simd, parse_simd
 from .loop_builder import Index, LoopBuilder
 from .lower_scalars import lower_single_element
 from .lowering_registry import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, BodyMaker, lowering
@@ -51,9 +52,10 @@ class FuncLowering:
     """Lowers one function; `buf` maps tensor values to memrefs, `sizes` memrefs to their
     sizes as index values (so no `loop.dim` is needed except on arguments)."""
 
-    def __init__(self, func: FuncOp, allow_gc: bool = True):
+    def __init__(self, func: FuncOp, allow_gc: bool = True, simd: SimdRegisters | None = None):
         self.src = func
         self.allow_gc = allow_gc
+        self.simd = simd or host_simd()  # what the product kernels size their tiles by
         ft = func.function_type
         for t in (*ft.inputs, *ft.results):
             if not isinstance(t, TensorType):
@@ -315,10 +317,11 @@ def _constant(ctx: FuncLowering, op: Operation) -> None:
 
 
 # ---------------------------------------------------------------------------- the pass
-def lower_function(func: FuncOp, allow_gc: bool = True) -> FuncOp:
+def lower_function(func: FuncOp, allow_gc: bool = True, simd: SimdRegisters | None = None) -> FuncOp:
     """The loop-level version of a tensor-level function (the input is left untouched);
-    `allow_gc=False` keeps temporaries in a workspace across calls (see `plan_buffers`)."""
-    return FuncLowering(func, allow_gc).lower()
+    `allow_gc=False` keeps temporaries in a workspace across calls (see `plan_buffers`); `simd`
+    (default: the host's) sizes the register tiles of products."""
+    return FuncLowering(func, allow_gc, simd).lower()
 
 
 def is_tensor_function(op: Operation) -> bool:
@@ -335,18 +338,23 @@ class LowerToLoops(Pass):
     summary = "bufferize tensor functions into loop-dialect loops over memrefs"
     tags = ("lowering",)
     allow_gc: bool = True
+    simd: str = ""  # vector registers as BYTESxCOUNT (64x32: AVX-512); "": the host's
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
+        try:
+            simd = parse_simd(self.simd)
+        except ValueError as e:
+            raise self.error(str(e), module.location) from None
         for op in list(module.body.ops):
             if not is_tensor_function(op):
                 continue
             try:
-                new = lower_function(op, self.allow_gc)
+                new = lower_function(op, self.allow_gc, simd)
             except ValueError as e:
                 raise self.error(str(e), op.location) from None
             module.body.insert_before(op, new)
             op.erase(check_uses=False)
 
 
-from . import lower_fused_matvec, lower_index, lower_linalg, lower_reduce, lower_shapes  # noqa: E402,F401  (they register their lowerings here)
+from . import lower_fused_matvec, lower_index, lower_linalg, lower_reduce, lower_shapes, lower_softmax  # noqa: E402,F401  (they register their lowerings here)
