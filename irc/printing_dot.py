@@ -16,6 +16,9 @@ from typing import Any
 
 import networkx as nx
 
+from .dialects.func import FuncOp
+from .frontend.opview import view_op
+
 COLORS = {"cpu": "#cfe2f3", "gpu": "#b6d7a8", "transfer": "#ea9999", "fused": "#fff2cc"}
 TRANSFER_OPS = ("tensor.to_device", "tensor.to_host")
 
@@ -26,7 +29,6 @@ def _short_type(t: Any) -> str:
 
 
 def _op_label(op: Any) -> str:
-    from .frontend.opview import view_op
     try:
         name = str(view_op(op))
     except Exception:
@@ -219,7 +221,6 @@ def graph_of(obj: Any) -> nx.DiGraph:
     if maker is not None:
         return graph_of_func(maker.func)
     if getattr(obj, "op_name", None) == "builtin.module":
-        from .dialects.func import FuncOp
         funcs = [op for op in obj.regions[0].blocks[0].ops if isinstance(op, FuncOp)]
         return nx.union_all([graph_of_func(f) for f in funcs], rename=[f"{f.sym_name}." for f in funcs]) \
             if len(funcs) > 1 else graph_of_func(funcs[0])

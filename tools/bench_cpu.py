@@ -1,4 +1,5 @@
-"""CPU benchmarks of `irc.function` (native code), against numpy (and PyTensor if installed).
+"""CPU benchmarks of `irc.function` (native code), against numpy (and PyTensor, torch, jax if
+installed; dense layers: `bench_dense.py`).
 
     python3 tools/bench_cpu.py [--repeat N] [--quick]
 
@@ -12,11 +13,9 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -24,19 +23,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+import bench_dense  # noqa: E402  (beside this file)
 
-
-def median_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
-    """Median over `repeat` samples of the mean time of `inner` back-to-back calls, in µs."""
-    for _ in range(3):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples) * 1e6
+from bench_common import Table, median_us  # noqa: E402  (tools/ is on the path: this script's folder)
 
 
 def machine() -> str:
@@ -55,34 +45,20 @@ def machine() -> str:
             f"Python {platform.python_version()}, irc threads {threads.configure()}")
 
 
-def single_thread_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
-    """`median_us` of `fn` with irc limited to one thread (the switch is outside the timing)."""
+def with_threads(count: int, measure: Callable[[], float]) -> float:
+    """`measure()` with irc limited to `count` threads (the switch is outside the timing)."""
     from irc.runtime import threads
     n = threads.num_threads()
-    threads.set_num_threads(1)
+    threads.set_num_threads(count)
     try:
-        return median_us(fn, repeat, inner)
+        return measure()
     finally:
         threads.set_num_threads(n)
 
 
-class Table:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, float, str]] = []
-
-    def add(self, name: str, us: float, note: str = "") -> float:
-        self.rows.append((name, us, note))
-        return us
-
-    def ratio(self, name: str, mine: float, base: float, what: str) -> None:
-        self.rows.append((name, float("nan"), f"{mine / base:.2f}x {what}"))
-
-    def print(self) -> None:
-        width = max(len(r[0]) for r in self.rows)
-        print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
-        for name, us, note in self.rows:
-            num = "" if us != us else f"{us:10.2f}"
-            print(f"{name.ljust(width)}  {num:>10}  {note}")
+def single_thread_us(fn: Callable[[], object], repeat: int, inner: int) -> float:
+    """`median_us` of `fn` with irc limited to one thread."""
+    return with_threads(1, lambda: median_us(fn, repeat, inner))
 
 
 # ---------------------------------------------------------------------------- cases
@@ -182,16 +158,29 @@ def bench_chain(t: Table, repeat: int) -> None:
 
 
 def bench_sums(t: Table, repeat: int) -> None:
+    """Sums of a 2000x2000 float32 matrix, against numpy and (if installed) torch on 2 threads."""
     import irc
     import irc.tensor as T
     m = T.fmatrix("m")
     a = np.random.RandomState(2).rand(2000, 2000).astype("float32")
+    try:
+        import torch
+        torch.set_num_threads(2)
+        ta = torch.from_numpy(a)
+    except ImportError:
+        torch = None
     for axis, what in ((0, "over rows (axis=0)"), (1, "over columns (axis=1)")):
         f = irc.function([m], m.sum(axis=axis))
         np.testing.assert_allclose(f(a), a.sum(axis=axis), rtol=1e-4)
         mine = t.add(f"sum 2000x2000 {what}: irc", median_us(lambda: f(a), repeat, 5))
         base = t.add(f"sum 2000x2000 {what}: numpy", median_us(lambda: a.sum(axis=axis), repeat, 5))
         t.ratio(f"  sum axis={axis} ratio", mine, base, "of numpy's time")
+        if torch is None:
+            t.add(f"sum 2000x2000 {what}: torch", float("nan"), "skipped (torch not installed)")
+            continue
+        peer = t.add(f"sum 2000x2000 {what}: torch, 2 threads", median_us(lambda: ta.sum(dim=axis), repeat, 5),
+                     f"torch {torch.__version__}")
+        t.ratio(f"  sum axis={axis} ratio vs torch", mine, peer, "of torch's time")
 
 
 def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
@@ -274,19 +263,31 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=30, help="samples per case (median)")
     ap.add_argument("--quick", action="store_true", help="fewer samples and sizes")
+    ap.add_argument("--only", default="", help="comma-separated groups to run (default: all): "
+                    "exp,lr,chain,sums,blas,gemm,mlp,overhead,compile")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"
     repeat = 7 if args.quick else args.repeat
     print(f"machine: {machine()}")
     t = Table()
-    bench_exp(t, repeat)
-    bench_lr(t, repeat)
-    bench_chain(t, repeat)
-    bench_sums(t, repeat)
-    bench_blas(t, repeat, (256, 512) if args.quick else (256, 512, 1024))
-    bench_overhead(t, repeat)
-    bench_compile(t)
+    groups = {
+        "exp": lambda: bench_exp(t, repeat),
+        "lr": lambda: bench_lr(t, repeat),
+        "chain": lambda: bench_chain(t, repeat),
+        "sums": lambda: bench_sums(t, repeat),
+        "blas": lambda: bench_blas(t, repeat, (256, 512) if args.quick else (256, 512, 1024)),
+        "gemm": lambda: bench_dense.bench_gemm(t, max(5, repeat // 3), median_us, with_threads),
+        "mlp": lambda: bench_dense.bench_mlp(t, repeat, median_us, with_threads),
+        "overhead": lambda: bench_overhead(t, repeat),
+        "compile": lambda: bench_compile(t),
+    }
+    wanted = [g for g in args.only.split(",") if g] or list(groups)
+    unknown = [g for g in wanted if g not in groups]
+    if unknown:
+        ap.error(f"unknown group(s) {', '.join(unknown)}; choose from {', '.join(groups)}")
+    for g in wanted:
+        groups[g]()
     t.print()
 
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_cpu import median_us  # noqa: E402  (the same timing rule in both tables)
+from bench_common import median_us  # noqa: E402  (the same timing rule in every table)
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
 

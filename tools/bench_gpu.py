@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -24,43 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
 
+from bench_common import Table, median_us  # noqa: E402  (tools/ is on the path: this script's folder)
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
 from irc.sandbox.cuda.basic_ops import gpu_from_host  # noqa: E402
 
 
-def median_us(fn: Callable[[], object], sync: Callable[[], object], repeat: int, inner: int) -> float:
-    for _ in range(5):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        sync()
-        samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples) * 1e6
-
-
-class Table:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, float, str]] = []
-
-    def add(self, name: str, us: float | None, note: str = "") -> float | None:
-        self.rows.append((name, float("nan") if us is None else us, note))
-        return us
-
-    def ratio(self, name: str, mine: float | None, base: float | None, what: str) -> None:
-        if mine and base:
-            self.rows.append((name, float("nan"), f"{mine / base:.2f}x {what}"))
-
-    def print(self) -> None:
-        width = max(len(r[0]) for r in self.rows)
-        print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
-        for name, us, note in self.rows:
-            num = "" if us != us else f"{us:10.2f}"
-            print(f"{name.ljust(width)}  {num:>10}  {note}")
+def device_us(fn: Callable[[], object], sync: Callable[[], object], repeat: int, inner: int) -> float:
+    """`median_us` with a device synchronization ending the warm-up and every sample."""
+    return median_us(fn, repeat, inner, sync=sync, warmup=5)
 
 
 def _peers() -> tuple:
@@ -93,15 +63,15 @@ def bench_exp(t: Table, repeat: int, torch, cupy) -> None:
         err = float(np.max(np.abs(np.asarray(f()) - ref) / ref))
         assert err < 1e-6, err
     cases = [("exp to host", f_host), ("exp on device", f_dev), ("exp borrow=True", f_borrow)]
-    mine = {name: t.add(f"{name}: irc", median_us(f, irc_sync, repeat, 200), f"max rel err {err:.1e}")
+    mine = {name: t.add(f"{name}: irc", device_us(f, irc_sync, repeat, 200), f"max rel err {err:.1e}")
             for name, f in cases}
     if torch is not None:
         xt = torch.as_tensor(host, device="cuda")
         out = torch.empty_like(xt)
         ts = torch.cuda.synchronize
-        base = {"exp to host": t.add("exp to host: torch .cpu()", median_us(lambda: torch.exp(xt).cpu(), ts, repeat, 200)),
-                "exp on device": t.add("exp on device: torch", median_us(lambda: torch.exp(xt), ts, repeat, 200)),
-                "exp borrow=True": t.add("exp into a buffer: torch out=", median_us(lambda: torch.exp(xt, out=out), ts, repeat, 200))}
+        base = {"exp to host": t.add("exp to host: torch .cpu()", device_us(lambda: torch.exp(xt).cpu(), ts, repeat, 200)),
+                "exp on device": t.add("exp on device: torch", device_us(lambda: torch.exp(xt), ts, repeat, 200)),
+                "exp borrow=True": t.add("exp into a buffer: torch out=", device_us(lambda: torch.exp(xt, out=out), ts, repeat, 200))}
         g = torch.cuda.CUDAGraph()
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
@@ -110,16 +80,16 @@ def bench_exp(t: Table, repeat: int, torch, cupy) -> None:
         torch.cuda.current_stream().wait_stream(s)
         with torch.cuda.graph(g):
             torch.exp(xt, out=out)
-        t.add("exp into a buffer: torch CUDA graph replay", median_us(g.replay, ts, repeat, 200))
+        t.add("exp into a buffer: torch CUDA graph replay", device_us(g.replay, ts, repeat, 200))
         for name in mine:
             t.ratio(f"  {name} ratio", mine[name], base[name], "of torch's time")
     if cupy is not None:
         xc = cupy.asarray(host)
         oc = cupy.empty_like(xc)
         cs = cupy.cuda.Device().synchronize
-        t.add("exp to host: cupy .get()", median_us(lambda: cupy.exp(xc).get(), cs, repeat, 200))
-        t.add("exp on device: cupy", median_us(lambda: cupy.exp(xc), cs, repeat, 200))
-        t.add("exp into a buffer: cupy out=", median_us(lambda: cupy.exp(xc, out=oc), cs, repeat, 200))
+        t.add("exp to host: cupy .get()", device_us(lambda: cupy.exp(xc).get(), cs, repeat, 200))
+        t.add("exp on device: cupy", device_us(lambda: cupy.exp(xc), cs, repeat, 200))
+        t.add("exp into a buffer: cupy out=", device_us(lambda: cupy.exp(xc, out=oc), cs, repeat, 200))
 
 
 def chain(m, v):
@@ -137,7 +107,7 @@ def bench_chain(t: Table, repeat: int, n: int, torch, label: str) -> None:
 
     np.testing.assert_allclose(np.asarray(f()), chain(NpMath, host), rtol=2e-5, atol=2e-6)
     inner = 20 if n > 10 ** 7 else 200
-    mine = t.add(f"10-op chain {label} f32: irc", median_us(f, irc_sync, repeat, inner))
+    mine = t.add(f"10-op chain {label} f32: irc", device_us(f, irc_sync, repeat, inner))
     gbs = 2 * 4 * n / (mine * 1e-6) / 1e9
     t.rows[-1] = (t.rows[-1][0], mine, f"{gbs:.0f} GB/s (read + write)")
     if torch is None:
@@ -147,14 +117,14 @@ def bench_chain(t: Table, repeat: int, n: int, torch, label: str) -> None:
     try:
         compiled = torch.compile(lambda v: chain(torch, v))
         compiled(xt)
-        base = t.add(f"10-op chain {label} f32: torch.compile", median_us(lambda: compiled(xt), ts, repeat, inner))
+        base = t.add(f"10-op chain {label} f32: torch.compile", device_us(lambda: compiled(xt), ts, repeat, inner))
         t.ratio(f"  chain {label} ratio", mine, base, "of torch.compile's time")
     except Exception as e:  # no Triton / compiler on the machine
         t.add(f"10-op chain {label} f32: torch.compile", None, f"skipped: {type(e).__name__}: {e}"[:80])
-    t.add(f"10-op chain {label} f32: torch eager", median_us(lambda: chain(torch, xt), ts, repeat, inner))
+    t.add(f"10-op chain {label} f32: torch eager", device_us(lambda: chain(torch, xt), ts, repeat, inner))
     if n > 10 ** 7:
         dst = torch.empty_like(xt)
-        copy = t.add(f"device copy of {label} f32: torch", median_us(lambda: dst.copy_(xt), ts, repeat, inner))
+        copy = t.add(f"device copy of {label} f32: torch", device_us(lambda: dst.copy_(xt), ts, repeat, inner))
         t.ratio("  chain vs copy", mine, copy, "of a device copy's time (1.0 = copy bandwidth)")
 
 

@@ -18,7 +18,6 @@ import ctypes
 import os
 import re
 import sys
-import time
 from typing import Callable
 
 import numpy as np
@@ -28,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS  # noqa: E402
 from irc.codegen_cpu.mathlib_jit import build_kernel_module  # noqa: E402
+from bench_common import median_us  # noqa: E402  (tools/ is on the path: this script's folder)
 
 _ENGINES = []
 CTYPE = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double}
@@ -97,16 +97,6 @@ def jit(fn_name: str, dtype: np.dtype, cpu: str):
     return cfn, widths, hot_loop(asm)
 
 
-def median_us(fn: Callable[[], object], calls: int, rounds: int = 15) -> float:
-    times = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - t) / calls * 1e6)
-    return float(np.median(times))
-
-
 def main(argv: list[str] | None = None) -> int:
     unary = sorted(k for k in MATH_EMITTERS if ARITY[k] == 1)
     ap = argparse.ArgumentParser(description=__doc__,
@@ -136,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             px, pout = xi.ctypes.data_as(ptr), out.ctypes.data_as(ptr)
             for cpu in args.targets.split(","):
                 cfn, widths, loop = jit(name, dtype, cpu)
-                us = median_us(lambda: cfn(px, pout, args.n), args.calls)
+                us = median_us(lambda: cfn(px, pout, args.n), 15, args.calls, warmup=0)
                 label = llvm.get_host_cpu_name() if cpu == "host" else cpu
                 divs = sum(i.startswith(("vdiv", "div")) for i in loop)
                 print(f"  {name:8s} {dt:7s} irc [{label:9s}] {us:8.1f} µs   widths {widths}, "
@@ -146,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             ref = numpy_reference(name)
             if ref is not None:
                 with np.errstate(all="ignore"):
-                    us = median_us(lambda: ref(xi), args.calls)
+                    us = median_us(lambda: ref(xi), 15, args.calls, warmup=0)
                 print(f"  {name:8s} {dt:7s} numpy             {us:8.1f} µs")
     return 0
 

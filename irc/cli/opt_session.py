@@ -11,8 +11,10 @@ import time
 from ..ir.diagnostics import IRError
 from ..ir.instrumentation import (CrashReproducer, IRDiffPrinter, IRPrinter, IRTreeDir, PassStatistics,
                                   PassTiming)
+from ..ir.parser import parse_module, split_input_file
 from ..ir.pass_manager import PASS_REGISTRY, PassManager, load_passes
 from ..ir.pass_pipeline import closest
+from ..ir.verifier import verify
 from . import UsageError
 from .opt import SPLIT_MARKER
 from .targets import TARGETS
@@ -94,7 +96,6 @@ class OptSession:
 
     def process(self, text: str, filename: str) -> int:
         """Run every chunk; print the successful results; return the exit status."""
-        from ..ir.parser import split_input_file
         chunks = split_input_file(text) if self.args.split_input_file else [(text, 1)]
         outputs: list[str] = []
         failed = False
@@ -115,8 +116,6 @@ class OptSession:
         return 1 if failed else 0
 
     def _one(self, chunk: str, filename: str) -> str:
-        from ..ir.parser import parse_module
-        from ..ir.verifier import verify
         t0 = time.perf_counter()
         module = parse_module(chunk, filename, allow_unregistered=self.args.allow_unregistered_dialect)
         verify(module, allow_unregistered=self.args.allow_unregistered_dialect)
@@ -138,10 +137,9 @@ class OptSession:
         if stage is None:
             return module, self.target
         if stage == "loop":
-            from ..ir.pass_manager import PassManager
             PassManager.parse("lower-to-loops").run(module)
         elif stage == "gpu":
-            from ..codegen_ptx.emit import gpu_module
+            from ..codegen_ptx.emit import gpu_module  # loads llvmlite: only for --emit-stage=gpu
             module = gpu_module(module)
         return module, TARGETS["mlir"]
 
@@ -161,7 +159,7 @@ class OptSession:
 
 def _view_graph(module, where: str) -> None:
     """`--view-graph[=FILE]`: the module's graph as DOT on stderr, or drawn into FILE."""
-    from ..printing_dot import graph_of, pydotprint, to_dot
+    from ..printing_dot import graph_of, pydotprint, to_dot  # networkx: only for --view-graph
     if where == "-":
         sys.stderr.write(to_dot(graph_of(module)))
         return

@@ -9,8 +9,11 @@ nothing: `irc-opt --help` stays fast.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from ..ir.instrumentation import render_ir
 
 
 @dataclass
@@ -27,7 +30,6 @@ class Target:
 
     def emit(self, module: Any, **options: Any) -> str:
         """Run the target, passing only the options its function accepts."""
-        import inspect
         fn = self.resolve()
         try:
             params = inspect.signature(fn).parameters
@@ -48,7 +50,6 @@ def register_target(name: str, fn: "Callable[..., str] | str", help: str) -> Non
 
 def emit_mlir(module: Any, generic: bool = False, debuginfo: bool = False) -> str:
     """The module as MLIR text (what irc-opt prints by default)."""
-    from ..ir.instrumentation import render_ir
     return render_ir(module, generic=generic, debuginfo=debuginfo)
 
 

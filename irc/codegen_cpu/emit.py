@@ -6,6 +6,8 @@ from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.diagnostics import UnsupportedError
 from ..passes.lower_to_loops import is_tensor_function, lower_function
+from .convert_to_llvm import convert_to_llvm
+from .target import emit_assembly, parse_and_optimize
 
 
 def _loop_module(module: ModuleOp) -> ModuleOp:
@@ -24,8 +26,6 @@ def _loop_module(module: ModuleOp) -> ModuleOp:
 
 
 def optimized_module(module: ModuleOp):
-    from .convert_to_llvm import convert_to_llvm
-    from .target import parse_and_optimize
     return parse_and_optimize(convert_to_llvm(_loop_module(module)))
 
 
@@ -35,12 +35,10 @@ def emit_llvm_ir(module: ModuleOp) -> str:
 
 
 def emit_llvm_ir_unoptimized(module: ModuleOp) -> str:
-    from .convert_to_llvm import convert_to_llvm
     return str(convert_to_llvm(_loop_module(module)))
 
 
 def emit_asm(module: ModuleOp) -> str:
     """Host assembly."""
-    from .target import emit_assembly
     return emit_assembly(optimized_module(module))
 

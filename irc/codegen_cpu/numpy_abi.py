@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ..dialects.func import FuncOp
-from .convert_to_llvm import I32, PTR, entry_arg_layout, entry_symbol
 from ..codegen_llvm.memref_desc import I64, i64
+from ..dialects.func import FuncOp
+from .entry_abi import I32, PTR, entry_arg_layout, entry_symbol
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from typing import Any
 
 from llvmlite import ir
 
+from ..passes import lower_to_loops as LT
+
 I64 = ir.IntType(64)
 
 
@@ -30,7 +32,6 @@ def lower_tagged(func: Any, allow_gc: bool = True) -> tuple[Any, dict[int, int],
     Runs `lower-to-loops`' own driver; the driver sets the builder's location once before
     lowering each tensor op, in order, so a builder that notices that assignment knows which
     top-level ops each tensor op produced."""
-    from ..passes import lower_to_loops as LT
     ctx = LT.FuncLowering(func, allow_gc)
     ops = [op for op in func.body.ops]
     body = ctx.func.body

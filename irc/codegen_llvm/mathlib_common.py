@@ -7,6 +7,7 @@ No libm, no ``llvm.exp``/``llvm.log``: they become scalar libcalls on the CPU an
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -70,7 +71,6 @@ def const(ty: ir.Type, value: float | int | bool) -> ir.Constant:
 def fconst(ty: ir.Type, value: float) -> ir.Constant:
     """A float constant; rounded to f32 first for float types so the printed value is exact."""
     if is_f32(ty):
-        import struct
 
         value = struct.unpack("f", struct.pack("f", value))[0]
     return const(ty, float(value))

@@ -273,6 +273,11 @@ class ScalarEmitter:
     def op_ge(self, a, t, fm):
         return self._cmp(">=", a, t)
 
+    def op_fma(self, a, t, fm):
+        """One rounding, and one instruction on every FMA-capable target (what the product
+        kernels count on: a separate multiply and add would halve their peak)."""
+        return intrinsic(self.b, "fma", list(a))
+
     def op_select(self, a, t, fm):
         return self.b.select(a[0], a[1], a[2])
 

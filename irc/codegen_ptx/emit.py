@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..dialects.builtin import ModuleOp
 from ..dialects.gpu import GpuFuncOp
+from .convert_to_nvvm import convert_to_nvvm
 from .pipeline import compile_kernels, lower_for_gpu
 
 DEFAULT_ARCH = "sm_90"
@@ -22,5 +23,4 @@ def emit_ptx_text(module: ModuleOp) -> str:
 
 
 def emit_nvvm_ir(module: ModuleOp) -> str:
-    from .convert_to_nvvm import convert_to_nvvm
     return str(convert_to_nvvm(gpu_module(module)))

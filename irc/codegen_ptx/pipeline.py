@@ -12,6 +12,8 @@ from ..dialects.builtin import ModuleOp
 from ..dialects.gpu import DEVICE
 from ..ir.pass_manager import PassManager
 from ..passes.place_on_device import is_host_placed, place_all_on_device
+from .convert_to_nvvm import convert_to_nvvm
+from .target import emit_ptx
 
 
 def lower_for_gpu(module: ModuleOp, allow_gc: bool = True) -> ModuleOp:
@@ -26,6 +28,4 @@ def lower_for_gpu(module: ModuleOp, allow_gc: bool = True) -> ModuleOp:
 
 def compile_kernels(module: ModuleOp, arch: str) -> str:
     """The PTX of every `gpu.func` of `module` for `arch` ("sm_80", "sm_90", ...)."""
-    from .convert_to_nvvm import convert_to_nvvm
-    from .target import emit_ptx
     return emit_ptx(convert_to_nvvm(module), arch)

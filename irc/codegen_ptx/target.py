@@ -11,9 +11,11 @@ import functools
 import hashlib
 from pathlib import Path
 
-import llvmlite
 import llvmlite.binding as llvm
 from llvmlite import ir
+
+from ..codegen_llvm.identity import llvm_versions, sources_hash
+from ..codegen_llvm.optimize import parse_and_optimize_o3
 
 # libm-style intrinsics NVPTX has no lowering for (it aborts instead of failing)
 FORBIDDEN_PREFIXES = ("llvm.exp.", "llvm.exp10.", "llvm.log.", "llvm.log2.", "llvm.log10.",
@@ -58,17 +60,7 @@ def check_intrinsics(module: ir.Module) -> None:
 def optimize(module: ir.Module, arch: str) -> "llvm.ModuleRef":
     """Parse and run the O3 pipeline (after the intrinsic guard)."""
     check_intrinsics(module)
-    tm = target_machine(arch)
-    mod = llvm.parse_assembly(str(module))
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    mod.verify()
-    pto = llvm.create_pipeline_tuning_options()
-    pto.speed_level = 3
-    pto.loop_unrolling = True
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
-    return mod
+    return parse_and_optimize_o3(module, target_machine(arch))
 
 
 def emit_ptx(module: ir.Module, arch: str) -> str:
@@ -79,14 +71,8 @@ def emit_ptx(module: ir.Module, arch: str) -> str:
 @functools.lru_cache(maxsize=None)
 def codegen_identity() -> str:
     """What a cached PTX depends on besides the kernel IR and the arch: the llvmlite/LLVM
-    versions and a hash of the sources that turn kernel IR into PTX (this package, the
-    shared LLVM layer and the elementwise table)."""
-    here = Path(__file__).parent
-    h = hashlib.sha256()
-    sources = sorted(here.glob("*.py")) + sorted((here.parent / "codegen_llvm").glob("*.py"))
-    for path in sources + [here.parent / "dialects" / "elementwise.py"]:
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return "|".join((llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), h.hexdigest()[:16]))
+    versions and a hash of the sources that turn kernel IR into PTX."""
+    return llvm_versions() + "|" + sources_hash(Path(__file__).parent)
 
 
 def ptx_cache_key(kernel_ir: str, arch: str) -> str:

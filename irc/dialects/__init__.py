@@ -3,7 +3,6 @@ from . import builtin, func  # noqa: F401
 
 def load_all() -> None:
     """Import every dialect so its ops are registered (parser, verifier, passes rely on it)."""
-    from . import builtin, func  # noqa: F401
     for mod in ("scalar", "tensor", "loop", "gpu"):
         try:
             __import__(f"{__name__}.{mod}")

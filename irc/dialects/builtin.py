@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..ir.attributes import Attribute
+from ..ir.attributes import Attribute, StringAttr, SymbolRefAttr, format_float
 from ..ir.core import Block, IsolatedFromAbove, NoTerminator, Operation, Region, SymbolTable
-from ..ir.types import ScalarType, Type
+from ..ir.types import ScalarType, Type, scalar_from_numpy
 
 
 def _dims(shape: Sequence[int | None]) -> str:
@@ -104,7 +104,6 @@ class DenseAttr(Attribute):
     @staticmethod
     def from_array(array, type: TensorType | None = None) -> "DenseAttr":
         import numpy as np
-        from ..ir.types import scalar_from_numpy
         arr = np.array(array, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
         if type is None:
             type = TensorType(tuple(arr.shape), scalar_from_numpy(arr.dtype.name))
@@ -144,7 +143,6 @@ class DenseAttr(Attribute):
         return hash((self.type, self.data))
 
     def __str__(self) -> str:
-        from ..ir.attributes import format_float
         a = self.array
         kind = a.dtype.kind
 
@@ -179,7 +177,6 @@ class ModuleOp(Operation):
         return self.regions[0].blocks[0]
 
     def lookup_symbol(self, name: str) -> Operation | None:
-        from ..ir.attributes import StringAttr
         for op in self.body.ops:
             if op.attributes.get("sym_name") == StringAttr(name):
                 return op
@@ -190,7 +187,6 @@ class ModuleOp(Operation):
         if (len(self.regions) != 1 or len(self.regions[0].blocks) != 1 or self.body.args
                 or printer.is_branch_target(self.body)):
             return False
-        from ..ir.attributes import StringAttr, SymbolRefAttr
         sym = self.attributes.get("sym_name")
         named = isinstance(sym, StringAttr)
         if named:
@@ -204,7 +200,6 @@ class ModuleOp(Operation):
 
     @classmethod
     def parse_custom(cls, parser) -> "ModuleOp":
-        from ..ir.attributes import StringAttr
         sym = parser.parse_symbol() if parser.peek()[:1] == "@" else None
         attrs = parser.parse_attr_dict() if parser.accept("attributes") else {}
         if sym is not None:

@@ -163,6 +163,18 @@ def _digamma(x: float) -> float:
     t = 1 / (x * x)
     series = t * (1 / 12 - t * (1 / 120 - t * (1 / 252 - t * (1 / 240 - t * (1 / 132 - t * 691 / 32760)))))
     return math.fsum(terms + [math.log(x), -0.5 / x, -series])
+
+
+def _fma(x, y, z):
+    """x·y + z rounded once: exactly, through float64, for float16 and float32 operands (their
+    product is exact there, and so is the sum for float16); float64 operands round twice."""
+    x, y, z = np.asarray(x), np.asarray(y), np.asarray(z)
+    t = np.result_type(x, y, z)
+    if t.kind == "f" and t.itemsize < 8:
+        return (x.astype(np.float64) * y + z).astype(t)
+    return x * y + z
+
+
 def _power(x, y):
     """numpy's power, except for integers to negative powers, where numpy raises and compiled
     code cannot: the integer part of 1 / x**|y| (1 for x = 1, +-1 for x = -1, else 0)."""
@@ -249,7 +261,10 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("le", 2, np.less_equal, (None, None), result="bool", kinds="fib"),
     _row("gt", 2, np.greater, (None, None), result="bool", kinds="fib"),
     _row("ge", 2, np.greater_equal, (None, None), result="bool", kinds="fib"),
-    # -- ternary: select(cond: i1, a, b)
+    # -- ternary: select(cond: i1, a, b); fma(a, b, c) = a·b + c rounded once (the
+    #    multiply-add of product kernels; numpy's reference rounds twice)
+    _row("fma", 3, _fma, (("mul", "gz", "y"), ("mul", "gz", "x"), "gz"), kinds="f",
+         expansion=("add", ("mul", "x", "y"), "z")),
     _row("select", 3, np.where, (None, ("select", "x", "gz", 0.0), ("select", "x", 0.0, "gz")),
          kinds="fib"),
 )

@@ -14,6 +14,11 @@ from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.types import FunctionType, Type
 
 
+def types_text(types: Sequence[Type]) -> str:
+    """`(t1, t2)`: a list of types as errors quote it."""
+    return "(" + ", ".join(map(str, types)) + ")"
+
+
 def _dict_attrs(dicts: Sequence[dict[str, Attribute]]) -> ArrayAttr:
     return ArrayAttr(tuple(DictAttr(tuple(sorted(d.items()))) for d in dicts))
 
@@ -24,11 +29,12 @@ class FuncOp(Operation):
     name = "func.func"
     traits = (IsolatedFromAbove,)
 
-    @staticmethod
-    def create(sym_name: str, arg_types: Sequence[Type], result_types: Sequence[Type],
+    @classmethod
+    def create(cls, sym_name: str, arg_types: Sequence[Type], result_types: Sequence[Type],
                arg_attrs: Sequence[dict[str, Attribute]] | None = None,
                res_attrs: Sequence[dict[str, Attribute]] | None = None,
                location: Location = UNKNOWN_LOC) -> "FuncOp":
+        """A function (or, called on a subclass, that op) with an empty entry block taking `arg_types`."""
         attrs: dict[str, Attribute] = {
             "sym_name": StringAttr(sym_name),
             "function_type": TypeAttr(FunctionType(tuple(arg_types), tuple(result_types))),
@@ -37,7 +43,7 @@ class FuncOp(Operation):
             attrs["arg_attrs"] = _dict_attrs(arg_attrs)
         if res_attrs and any(res_attrs):
             attrs["res_attrs"] = _dict_attrs(res_attrs)
-        return FuncOp([], [], attrs, [Region([Block(arg_types)])], (), location)
+        return cls([], [], attrs, [Region([Block(arg_types)])], (), location)
 
     @property
     def sym_name(self) -> str:
@@ -171,7 +177,7 @@ class FuncOp(Operation):
         entry = self.body
         if tuple(a.type for a in entry.args) != ft.inputs:
             raise self.error("entry block arguments do not match the function type "
-                             f"({', '.join(str(a.type) for a in entry.args)} vs {', '.join(map(str, ft.inputs))})")
+                             f"{types_text([a.type for a in entry.args])} vs {types_text(ft.inputs)}")
         for key, n in (("arg_attrs", len(ft.inputs)), ("res_attrs", len(ft.results))):
             arr = self.attributes.get(key)
             if arr is not None and (not isinstance(arr, ArrayAttr) or len(arr) != n
@@ -219,16 +225,16 @@ class ReturnOp(OperandListForm, Operation):
 
     name = "func.return"
     traits = (Terminator, Pure)
+    function_class: type[FuncOp] = FuncOp  # the function op it ends
 
     def verify_(self) -> None:
         func = self.parent_op
-        if not isinstance(func, FuncOp):
-            raise self.error("must be inside a 'func.func'")
+        if not isinstance(func, self.function_class):
+            raise self.error(f"must be inside a '{self.function_class.name}'")
         expected = func.function_type.results
         got = tuple(v.type for v in self.operands)
         if got != expected:
-            raise self.error(f"returns ({', '.join(map(str, got))}) but the function type says "
-                             f"({', '.join(map(str, expected))})")
+            raise self.error(f"returns {types_text(got)} but the function type says {types_text(expected)}")
 
 
 class CallOp(Operation):

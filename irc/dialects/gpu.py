@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
-from ..ir.assembly_forms import OperandListForm
-from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
-from ..ir.location import Location, UNKNOWN_LOC
-from ..ir.types import FunctionType, ScalarType, Type, index
-from .builtin import MemRefType
-from .func import FuncOp
+from ..ir.attributes import IntegerAttr, SymbolRefAttr
+from ..ir.core import Operation, Value
+from ..ir.types import ScalarType, Type, index
+from .builtin import MemRefType, ModuleOp
+from .func import FuncOp, ReturnOp as FuncReturnOp, types_text
+from .loop import IndexOp
 
 DEVICE = "cuda"
 
@@ -44,14 +43,6 @@ class GpuFuncOp(FuncOp):
 
     name = "gpu.func"
 
-    @staticmethod
-    def create_kernel(sym_name: str, arg_types: Sequence[Type], location: Location = UNKNOWN_LOC
-                      ) -> "GpuFuncOp":
-        """An empty kernel whose entry block takes `arg_types`."""
-        attrs = {"sym_name": StringAttr(sym_name),
-                 "function_type": TypeAttr(FunctionType(tuple(arg_types), ()))}
-        return GpuFuncOp([], [], attrs, [Region([Block(list(arg_types))])], (), location)
-
     @property
     def items_per_thread(self) -> int:
         attr = self.attributes.get("items_per_thread")
@@ -75,15 +66,11 @@ class GpuFuncOp(FuncOp):
                                    f"a kernel reads and writes device buffers only")
 
 
-class ReturnOp(OperandListForm, Operation):
-    """`gpu.return`: ends a kernel body."""
+class ReturnOp(FuncReturnOp):
+    """`gpu.return`: ends a kernel body (a kernel returns nothing)."""
 
     name = "gpu.return"
-    traits = (Terminator, Pure)
-
-    def verify_(self) -> None:
-        if self.operands or not isinstance(self.parent_op, GpuFuncOp):
-            raise self.error("ends a 'gpu.func' and takes no operands")
+    function_class = GpuFuncOp
 
 
 class LaunchOp(Operation):
@@ -139,15 +126,9 @@ class LaunchOp(Operation):
 
     def kernel_op(self) -> GpuFuncOp | None:
         """The launched `gpu.func`, looked up in the enclosing module."""
-        module = self.parent_op
-        while module is not None and module.parent_op is not None:
-            module = module.parent_op
-        if module is None:
-            return None
-        for op in module.regions[0].blocks[0].ops:
-            if isinstance(op, GpuFuncOp) and op.sym_name == self.kernel:
-                return op
-        return None
+        module = self.enclosing(ModuleOp)
+        kernel = module.lookup_symbol(self.kernel) if module is not None else None
+        return kernel if isinstance(kernel, GpuFuncOp) else None
 
     def verify_(self) -> None:
         if not isinstance(self.attributes.get("kernel"), SymbolRefAttr) or not self.operands:
@@ -162,24 +143,16 @@ class LaunchOp(Operation):
         expected = kernel.function_type.inputs
         got = tuple(v.type for v in self.args)
         if got != expected:
-            raise self.error(f"passes ({', '.join(map(str, got))}) but @{self.kernel} takes "
-                             f"({', '.join(map(str, expected))})")
+            raise self.error(f"passes {types_text(got)} but @{self.kernel} takes {types_text(expected)}")
 
 
-class _GridValue(Operation):
+class _GridValue(IndexOp):
     """An index read from the CUDA grid (x only)."""
-
-    assembly = "short"
-    traits = (Pure,)
-
-    @classmethod
-    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
-        return [index]
 
     def verify_(self) -> None:
         if self.operands or len(self.results) != 1 or self.result.type != index:
             raise self.error("takes no operands and gives one index")
-        if not _inside_kernel(self):
+        if self.enclosing(GpuFuncOp) is None:
             raise self.error("can only be used inside a 'gpu.func'")
 
 
@@ -221,17 +194,8 @@ class BarrierOp(Operation):
     def verify_(self) -> None:
         if self.operands or self.results:
             raise self.error("takes no operands and has no results")
-        if not _inside_kernel(self):
+        if self.enclosing(GpuFuncOp) is None:
             raise self.error("can only be used inside a 'gpu.func'")
-
-
-def _inside_kernel(op: Operation) -> bool:
-    parent = op.parent_op
-    while parent is not None:
-        if isinstance(parent, GpuFuncOp):
-            return True
-        parent = parent.parent_op
-    return False
 
 
 GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
 from ..ir.assembly_forms import OperandListForm
+from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
 from ..ir.types import ScalarType, Type, index
 from .builtin import DenseAttr, MemRefType
@@ -90,16 +90,22 @@ class GlobalOp(Operation):
             raise self.error(f"value of type {value} does not match the result {t}")
 
 
-class DimOp(Operation):
-    """`%n = loop.dim %b {axis = 0} : (memref<...>) -> index`."""
+class IndexOp(Operation):
+    """A pure op in the short form whose one result is an index (sizes, index arithmetic; the
+    `gpu` dialect's grid coordinates)."""
 
-    name = "loop.dim"
     assembly = "short"
     traits = (Pure,)
 
     @classmethod
     def infer_result_types(cls, operand_types, attributes) -> list[Type]:
         return [index]
+
+
+class DimOp(IndexOp):
+    """`%n = loop.dim %b {axis = 0} : (memref<...>) -> index`."""
+
+    name = "loop.dim"
 
     @property
     def axis(self) -> int:
@@ -328,7 +334,6 @@ class ForOp(Operation):
     @staticmethod
     def create(lb: Value, ub: Value, step: Value, inits: Sequence[Value] = (),
                reduction: bool = False) -> "ForOp":
-        from ..ir.attributes import UnitAttr
         body = Block([index] + [v.type for v in inits])
         attrs = {"reduction": UnitAttr()} if reduction else {}
         op = ForOp([lb, ub, step, *inits], [v.type for v in inits], attrs, [Region([body])])
@@ -464,14 +469,7 @@ class ConstantOp(Operation):
             raise self.error("requires an index 'value' and an index result")
 
 
-class _IndexBinary(Operation):
-    assembly = "short"
-    traits = (Pure,)
-
-    @classmethod
-    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
-        return [index]
-
+class _IndexBinary(IndexOp):
     def verify_(self) -> None:
         if self.num_operands != 2:
             raise self.error("takes two operands")
@@ -573,7 +571,7 @@ def index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(int(value), index)
 
 
-__all__ = ["AllocOp", "DeallocOp", "GlobalOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
+__all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
            "ReshapeOp", "LoadOp", "StoreOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
            "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

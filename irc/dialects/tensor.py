@@ -5,9 +5,9 @@ The ops live in a few files by family; importing this module registers all of th
 `tensor_base` (base class, `constant`, shared shape rules), `tensor_elementwise` (one op per
 row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose, reshape,
 broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_host),
-`tensor_linalg` (reduce, dot, gemv, gemm), `tensor_index` (index, insert_index: integer
-indexing), `tensor_fused` (fused), `tensor_fused_reduce`,
-`tensor_fused_matvec`. Their numpy semantics are in `tensor_eval`.
+`tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
+softmax_grad), `tensor_index` (index, insert_index: integer indexing), `tensor_fused` (fused),
+`tensor_fused_reduce`, `tensor_fused_matvec`. Their numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from .tensor_index import IndexOp, InsertIndexOp
 from .tensor_fused_reduce import FusedReduceOp
 from .tensor_fused_matvec import FusedMatvecOp
 from .tensor_linalg import REDUCE_KINDS, DotOp, GemmOp, GemvOp, ReduceOp
+from .tensor_softmax import SOFTMAX_OPS, LogSoftmaxOp, SoftmaxGradOp, SoftmaxOp
 from .tensor_shape_ops import (BroadcastOp, ConcatOp, DimOp, DimShuffleOp, InsertSliceOp, ReshapeOp, SliceOp,
                                TransposeOp)
 from .tensor_transfers import ToDeviceOp, ToHostOp, transferred
@@ -32,5 +33,6 @@ __all__ = [
     "constant_value",
     "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "IndexOp", "InsertIndexOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
-    "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "transferred", "TransposeOp", "InferError",
+    "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "transferred",
+    "TransposeOp", "InferError", "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
 ]

@@ -7,15 +7,13 @@ from typing import Sequence
 
 from ..ir.attributes import Attribute, BoolAttr, DenseArrayAttr, FloatAttr, IntegerAttr
 from ..ir.core import Operation, Pure, Value
-from ..ir.location import Location
+from ..ir.location import UNKNOWN_LOC, Location
 from ..ir.types import Type
 from .builtin import DenseAttr, TensorType
 from .op_base import Bad, InferredOp
+from .tensor_eval import evaluate
+from .tensor_semantics import DYNAMIC, NO_BOUND  # noqa: F401  (re-exported)
 
-# An absent slice bound (`x[:3]` has no start) and a reshape size read at run time;
-# INT64_MIN, as MLIR's ShapedType::kDynamic.
-NO_BOUND = -9223372036854775808
-DYNAMIC = NO_BOUND
 # Folding evaluates with numpy at compile time; beyond this many elements it is not worth it.
 FOLD_MAX_ELEMENTS = 100_000
 
@@ -156,7 +154,6 @@ class TensorOp(InferredOp):
             total += n
         if total > FOLD_MAX_ELEMENTS:
             return None
-        from .tensor_eval import evaluate
         try:
             arrays = evaluate(self, [c.array for c in consts])  # type: ignore[union-attr]
         except (ValueError, IndexError, ZeroDivisionError):
@@ -196,5 +193,4 @@ class ConstantOp(TensorOp):
     @staticmethod
     def from_array(array, type: TensorType | None = None, location: Location | None = None) -> "ConstantOp":
         attr = DenseAttr.from_array(array, type)
-        from ..ir.location import UNKNOWN_LOC
         return ConstantOp([], [attr.type], {"value": attr}, (), (), location or UNKNOWN_LOC)

@@ -16,9 +16,7 @@ from ..ir.core import Operation, Value
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
-from .tensor_base import DYNAMIC
-from .tensor_linalg import accumulator_type
-from .tensor_shape_ops import as_slice, slice_bounds
+from .tensor_semantics import DYNAMIC, accumulator_type, as_slice, slice_bounds
 
 Evaluator = Callable[[Operation, list], list]
 EVALUATORS: dict[str, Evaluator] = {}
@@ -318,15 +316,48 @@ def _blas(op, arrays):
     out = alpha * np.dot(a, b)
     if len(arrays) == 3:
         c = arrays[2]
-        if c.shape != out.shape:
+        broadcasts = all(d == o or (d == 1 and t == 1) for d, o, t in
+                         zip(c.shape, out.shape, op.operands[2].type.shape))
+        if c.ndim != out.ndim or not broadcasts:
             raise _fail(op, f"accumulator of shape {_shape_str(c.shape)} does not match the product's "
                             f"shape {_shape_str(out.shape)}")
         out = out + beta * c
-    return [out]
+    epilogue = op.attributes.get("epilogue")
+    if epilogue is not None:
+        with np.errstate(all="ignore"):
+            out = lookup(epilogue.value).reference(out)
+    return [out.astype(op.results[0].type.element.numpy_name, copy=False)]
 
 
 EVALUATORS["tensor.gemv"] = _blas
 EVALUATORS["tensor.gemm"] = _blas
+
+
+def _softmax_rows(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@evaluator("tensor.softmax")
+def _softmax(op, arrays):
+    with np.errstate(all="ignore"):
+        return [_softmax_rows(arrays[0]).astype(arrays[0].dtype, copy=False)]
+
+
+@evaluator("tensor.log_softmax")
+def _log_softmax(op, arrays):
+    x = arrays[0]
+    with np.errstate(all="ignore"):
+        s = x - x.max(axis=-1, keepdims=True)
+        return [(s - np.log(np.exp(s).sum(axis=-1, keepdims=True))).astype(x.dtype, copy=False)]
+
+
+@evaluator("tensor.softmax_grad")
+def _softmax_grad(op, arrays):
+    g, p = arrays
+    if g.shape != p.shape:
+        raise _fail(op, f"shapes {_shape_str(g.shape)} and {_shape_str(p.shape)} differ")
+    return [((g - (g * p).sum(axis=-1, keepdims=True)) * p).astype(p.dtype, copy=False)]
 
 
 @evaluator("tensor.fused_matvec")

@@ -21,7 +21,7 @@ from ..ir.core import Block, ElementwiseTrait, IsolatedFromAbove, Operation, Pur
 from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.types import ScalarType, Type
 from .builtin import TensorType
-from .op_base import Bad, compatible
+from .op_base import Bad, InferError, compatible
 from .tensor_base import TensorOp, broadcast_shapes, common_device, tensor_types, verify_inplace_marks
 
 
@@ -74,7 +74,6 @@ class FusedOp(TensorOp):
                 raise Bad("expects at least one operand")
             shape, device = broadcast_shapes(types), common_device(types)
         except Bad as e:
-            from .op_base import InferError
             raise InferError(f"'{cls.name}' op {e}") from None
         return [TensorType(shape, t, device) for t in yield_types]  # type: ignore[arg-type]
 
@@ -85,7 +84,6 @@ class FusedOp(TensorOp):
         if result_types is None:
             term = regions[0].blocks[0].ops[-1] if regions and regions[0].blocks[0].ops else None
             if term is None or term.op_name != "scalar.yield":
-                from .op_base import InferError
                 raise InferError(f"'{cls.name}' op needs a body ending in 'scalar.yield' to infer its types")
             result_types = cls.result_types_for([v.type for v in operands], [v.type for v in term.operands])
         return cls(operands, result_types, dict(attributes or {}), regions, (), location)

@@ -6,19 +6,13 @@ makes of `dot` (with alpha, beta and an accumulator folded in).
 """
 from __future__ import annotations
 
-from ..ir.types import ScalarType, f16, f32, i64
+from ..ir.types import i64
 from .builtin import TensorType
+from .elementwise import TABLE
 from .op_base import Bad, float_attr, int_array, str_attr
 from .tensor_base import TensorOp, common_device, tensor_types
 
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin")
-
-
-def accumulator_type(kind: str, t: ScalarType) -> ScalarType:
-    """The type a reduction combines in: f32 for f16 sums and products, rounded to f16 once at
-    the end (numpy's choice for a contiguous f16 sum; an f16 accumulator stops growing at 2048 +
-    its spacing, so 10,000 ones would sum to 9992), else the element type."""
-    return f32 if t == f16 and kind in ("sum", "prod") else t
 
 
 class ReduceOp(TensorOp):
@@ -26,7 +20,7 @@ class ReduceOp(TensorOp):
 
     argmax/argmin take exactly one axis and give i64 indices (the first extremum, as numpy);
     sum/prod keep the element type (no i1: the frontend casts) and combine in
-    `accumulator_type` (f32 for f16)."""
+    `tensor_semantics.accumulator_type` (f32 for f16)."""
 
     name = "tensor.reduce"
 
@@ -124,8 +118,29 @@ class GemvOp(TensorOp):
         return [TensorType((rows,), A.element, device)]
 
 
+def is_epilogue(name: str) -> bool:
+    """Whether `name` is a unary float function of the elementwise table (what a gemm may apply
+    to its result)."""
+    row = TABLE.get(name)
+    return row is not None and row.arity == 1 and "f" in row.kinds and not row.is_comparison
+
+
+def epilogue_of(attributes) -> str | None:
+    """The unary function a gemm applies to its result (`epilogue = "tanh"`), if any, checked."""
+    if "epilogue" not in attributes:
+        return None
+    name = str_attr(attributes, "epilogue")
+    if not is_epilogue(name):
+        raise Bad(f"epilogue '{name}' is not a unary float function of the elementwise table")
+    return name
+
+
 class GemmOp(TensorOp):
-    """`tensor.gemm %A, %B[, %C] {alpha = 1.0, beta = 0.0}`: alpha·A·B + beta·C."""
+    """`tensor.gemm %A, %B[, %C] {alpha = 1.0, beta = 0.0[, epilogue = "tanh"]}`:
+    f(alpha·A·B + beta·C), f the identity without an epilogue. C may broadcast along a
+    static-1 dim (a bias row: `h·W + b` with b as a 1×n row), and an epilogue is any unary
+    float function of the elementwise table — what `specialize` folds into the product so
+    that it is applied while the output is still in cache."""
 
     name = "tensor.gemm"
 
@@ -135,6 +150,7 @@ class GemmOp(TensorOp):
         if len(types) not in (2, 3):
             raise Bad(f"expects 2 or 3 operands (A, B[, C]), got {len(types)}")
         _alpha_beta(attributes, len(types), "C")
+        epilogue_of(attributes)
         A, B = types[:2]
         if A.rank != 2 or B.rank != 2:
             raise Bad(f"needs two matrices, got {A} and {B}")
@@ -147,6 +163,8 @@ class GemmOp(TensorOp):
             if C.rank != 2:
                 raise Bad(f"accumulator C must be a matrix, got {C}")
             for axis in range(2):
+                if C.shape[axis] == 1 and shape[axis] != 1:
+                    continue  # C broadcasts along this dim
                 _match(f"dim {axis} of the product and C", shape[axis], C.shape[axis],
                        A if axis == 0 else B, C)
                 shape[axis] = shape[axis] if shape[axis] is not None else C.shape[axis]

@@ -11,8 +11,9 @@ from __future__ import annotations
 from ..ir.types import i64
 from .builtin import DenseAttr, TensorType
 from .op_base import Bad, int_array, int_attr
-from .tensor_base import (DYNAMIC, NO_BOUND, TensorOp, broadcast_shapes, common_device, fmt_shape,
+from .tensor_base import (DYNAMIC, TensorOp, broadcast_shapes, common_device, fmt_shape,
                           num_elements, tensor_types)
+from .tensor_semantics import as_slice, slice_bounds
 
 
 def _one(types, what: str = "operand") -> TensorType:
@@ -147,23 +148,6 @@ class DimOp(TensorOp):
             return None
         import numpy as np
         return [DenseAttr.from_array(np.array(size, dtype=np.int64), self.results[0].type)]
-
-
-def slice_bounds(attributes, rank: int) -> list[tuple[int, int, int]]:
-    """(start, stop, step) per dim from `starts`, `stops`, `steps`; NO_BOUND where absent."""
-    parts = [int_array(attributes, k) for k in ("starts", "stops", "steps")]
-    for key, p in zip(("starts", "stops", "steps"), parts):
-        if len(p) != rank:
-            raise Bad(f"'{key}' has {len(p)} entries but the input has rank {rank}")
-    for axis, step in enumerate(parts[2]):
-        if step == 0 or step == NO_BOUND:
-            raise Bad(f"step of dim {axis} must be a nonzero integer, got "
-                      f"{'absent' if step == NO_BOUND else 0}")
-    return list(zip(*parts))
-
-
-def as_slice(start: int, stop: int, step: int) -> slice:
-    return slice(None if start == NO_BOUND else start, None if stop == NO_BOUND else stop, step)
 
 
 def slice_shape(shape, bounds) -> list[int | None]:

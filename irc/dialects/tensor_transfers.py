@@ -48,40 +48,53 @@ class CancelRoundTrip(RewritePattern):
         return True
 
 
-class ToDeviceOp(TensorOp):
-    """`tensor.to_device %x {device = "cuda"}`: a host tensor copied to a device."""
+class TransferOp(TensorOp):
+    """A copy of one tensor to another placement: the result is the operand's type on
+    `destination`. Transfers never fold (they stay explicit; constants are placed by
+    insert-transfers) and a round trip cancels."""
 
-    name = "tensor.to_device"
     crosses_placements = True
-    canonicalize_patterns = (CancelRoundTrip(name),)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.canonicalize_patterns = (CancelRoundTrip(cls.name),)
+
+    @classmethod
+    def destination(cls, x: TensorType, attributes) -> str | None:
+        """Where a copy of `x` goes (None: the host); raise `Bad` when it cannot go there."""
+        raise NotImplementedError
 
     @classmethod
     def _infer(cls, operand_types, attributes):
         x = _one(operand_types)
+        return [x.with_device(cls.destination(x, attributes))]
+
+    def fold(self):
+        return None
+
+
+class ToDeviceOp(TransferOp):
+    """`tensor.to_device %x {device = "cuda"}`: a host tensor copied to a device."""
+
+    name = "tensor.to_device"
+
+    @classmethod
+    def destination(cls, x: TensorType, attributes) -> str | None:
         device = str_attr(attributes, "device")
         if x.device is not None:
             raise Bad(f"input {x} is already on a device")
         if not device:
             raise Bad("'device' must name a device")
-        return [x.with_device(device)]
-
-    def fold(self):
-        return None  # transfers stay explicit; constants are placed by insert-transfers
+        return device
 
 
-class ToHostOp(TensorOp):
+class ToHostOp(TransferOp):
     """`tensor.to_host %x`: a device tensor copied back to the host."""
 
     name = "tensor.to_host"
-    crosses_placements = True
-    canonicalize_patterns = (CancelRoundTrip(name),)
 
     @classmethod
-    def _infer(cls, operand_types, attributes):
-        x = _one(operand_types)
+    def destination(cls, x: TensorType, attributes) -> str | None:
         if x.device is None:
             raise Bad(f"input {x} is already on the host")
-        return [x.with_device(None)]
-
-    def fold(self):
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..dialects.tensor_base import NO_BOUND
-from .basic import (cast, dimshuffle, elemwise, eq, fill, mul, reshape, shape, subtensor_static,
+from .basic import (cast, dimshuffle, elemwise, eq, exp, fill, mul, reshape, shape, subtensor_static,
                     true_div, zeros_like)
 from .blas import Dot
 from .creation_ops import AllocShape, Iota
@@ -24,6 +24,7 @@ from .mathops import dot, keep_dims, sum as sum_
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
+from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 from .subtensor import IncSubtensor, Subtensor
 
 GradRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Sequence["Variable | None"]],
@@ -187,6 +188,25 @@ def set_integer_index_grad(op: SetIntegerIndex, inputs, outputs, output_grads):
     if src.type.is_float:
         g_src = sum_to_pattern(IntegerIndex(op.axes)(gz, *indices), src.broadcastable)
     return [g_dest, g_src] + [None] * len(indices)
+
+
+# ---------------------------------------------------------------------------- softmax family
+@grad_rule(Softmax)
+def softmax_grad(op: Softmax, inputs, outputs, output_grads):
+    return [SoftmaxGrad()(output_grads[0], outputs[0])]
+
+
+@grad_rule(LogSoftmax)
+def log_softmax_grad(op: LogSoftmax, inputs, outputs, output_grads):
+    gz = output_grads[0]
+    return [gz - sum_(gz, -1, keepdims=True) * exp(outputs[0])]
+
+
+@grad_rule(SoftmaxGrad)
+def softmax_grad_grad(op: SoftmaxGrad, inputs, outputs, output_grads):
+    (g, p), gz = inputs, output_grads[0]
+    s = sum_(g * p, -1, keepdims=True)
+    return [SoftmaxGrad()(gz, p), gz * (g - s) - g * sum_(gz * p, -1, keepdims=True)]
 
 
 @grad_rule(Join)

@@ -8,23 +8,37 @@ from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg
                     sub, true_div)
 from .creation import arange
 from .mathops import clip, max as max_, sum as sum_
+from .softmax_ops import LogSoftmax, Softmax
 
 __all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "logsoftmax", "binary_crossentropy",
            "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid"]
 
 
+def _last_axis(x, axis: int) -> bool:
+    return x.ndim >= 1 and axis in (-1, x.ndim - 1) and x.type.is_float
+
+
 def softmax(x: Any, axis: int = -1):
-    """exp(x - max) / sum(exp(x - max)) along `axis` (the last by default)."""
+    """exp(x - max) / sum(exp(x - max)) along `axis` (the last by default): one `Softmax` op
+    along the last axis, a composition along another."""
     x = as_tensor_variable(x)
+    if _last_axis(x, axis):
+        return Softmax()(x)
     e = exp(sub(x, max_(x, axis, keepdims=True)))
     return true_div(e, sum_(e, axis, keepdims=True))
 
 
 def log_softmax(x: Any, axis: int = -1):
-    """x - max - log(sum(exp(x - max))): stable for large inputs."""
+    """x - max - log(sum(exp(x - max))): stable for large inputs (a `LogSoftmax` op along the
+    last axis)."""
     x = as_tensor_variable(x)
+    if _last_axis(x, axis):
+        return LogSoftmax()(x)
     shifted = sub(x, max_(x, axis, keepdims=True))
     return sub(shifted, log(sum_(exp(shifted), axis, keepdims=True)))
+
+
+logsoftmax = log_softmax  # Theano's spelling
 
 
 def binary_crossentropy(output: Any, target: Any):
@@ -57,5 +71,3 @@ def hard_sigmoid(x: Any):
 
 relu = relu
 softplus = softplus
-
-logsoftmax = log_softmax  # Theano's spelling

@@ -118,6 +118,18 @@ class CGemm(Gemm):
     """gemm on the cpu."""
 
 
+class Softmax(ViewOp):
+    pass
+
+
+class LogSoftmax(ViewOp):
+    pass
+
+
+class SoftmaxGrad(ViewOp):
+    pass
+
+
 class GpuGemv(ViewOp):
     pass
 
@@ -211,6 +223,9 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.gemv": (CGemv, GpuGemv),
     "tensor.fused_matvec": (CGemv, GpuGemv),  # A·x, a row-wise body, Aᵀ·g: gemv at heart
     "tensor.gemm": (CGemm, GpuGemm),
+    "tensor.softmax": (Softmax, Softmax),
+    "tensor.log_softmax": (LogSoftmax, LogSoftmax),
+    "tensor.softmax_grad": (SoftmaxGrad, SoftmaxGrad),
     "tensor.reshape": (Reshape, GpuReshape),
     "tensor.slice": (Subtensor, GpuSubtensor),
     "tensor.index": (Subtensor, GpuSubtensor),

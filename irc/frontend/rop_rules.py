@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from .basic import add, cast, dimshuffle, eq, mul, true_div, zeros_like
+from .basic import add, cast, dimshuffle, eq, exp, mul, sub, true_div, zeros_like
 from .blas import Dot
 from .elemwise import Cast, Elemwise
 from .creation_ops import AllocShape, Iota
@@ -20,6 +20,7 @@ from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
+from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .subtensor import IncSubtensor, Subtensor
 
@@ -174,3 +175,28 @@ def set_integer_index_rop(op: SetIntegerIndex, inputs, outputs, tangents):
         return [None]
     dest, src = _or_zeros(tangents[:2], inputs[:2])
     return [op(dest, src, *inputs[2:])]
+
+
+@rop_rule(Softmax)
+def softmax_rop(op: Softmax, inputs, outputs, tangents):
+    """d softmax = (v - sum(v p)) p, which is SoftmaxGrad(v, p)."""
+    return [None if tangents[0] is None else SoftmaxGrad()(tangents[0], outputs[0])]
+
+
+@rop_rule(LogSoftmax)
+def log_softmax_rop(op: LogSoftmax, inputs, outputs, tangents):
+    v = tangents[0]
+    return [None if v is None else sub(v, sum_(mul(v, exp(outputs[0])), -1, keepdims=True))]
+
+
+@rop_rule(SoftmaxGrad)
+def softmax_grad_rop(op: SoftmaxGrad, inputs, outputs, tangents):
+    """out = (g - sum(g p)) p: linear in g; in p, (g - sum(g p)) vp - p sum(g vp)."""
+    (g, p), (vg, vp) = inputs, tangents
+    terms = []
+    if vg is not None:
+        terms.append(SoftmaxGrad()(vg, p))
+    if vp is not None:
+        s = sum_(mul(g, p), -1, keepdims=True)
+        terms.append(sub(mul(sub(g, s), vp), mul(p, sum_(mul(g, vp), -1, keepdims=True))))
+    return [None if not terms else terms[0] if len(terms) == 1 else add(*terms)]

@@ -8,45 +8,18 @@ name register themselves, so the parser and builders can find them by name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Sequence, TypeVar
 
 from .attributes import Attribute
-from .diagnostics import VerifyError
+from .diagnostics import Diagnostic, VerifyError
 from .location import Location, UNKNOWN_LOC
+from .printer import print_op
+from .traits import (Commutative, ElementwiseTrait, IsolatedFromAbove, NoTerminator, Pure,  # noqa: F401
+                     SymbolTable, Terminator, Trait)
 from .types import Type
 
 
-# ---------------------------------------------------------------------------- traits
-class Trait:
-    """Markers an op class lists in `traits`; passes ask `op.has_trait(Pure)`."""
-
-
-class Pure(Trait):
-    """No side effects: may be CSE'd, and erased when unused."""
-
-
-class Commutative(Trait):
-    """Operands may be reordered."""
-
-
-class Terminator(Trait):
-    """Must be the last op of its block."""
-
-
-class IsolatedFromAbove(Trait):
-    """Regions may not use values defined outside (functions, modules)."""
-
-
-class SymbolTable(Trait):
-    """Holds ops with a `sym_name` (a module holds functions)."""
-
-
-class NoTerminator(Trait):
-    """Single-block regions without a terminator (the module body)."""
-
-
-class ElementwiseTrait(Trait):
-    """Applies a scalar function to each element (with broadcasting)."""
+OpT = TypeVar("OpT", bound="Operation")
 
 
 # ---------------------------------------------------------------------------- values
@@ -271,6 +244,13 @@ class Operation:
     def parent_op(self) -> "Operation | None":
         return self.parent.parent_op if self.parent is not None else None
 
+    def enclosing(self, cls: "type[OpT]") -> "OpT | None":
+        """The nearest op around this one that is a `cls`."""
+        op = self.parent_op
+        while op is not None and not isinstance(op, cls):
+            op = op.parent_op
+        return op
+
     def is_ancestor_of(self, other: "Operation") -> bool:
         op: Operation | None = other
         while op is not None:
@@ -293,7 +273,6 @@ class Operation:
         return None
 
     def error(self, message: str) -> VerifyError:
-        from .diagnostics import Diagnostic
         return VerifyError(Diagnostic(f"'{self.op_name}' op {message}", self.location))
 
     # -- traversal
@@ -373,7 +352,6 @@ class Operation:
         return cls(operands, result_types, attributes, regions, (), location)
 
     def __str__(self) -> str:
-        from .printer import print_op
         return print_op(self)
 
 

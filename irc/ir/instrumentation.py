@@ -15,6 +15,7 @@ from typing import Collection, TextIO
 
 from .core import Operation
 from .pass_manager import Pass, PassInstrumentation, PassManager
+from .printer import print_op
 
 __all__ = ["render_ir", "dump_header", "IRPrinter", "IRDiffPrinter", "IRTreeDir", "PassTiming",
            "PassStatistics", "CrashReproducer", "REPRODUCER_TAG"]
@@ -26,7 +27,6 @@ RULE = "===" + "-" * 73 + "==="
 def render_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
     """The op as text ending in one newline; falls back to the generic form (then to a
     placeholder) when the IR is too broken to print, as after a failed pass."""
-    from .printer import print_op
     try:
         text = print_op(op, generic=generic, debuginfo=debuginfo)
     except Exception as e:

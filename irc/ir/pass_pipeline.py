@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from .diagnostics import SOURCES, Diagnostic, PassError
 from .location import FileLineColLoc
-from .pass_manager import PASS_REGISTRY, Pass, load_passes
+from .pass_base import PASS_REGISTRY, Pass, load_passes
 
 PIPELINE_FILE = "<pipeline>"
 ANCHOR = "builtin.module"

@@ -13,12 +13,15 @@ An op prints in its generic form, its `short` form, or through its class's
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .attributes import Attribute, format_attr_dict, quote_string
-from .core import Block, IsolatedFromAbove, Operation, Region, Value
 from .location import FileLineColLoc, Location
+from .traits import IsolatedFromAbove
 from .types import FunctionType, Type
+
+if TYPE_CHECKING:  # annotations only: `core` prints ops through this module
+    from .core import Block, Operation, Region, Value
 
 _HINT = re.compile(r"[A-Za-z_$.\-][A-Za-z0-9_$.\-]*\Z")
 _AUTO = re.compile(r"arg[0-9]+\Z")

@@ -19,6 +19,7 @@ from ..dialects import scalar as S
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..dialects.tensor_fused import FusedOp
+from ..dialects.tensor_fused_reduce import FusedReduceOp
 from ..ir.attributes import TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Region, Value
@@ -160,7 +161,6 @@ class FuseElementwise(Pass):
 
     def _fuse_reduce(self, block: Block, g: Group, pos: dict[Operation, int]) -> None:
         """One `tensor.fused_reduce`: the group's outside-read values, then its reductions."""
-        from ..dialects.tensor_fused_reduce import FusedReduceOp
         outs = g.elementwise_outputs()
         inputs = group_inputs(g.members)
         region = build_body(g.members, inputs, outs + [r.operand(0) for r in g.reductions])

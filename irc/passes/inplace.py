@@ -1,6 +1,7 @@
 """`inplace`: let an elementwise op write its result over an operand's buffer when nothing
 reads that buffer afterwards (a `tensor.fused_reduce` too, for its elementwise results: its loop
-nest reads and writes each element once, like an elementwise op's).
+nest reads and writes each element once, like an elementwise op's; and gemm/gemv over their
+accumulator C, so that a folded update `W - lr·g` = gemm(Xᵀ, δ, W) writes into W).
 
 The mark is `inplace = array<i64: o0, o1, ...>` on the op: per result, the operand whose buffer
 it overwrites (-1: a fresh buffer). It is a permission; `lower-to-loops` takes it when the
@@ -31,9 +32,19 @@ VIEW_OPS = ("tensor.dimshuffle", "tensor.transpose", "tensor.slice", "tensor.ind
 NO_BUFFER = ("tensor.constant", "tensor.dim") + VIEW_OPS
 
 
-def candidate(op: Operation) -> bool:
-    return (op.op_name.startswith("tensor.") and op.has_trait(ElementwiseTrait)
-            and op.op_name != "tensor.broadcast") or op.op_name == "tensor.fused_reduce"
+BLAS_OPS = ("tensor.gemm", "tensor.gemv")
+
+
+def overwritable(op: Operation) -> range:
+    """The operands `op` may write its result over: any of an elementwise op's (it reads and
+    writes each element once); only the accumulator C of gemm/gemv, whose loops read C[i, j]
+    just before writing out[i, j] (Theano's `Gemm{inplace}`)."""
+    if (op.op_name.startswith("tensor.") and op.has_trait(ElementwiseTrait)
+            and op.op_name != "tensor.broadcast") or op.op_name == "tensor.fused_reduce":
+        return range(len(op.operands))
+    if op.op_name in BLAS_OPS and len(op.operands) == 3:
+        return range(2, 3)
+    return range(0)
 
 
 class Liveness:
@@ -74,10 +85,10 @@ def _update_targets(func: FuncOp) -> dict[Value, int]:
 @register_pass
 @dataclass
 class Inplace(Pass):
-    """Mark elementwise ops that may overwrite a dead operand (or their shared variable)."""
+    """Mark ops that may overwrite a dead operand (or their shared variable)."""
 
     name = "inplace"
-    summary = "let elementwise ops write over operands nothing reads afterwards"
+    summary = "let elementwise ops (and gemm/gemv over C) write over operands nothing reads afterwards"
     tags = ("inplace",)
     statistics = {"inplace-temporaries": "results written over a dead temporary",
                   "inplace-updates": "shared-variable updates written over the variable"}
@@ -92,13 +103,14 @@ class Inplace(Pass):
         live = Liveness(block)
         updates = _update_targets(func)
         for op in block.ops:
-            if not candidate(op) or "inplace" in op.attributes:
+            allowed = overwritable(op)
+            if not allowed or "inplace" in op.attributes:
                 continue
             marks = [-1] * len(op.results)
             taken: set[int] = set()
             for j, r in enumerate(op.results):
                 # a shared variable's own update first: then the caller need not copy it back
-                order = sorted(range(len(op.operands)), key=lambda i: not (
+                order = sorted(allowed, key=lambda i: not (
                     isinstance(op.operands[i], BlockArgument) and updates.get(r) == op.operands[i].index))
                 for i in order:
                     v = op.operands[i]

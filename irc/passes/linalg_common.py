@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..dialects import loop as L
 from ..ir.core import Value
 from ..ir.types import ScalarType
 from .loop_builder import Index, LoopBuilder
@@ -45,17 +46,23 @@ def line_of(lb: LoopBuilder, m: Value, sizes: list[Index], axis: int) -> Line:
     line's index inside the loop lets LLVM share the inner-index part of the addresses,
     after which it no longer sees the unit-stride access it versions for and falls back to
     gathers.)"""
-    from ..dialects import loop as L
 
     def line(at: Index) -> Load1:
-        zero, one = lb.const(0), lb.const(1)
-        offsets = [at, zero] if axis == 1 else [zero, at]
-        shape = [one, sizes[1]] if axis == 1 else [sizes[0], one]
-        view = lb.create(L.SubviewOp, [m, *offsets, *shape, one, one], {},
-                         L.view_type([1, m.type.shape[1]] if axis == 1 else [m.type.shape[0], 1],
-                                     m.type.element))
+        view = line_view(lb, m, sizes, axis, at)
+        zero = lb.const(0)
         return (lambda j: lb.load(view, [zero, j])) if axis == 1 else (lambda j: lb.load(view, [j, zero]))
     return line
+
+
+def line_view(lb: LoopBuilder, m: Value, sizes: list[Index], axis: int, at: Index) -> Value:
+    """Line `at` of matrix `m` as a 1×n (axis 1: a row) or m×1 (axis 0: a column) view."""
+    from ..dialects import loop as L
+    zero, one = lb.const(0), lb.const(1)
+    offsets = [at, zero] if axis == 1 else [zero, at]
+    shape = [one, sizes[1]] if axis == 1 else [sizes[0], one]
+    return lb.create(L.SubviewOp, [m, *offsets, *shape, one, one], {},
+                     L.view_type([1, m.type.shape[1]] if axis == 1 else [m.type.shape[0], 1],
+                                 m.type.element))
 
 
 def vector(lb: LoopBuilder, v: Value) -> Load1:
@@ -67,7 +74,6 @@ def is_transposed(m: Value) -> bool:
     """Whether a 2-d view swaps the axes of the buffer it views — its rows strided, its columns
     contiguous (arguments and buffers are row-major in practice). Follows chains of views: a
     transpose of a transpose is not transposed; a slice keeps its source's layout."""
-    from ..dialects import loop as L
     swapped = False
     while True:
         owner = m.owner

@@ -8,7 +8,8 @@ from ..dialects.builtin import TensorType
 from ..ir.core import Operation
 from ..ir.types import i64
 from .index_trace import index_of
-from .lower_to_loops import BY_ELEMENT, FuncLowering, contiguous_type, lowering
+from .lower_to_loops import FuncLowering, contiguous_type
+from .lowering_registry import BY_ELEMENT, lowering
 from .loop_builder import Index
 
 

@@ -34,8 +34,9 @@ from ..ir.types import ScalarType
 from .linalg_common import Line, Load1, axpby, balanced_sum, line_of, named, vector
 from .loop_builder import Index, LoopBuilder
 from .lower_gemv import GEMV_ROWS, ROW_CHUNKS, add_rows, dot_rows
-from .lower_reduce import COMBINE, identity
-from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
+from .reduction_kinds import COMBINE, identity
+from .lower_to_loops import FuncLowering
+from .lowering_registry import BY_ELEMENT, lowering
 
 BLOCK_ROWS = GEMV_ROWS  # rows per block: 4 accumulators sharing x; 4 rows per pass over part
 
@@ -150,7 +151,7 @@ def _fused_matvec(ctx: FuncLowering, op: Operation) -> None:
             bodies(rs, nxt)
         # the last whole block's sum (0 or 1 trip)
         with lb.for_(lb.max(lb.sub(full, B), lo), full, B) as last:
-            add_rows(lb, part, c, block_rows(named(last, "blk")), row, load_g, k)
+            add_rows(lb, part, c, block_rows(named(last, "blk")), row, load_g, (lb.const(0), k))
         # the rows after the whole blocks, one at a time
         with lb.for_(full, hi) as rest:
             r = named(rest, "r")
@@ -158,7 +159,7 @@ def _fused_matvec(ctx: FuncLowering, op: Operation) -> None:
         with lb.for_(full, hi, inits=nxt.results, reduction=bool(kinds)) as tail:
             bodies([named(tail, "r")], tail)
         with lb.for_(full, hi) as rest:
-            add_rows(lb, part, c, [named(rest, "r")], row, load_g, k)
+            add_rows(lb, part, c, [named(rest, "r")], row, load_g, (lb.const(0), k))
         for buf, v in zip(red, tail.results):
             lb.store(v, buf, [c])
     with lb.parallel([k]) as (j,):

@@ -1,133 +1,282 @@
-"""The loop kernel of matrix products, out = alpha·A·B + beta·C (m×k times k×n), register-tiled:
+"""The loop kernel of matrix products, out = alpha·op(A)·op(B) + beta·C (m×k times k×n), in
+the manner of BLIS/GotoBLAS, for any layout of A and B (a transposed view only changes the
+order of a copy; no transpose is ever materialized):
 
-1. `pack_panels`: B is copied into panels of NR columns, `Bp[p, q, t] = B[q, p·NR + t]` (zero
-   past column n) — a contiguous buffer whatever B's layout (a transposed B, A·Wᵀ, only
-   changes the order of the copy), so each row of a panel is NR consecutive elements that
-   LLVM's SLP vectorizer loads as a few full-width vectors.
-2. One parallel loop, outermost, over blocks of output rows (one thread dispatch for the whole
-   product, after the one of the packing).
-   A block is GEMM_GROUP register tiles of MR rows; for each panel, every tile of the block
-   uses it in turn while it is in cache (L1/L2: K·NR elements), so B is read from memory
-   once per block rather than once per tile.
-3. `_tile_to_scratch`, the inner kernel: one loop over the whole of k carries an MR×NR tile of
-   sums in `iter_args` — registers. Per step: NR/width vector loads of B and MR scalars of A
-   feed MR·NR/width vector multiply-adds; the tile is stored once, at the end, into a small
-   scratch buffer, and a copy loop with a run-time bound writes its valid columns to out (with
-   alpha and beta·C), so partial last panels need no special kernel.
-4. The rows of the last block past a multiple of MR run the same kernel one row at a time.
+1. `pack_tiles` / `pack_panels`: A is copied into tiles of MR rows, `Ap[s, q, r] =
+   A[s·MR + r, q]`, and B into panels of NR columns, `Bp[p, q, t] = B[q, p·NR + t]` (zero past
+   row m / column n), each walking its source along the contiguous axis. In the inner loop
+   every step then reads MR consecutive elements of A and NR of B, whatever the layouts.
+2. One parallel loop over blocks of the output — GEMM_BLOCK_ROWS rows (fewer for small
+   products, so there are GEMM_MIN_BLOCKS blocks) by GEMM_BLOCK_COLUMNS columns — numbered
+   along the larger of m and n first, so that each thread's contiguous range of blocks covers
+   a distinct part of the larger operand.
+3. In a block, k is cut into slices of GEMM_KC: the KC×NR slice of a panel of B stays in L1
+   while every tile of the block passes over it; the block's KC×rows slice of A stays in L2.
+4. `_tile_to_scratch`, the micro-kernel: one loop over the slice carries an MR×NR tile of sums
+   in `iter_args` — registers — updated by MR·NR `fma`s per step (MR·NR/width vector FMAs once
+   LLVM's SLP vectorizer has widened the lanes). The tile is stored into a small scratch
+   buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
+   alpha·tile + beta·C on the first slice, out + alpha·tile on the later ones (so C may be
+   out's own storage: an in-place update W ← W − lr·g). Partial tiles need no special kernel.
+5. An epilogue function (`tanh` of a hidden layer) is applied to each block after its last
+   slice, while the block (GEMM_BLOCK_ROWS × GEMM_BLOCK_COLUMNS) is still in L2.
+6. For n ≤ NR/2 (the classes of a softmax layer) the same kernel runs with half-width tiles,
+   one vector wide (see `gemm`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from ..dialects.builtin import MemRefType
 from ..ir.core import Value
 from ..ir.types import ScalarType
-from .linalg_common import Line, Load2, axpby, named
+from .linalg_common import Load2, named, scale
 from .loop_builder import Index, LoopBuilder
+from .simd import SimdRegisters
 
 if TYPE_CHECKING:
     from .lower_to_loops import FuncLowering
 
-GEMM_MR = 6                # rows of the output per register tile
-GEMM_TILE_BYTES = 128      # columns per tile, in bytes: two 512-bit vectors (32 f32, 16 f64)
+GEMM_MAX_MR = 12           # rows of a register tile at most (12 with AVX-512's 32 registers)
+GEMM_TILE_VECTORS = 2      # columns of a register tile: two vectors (AVX-512: 32 f32, 16 f64)
 GEMM_MAX_LANES = 32        # and at most this many columns (f16, i8: the tile stays small)
-GEMM_GROUP = 4             # register tiles per parallel block, sharing each panel of B
-GEMM_MIN_BLOCKS = 8        # fewer tiles per block when that leaves fewer parallel blocks
+GEMM_SPARE_REGISTERS = 4   # vector registers left for B's row of the tile and A's broadcast
+GEMM_KC = 256              # k per slice: a slice of a panel (KC·NR: 32 KiB in f32) stays in L1
+GEMM_BLOCK_ROWS = 96       # output rows per parallel block (8 tiles of 12; a KC×96 slice of A in L2)
+GEMM_BLOCK_COLUMNS = 256   # output columns per parallel block
+GEMM_MIN_BLOCKS = 8        # fewer rows per block when that leaves fewer parallel blocks
 
 
-def tile_columns(element: ScalarType) -> int:
-    """NR: the columns of a register tile for this element type."""
-    return max(1, min(GEMM_MAX_LANES, GEMM_TILE_BYTES // max(1, element.bitwidth // 8)))
+def tile_shape(element: ScalarType, simd: SimdRegisters) -> tuple[int, int]:
+    """(MR, NR) of the register tile: NR = two vectors of `element`, MR rows so that the MR·2
+    sums and the spare registers fit the register file (AVX-512: 12×32 f32 in 24 of 32 zmm;
+    AVX2: 6×16 f32 in 12 of 16 ymm)."""
+    lanes = max(1, simd.bytes // max(1, element.bitwidth // 8))
+    NR = max(1, min(GEMM_MAX_LANES, GEMM_TILE_VECTORS * lanes))
+    vectors = max(1, -(-NR // lanes))
+    MR = max(1, min(GEMM_MAX_MR, (simd.count - GEMM_SPARE_REGISTERS) // vectors))
+    return MR, NR
 
 
-def gemm(ctx: FuncLowering, row_a: Line, load_b: Load2, b_transposed: bool, m: Index, k: Index,
-         n: Index, out: Value, element: ScalarType, alpha: float, load_c: Load2 | None,
-         beta: float) -> None:
-    """out[i, j] = alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j]) into the contiguous m×n `out`;
-    `row_a` gives A's rows, `load_b` B's elements (B transposed: its columns are contiguous)."""
+def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
+    return lb.floordiv(lb.add(a, lb.const(b - 1)), lb.const(b))
+
+
+@dataclass
+class Product:
+    """What one product computes: out = f(alpha·A·B + beta·C), A m×k and B k×n read through
+    `load_a`/`load_b` (`*_transposed`: that matrix's columns are its contiguous axis, so its
+    packing walks them), C through `load_c` (None: no accumulator), f the `epilogue` function
+    of the elementwise table (None: the identity)."""
+
+    load_a: Load2
+    a_transposed: bool
+    load_b: Load2
+    b_transposed: bool
+    m: Index
+    k: Index
+    n: Index
+    out: Value
+    element: ScalarType
+    alpha: float
+    load_c: Load2 | None
+    beta: float
+    epilogue: str | None
+
+
+def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_transposed: bool,
+         m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
+         load_c: Load2 | None, beta: float, epilogue: str | None = None) -> None:
+    """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`
+    (see `Product`); f is applied to each block once its last slice of k is in, while the block
+    is still in cache.
+
+    Two kernels, one picked at run time (the loop dialect has no branch: a 0/1 factor on the
+    trip counts of the other makes it run zero times): the NR-column tile, and for n ≤ NR/2
+    (the classes of a softmax layer) a half-width tile, one vector wide, so that a skinny
+    product does not compute three columns for each one it keeps."""
     lb = ctx.lb
-    NR = tile_columns(element)
-    packed, panels = pack_panels(ctx, load_b, b_transposed, k, n, element, NR)
-    scratch = lb.alloc(MemRefType((None, NR), element), [m])
+    p = Product(load_a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
+                load_c, beta, epilogue)
+    MR, NR = tile_shape(element, ctx.simd)
+    one, half = lb.const(1), NR // 2
+    if half < 1:
+        _product(ctx, p, MR, NR, one, may_pack_a=True)
+        return
+    narrow = lb.max(lb.const(0), lb.min(one, lb.sub(lb.const(half + 1), n)))
+    _product(ctx, p, MR, NR, lb.sub(one, narrow), may_pack_a=True)
+    _product(ctx, p, MR, half, narrow, may_pack_a=False)
+
+
+def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool) -> None:
+    """The product with MR×NR register tiles, when `enabled` is 1 (0: every loop runs zero
+    times). A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR
+    the copy would cost as much as the product, and the tiles read A where it lies (its rows
+    clamped to m - 1 in the last one)."""
+    lb = ctx.lb
+    m, k, n, element = p.m, p.k, p.n, p.element
+    one, zero = lb.const(1), lb.const(0)
+    packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
+    tiles = ceil_div(lb, m, MR)
+    packs = lb.max(zero, lb.min(one, lb.sub(panels, one))) if may_pack_a else zero
+    tiled_a = pack_tiles(ctx, p.load_a, p.a_transposed, m, k, element, MR, packs) if may_pack_a else None
+    panels_per_block = max(1, GEMM_BLOCK_COLUMNS // NR)
+    column_blocks = ceil_div(lb, panels, panels_per_block)
+    tiles_per_block = _tiles_per_block(lb, tiles, column_blocks, GEMM_BLOCK_ROWS // MR)
+    row_blocks = lb.floordiv(lb.add(tiles, lb.sub(tiles_per_block, one)), tiles_per_block)
+    blocks = lb.mul(row_blocks, column_blocks)
+    scratch = lb.alloc(MemRefType((None, MR, NR), element), [blocks])
     scratch.name_hint = "tile"
-    MR = lb.const(GEMM_MR)
-    height = block_rows(lb, m)
-    with lb.parallel([lb.floordiv(lb.add(m, lb.sub(height, lb.const(1))), height)]) as (blk,):
-        lo = lb.mul(named(blk, "blk"), height)
-        hi = lb.min(lb.add(lo, height), m)
-        tiled = lb.add(lo, lb.mul(lb.floordiv(lb.sub(hi, lo), MR), MR))
-        with lb.for_(lb.const(0), panels) as p:
-            first = lb.mul(named(p, "p"), lb.const(NR))
-            width = lb.min(lb.const(NR), lb.sub(n, first))
+    slices = lb.max(one, ceil_div(lb, k, GEMM_KC))  # k = 0 still writes beta·C
+    last_row = lb.sub(m, one)
+    with lb.parallel([blocks]) as (blk,):
+        bi, bj = _block_coordinates(lb, named(blk, "blk"), m, n, row_blocks, column_blocks)
+        t0 = lb.mul(bi, tiles_per_block)
+        t1 = lb.min(lb.add(t0, tiles_per_block), tiles)
+        p0 = lb.mul(bj, lb.const(panels_per_block))
+        p1 = lb.min(lb.add(p0, lb.const(panels_per_block)), panels)
+        with lb.for_(zero, slices) as kb:
+            q0 = lb.mul(named(kb, "kb"), lb.const(GEMM_KC))
+            q1 = lb.min(lb.add(q0, lb.const(GEMM_KC)), k)
+            later = lb.scalar("gt", [kb.iv, zero])
+            with lb.for_(p0, p1) as pn:
+                first_col = lb.mul(named(pn, "p"), lb.const(NR))
+                width = lb.min(lb.const(NR), lb.sub(n, first_col))
 
-            def rows_of(first_row: Index, count: int) -> None:
-                """One register tile of `count` rows, then its `width` valid columns to out."""
-                rows = [lb.add(first_row, lb.const(r)) for r in range(count)]
-                lines = [row_a(r) for r in rows]
-                _tile_to_scratch(ctx, rows, lines, packed, p.iv, k, NR, scratch, element)
-                with lb.for_(first_row, lb.add(first_row, lb.const(count))) as r:
-                    with lb.for_(lb.const(0), width) as t:
-                        i, j = named(r, "i"), lb.add(first, named(t, "t"))
-                        c = load_c(i, j) if load_c is not None else None
-                        lb.store(axpby(lb, lb.load(scratch, [i, t.iv]), alpha, c, beta), out, [i, j])
+                def tiles_of(count: Index, direct: bool) -> None:
+                    """The block's tiles, their A packed or read in place; then their valid
+                    rows and columns to out."""
+                    with lb.for_(t0, lb.add(t0, count)) as s:
+                        first_row = lb.mul(named(s, "s"), lb.const(MR))
+                        height = lb.min(lb.const(MR), lb.sub(m, first_row))
+                        if direct:
+                            rows = [lb.min(lb.add(first_row, lb.const(r)), last_row) for r in range(MR)]
+                            a_of = lambda q, r: p.load_a(rows[r], q)  # noqa: E731
+                        else:
+                            a_of = lambda q, r: lb.load(tiled_a, [s.iv, q, lb.const(r)])  # noqa: E731
+                        _tile_to_scratch(lb, a_of, packed_b, pn.iv, q0, q1, MR, NR, scratch, blk, element)
+                        _write_tile(lb, scratch, blk, first_row, height, first_col, width, p, later)
 
-            with lb.for_(lo, tiled, MR) as tile:
-                rows_of(named(tile, "r"), GEMM_MR)
-            with lb.for_(tiled, hi) as row:  # the last block's m mod MR rows
-                rows_of(named(row, "r"), 1)
+                block_tiles = lb.sub(t1, t0)
+                if may_pack_a:
+                    tiles_of(lb.mul(block_tiles, packs), direct=False)
+                tiles_of(lb.mul(block_tiles, lb.sub(one, packs)), direct=True)
+        if p.epilogue is not None:
+            with lb.for_(lb.mul(t0, lb.const(MR)), lb.min(lb.mul(t1, lb.const(MR)), m)) as i:
+                with lb.for_(lb.mul(p0, lb.const(NR)), lb.min(lb.mul(p1, lb.const(NR)), n)) as j:
+                    idx = [named(i, "i"), named(j, "j")]
+                    lb.store(lb.scalar(p.epilogue, [lb.load(p.out, idx)]), p.out, idx)
 
 
-def block_rows(lb: LoopBuilder, m: Index) -> Index:
-    """Rows per parallel block: GEMM_GROUP register tiles, which share each panel of B while
-    it is in cache — but fewer when m is small, so that there are about GEMM_MIN_BLOCKS blocks
-    for the threads (never less than one tile)."""
-    tiles = lb.floordiv(m, lb.const(GEMM_MR * GEMM_MIN_BLOCKS))
-    return lb.mul(lb.max(lb.const(1), lb.min(lb.const(GEMM_GROUP), tiles)), lb.const(GEMM_MR))
+def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, height: Index,
+                first_col: Index, width: Index, p: Product, later: Value) -> None:
+    """out = alpha·tile + beta·C on the first slice of k (`later` false), out + alpha·tile on
+    the others, over the tile's valid `height` rows and `width` columns."""
+    with lb.for_(lb.const(0), height) as r:
+        with lb.for_(lb.const(0), width) as t:
+            i = lb.add(first_row, named(r, "r"))
+            j = lb.add(first_col, named(t, "t"))
+            acc = scale(lb, lb.load(scratch, [blk, r.iv, t.iv]), p.alpha)
+            start = (scale(lb, p.load_c(i, j), p.beta) if p.load_c is not None and p.beta != 0
+                     else lb.scalar_const(0, p.element))
+            prev = lb.scalar("select", [later, lb.load(p.out, [i, j]), start])
+            lb.store(lb.scalar("add", [prev, acc]), p.out, [i, j])
+
+
+def _tiles_per_block(lb: LoopBuilder, tiles: Index, column_blocks: Index, most: int) -> Index:
+    """Tiles per parallel block: `most` (the L2-sized block), fewer when that would leave fewer
+    than GEMM_MIN_BLOCKS blocks — a small or skinny product still splits evenly over the
+    threads, and a worker that wakes late loses only small blocks to the others."""
+    want = ceil_div(lb, lb.mul(tiles, column_blocks), GEMM_MIN_BLOCKS)
+    return lb.max(lb.const(1), lb.min(lb.const(most), want))
+
+
+def _block_coordinates(lb: LoopBuilder, blk: Index, m: Index, n: Index, row_blocks: Index,
+                       column_blocks: Index) -> tuple[Index, Index]:
+    """(row block, column block) of parallel block `blk`: numbered row-major when m ≥ n (a
+    thread's contiguous range of blocks then shares few rows of A with the other's), else
+    column-major. Index arithmetic only (the loop dialect has no branch): `by_rows` is 0 or 1."""
+    one = lb.const(1)
+    by_rows = lb.min(one, lb.floordiv(m, lb.max(n, one)))
+    by_cols = lb.sub(one, by_rows)
+    inner = lb.add(lb.mul(by_rows, column_blocks), lb.mul(by_cols, row_blocks))
+    major = lb.floordiv(blk, inner)
+    minor = lb.sub(blk, lb.mul(major, inner))
+    bi = lb.add(lb.mul(by_rows, major), lb.mul(by_cols, minor))
+    bj = lb.add(lb.mul(by_rows, minor), lb.mul(by_cols, major))
+    return bi, bj
+
+
+def pack_tiles(ctx: FuncLowering, load_a: Load2, a_transposed: bool, m: Index, k: Index,
+               element: ScalarType, MR: int, packs: Index) -> Value:
+    """A copied into ceil(m/MR) tiles, `Ap[s, q, r] = A[s·MR + r, q]`, zero past row m, when
+    `packs` is 1 (else an empty buffer). Parallel over tiles; the copy walks A along its
+    contiguous axis."""
+    lb = ctx.lb
+    packed_tiles = lb.mul(ceil_div(lb, m, MR), packs)
+    packed = lb.alloc(MemRefType((None, None, MR), element), [packed_tiles, k])
+    packed.name_hint = "tiles"
+    _pack(lb, packed, packed_tiles, load_a, a_transposed, m, k, element, MR)
+    return packed
 
 
 def pack_panels(ctx: FuncLowering, load_b: Load2, b_transposed: bool, k: Index, n: Index,
-                element: ScalarType, NR: int) -> tuple[Value, Index]:
-    """B copied into ceil(n/NR) panels, `Bp[p, q, t] = B[q, p·NR + t]`, zero past column n;
-    returns (Bp, number of panels). Parallel over panels; the copy walks B along its contiguous
-    axis: rows of B, or columns when B is a transposed view."""
+                element: ScalarType, NR: int, enabled: Index) -> tuple[Value, Index]:
+    """B copied into ceil(n/NR) panels (none when `enabled` is 0), `Bp[p, q, t] =
+    B[q, p·NR + t]`, zero past column n; returns (Bp, number of panels): the packing of Bᵀ's
+    rows, which is `pack_tiles` of Bᵀ."""
     lb = ctx.lb
-    nr = lb.const(NR)
-    panels = lb.floordiv(lb.add(n, lb.const(NR - 1)), nr)
+    panels = lb.mul(ceil_div(lb, n, NR), enabled)
     packed = lb.alloc(MemRefType((None, None, NR), element), [panels, k])
     packed.name_hint = "panels"
-    zero = lb.const(0)
-    with lb.parallel([panels]) as (p,):
-        first = lb.mul(named(p, "p"), nr)
-        width = lb.min(nr, lb.sub(n, first))
-        for lo, hi, fill in ((zero, width, True), (width, nr, False)):
-            outer, inner = ((lo, hi), (zero, k)) if b_transposed else ((zero, k), (lo, hi))
-            with lb.for_(*outer) as o:
-                with lb.for_(*inner) as i:
-                    q, t = (i, o) if b_transposed else (o, i)
-                    q, t = named(q, "q"), named(t, "t")
-                    v = load_b(q, lb.add(first, t)) if fill else lb.scalar_const(0, element)
-                    lb.store(v, packed, [p, q, t])
+    _pack(lb, packed, panels, lambda t, q: load_b(q, t), not b_transposed, n, k, element, NR)
     return packed, panels
 
 
-def _tile_to_scratch(ctx: FuncLowering, rows: list[Index], lines: list, packed: Value, p: Index,
-                     k: Index, NR: int, scratch: Value, element: ScalarType) -> None:
-    """scratch[r, t] = Σ_q A[r, q]·Bp[p, q, t] for the tile's rows r and every lane t < NR, the
-    sums carried in `iter_args` (registers) through one loop over all of k. The loop is not
+def _pack(lb: LoopBuilder, packed: Value, groups: Index, load: Load2, across_lines: bool,
+          lines: Index, k: Index, element: ScalarType, width: int) -> None:
+    """packed[g, q, w] = load(g·width + w, q) for w below the valid `lines`, else 0. The copy
+    walks the source's contiguous axis: across the lines at each q when `across_lines`, else
+    along q within each line."""
+    zero = lb.const(0)
+    with lb.parallel([groups]) as (g,):
+        first = lb.mul(named(g, "g"), lb.const(width))
+        valid = lb.min(lb.const(width), lb.sub(lines, first))
+        for lo, hi, fill in ((zero, valid, True), (valid, lb.const(width), False)):
+            outer, inner = ((zero, k), (lo, hi)) if across_lines else ((lo, hi), (zero, k))
+            with lb.for_(*outer) as o:
+                with lb.for_(*inner) as i:
+                    q, w = (o, i) if across_lines else (i, o)
+                    q, w = named(q, "q"), named(w, "w")
+                    v = load(lb.add(first, w), q) if fill else lb.scalar_const(0, element)
+                    lb.store(v, packed, [g, q, w])
+
+
+def multiply_add(lb: LoopBuilder, a: Value, b: Value, c: Value) -> Value:
+    """a·b + c: one `fma` for floats (one instruction), mul and add for integers."""
+    if a.type.is_float:
+        return lb.scalar("fma", [a, b, c])
+    return lb.scalar("add", [c, lb.scalar("mul", [a, b])])
+
+
+def _tile_to_scratch(lb: LoopBuilder, a_of: Callable[[Index, int], Value], packed_b: Value,
+                     p: Index, q0: Index, q1: Index, MR: int, NR: int, scratch: Value, blk: Index,
+                     element: ScalarType) -> None:
+    """scratch[blk, r, t] = Σ_{q0≤q<q1} a_of(q, r)·Bp[p, q, t] for every r < MR, t < NR, the
+    sums carried in `iter_args` (registers) through one loop over the slice. The loop is not
     marked `reduction`: each sum keeps its order, and vectorization is across the lanes t
     (LLVM's SLP vectorizer), not along q."""
-    lb = ctx.lb
     zero = lb.scalar_const(0, element)
-    with lb.for_(lb.const(0), k, inits=[zero] * (len(rows) * NR)) as loop:
+    with lb.for_(q0, q1, inits=[zero] * (MR * NR)) as loop:
         q = named(loop, "q")
-        b = [lb.load(packed, [p, q, lb.const(t)]) for t in range(NR)]
+        b = [lb.load(packed_b, [p, q, lb.const(t)]) for t in range(NR)]
         sums = []
-        for r, line in enumerate(lines):
-            a = line(q)
+        for r in range(MR):
+            a = a_of(q, r)
             for t in range(NR):
-                sums.append(lb.scalar("add", [loop.iter_args[r * NR + t], lb.scalar("mul", [a, b[t]])]))
+                sums.append(multiply_add(lb, a, b[t], loop.iter_args[r * NR + t]))
         lb.yield_(loop, sums)
-    for r, row in enumerate(rows):
+    for r in range(MR):
         for t in range(NR):
-            lb.store(loop.results[r * NR + t], scratch, [row, lb.const(t)])
+            lb.store(loop.results[r * NR + t], scratch, [blk, lb.const(r), lb.const(t)])

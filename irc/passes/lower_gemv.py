@@ -96,9 +96,10 @@ def combine_rows(ctx: FuncLowering, row: Line, coef: Load1, k: Index, n: Index, 
         stepped = lb.add(lo, lb.mul(lb.floordiv(lb.sub(hi, lo), U), U))
         with lb.for_(lo, stepped, U) as step:
             first = named(step, "r")
-            add_rows(lb, part, c, [lb.add(first, lb.const(u)) for u in range(ROWS_PER_STEP)], row, coef, n)
+            add_rows(lb, part, c, [lb.add(first, lb.const(u)) for u in range(ROWS_PER_STEP)], row,
+                     coef, (lb.const(0), n))
         with lb.for_(stepped, hi) as last:
-            add_rows(lb, part, c, [named(last, "r")], row, coef, n)
+            add_rows(lb, part, c, [named(last, "r")], row, coef, (lb.const(0), n))
     with lb.parallel([n]) as (j,):
         total = lb.load(part, [lb.const(0), named(j, "j")])
         for p in range(1, ROW_CHUNKS):
@@ -106,12 +107,14 @@ def combine_rows(ctx: FuncLowering, row: Line, coef: Load1, k: Index, n: Index, 
         lb.store(axpby(lb, total, alpha, load_y(j) if load_y else None, beta), out, [j])
 
 
-def add_rows(lb: LoopBuilder, part: Value, c: Index, rows: list[Index], row: Line, coef: Load1,
-             n: Index) -> None:
-    """part[c, :] += Σ_r coef[r]·X[r, :] over `rows`, in one pass over the row of partials."""
-    weights = [coef(r) for r in rows]
+def add_rows(lb: LoopBuilder, part: Value, c: Index, rows: list[Index], row: Line,
+             coef: Load1 | None, columns: tuple[Index, Index]) -> None:
+    """part[c, j] += Σ_r coef[r]·X[r, j] over `rows` (just Σ_r X[r, j] without coef), for j in
+    the range `columns`, in one pass over the row of partials."""
+    weights = [coef(r) for r in rows] if coef is not None else [None] * len(rows)
     lines = [row(r) for r in rows]
-    with lb.for_(lb.const(0), n) as loop:
+    with lb.for_(*columns) as loop:
         j = named(loop, "j")
-        total = balanced_sum(lb, [lb.scalar("mul", [line(j), w]) for line, w in zip(lines, weights)])
+        total = balanced_sum(lb, [line(j) if w is None else lb.scalar("mul", [line(j), w])
+                                  for line, w in zip(lines, weights)])
         lb.store(lb.scalar("add", [lb.load(part, [c, j]), total]), part, [c, j])

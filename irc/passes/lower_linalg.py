@@ -15,7 +15,8 @@ from ..ir.core import Operation, Value
 from .linalg_common import dot_loop, is_transposed, line_of, vector
 from .lower_gemm import gemm as gemm_kernel
 from .lower_gemv import combine_rows, row_dots
-from .lower_to_loops import FuncLowering, lowering
+from .lower_to_loops import FuncLowering, inplace_target
+from .lowering_registry import lowering
 
 
 def _alpha_beta(op: Operation) -> tuple[float, float]:
@@ -34,7 +35,7 @@ def gemv(ctx: FuncLowering, op: Operation, A: Value, x: Value, y: Value | None,
     if y is not None:
         lb.assert_eq(m, ctx.sizes_of(y)[0], f"'{op.op_name}': rows of A and y differ")
     t: TensorType = op.results[0].type
-    out = ctx.alloc(t, [m])
+    out = inplace_target(ctx, op, 0) or ctx.alloc(t, [m])
     m = ctx.sizes_of(out)[0]
     load_y = vector(lb, y) if y is not None else None
     if is_transposed(A):  # the rows of X = Aᵀ are A's columns
@@ -47,26 +48,33 @@ def gemv(ctx: FuncLowering, op: Operation, A: Value, x: Value, y: Value | None,
 
 
 def gemm(ctx: FuncLowering, op: Operation, A: Value, B: Value, C: Value | None,
-         alpha: float, beta: float) -> Value:
-    """out = alpha·A·B + beta·C for a matrix A (the register-tiled kernel) or a vector A (a
-    vector-matrix product: a combination of B's rows, or dot products when B is transposed)."""
+         alpha: float, beta: float, epilogue: str | None = None) -> Value:
+    """out = f(alpha·A·B + beta·C) for a matrix A (the register-tiled kernel; C may be a row
+    broadcast over the rows, f an epilogue function) or a vector A (a vector-matrix product: a
+    combination of B's rows, or dot products when B is transposed)."""
     lb = ctx.lb
     a_rows = len(ctx.sizes_of(A)) == 2
     m, k = ctx.sizes_of(A) if a_rows else (None, ctx.sizes_of(A)[0])
     k2, n = ctx.sizes_of(B)
     lb.assert_eq(k, k2, f"'{op.op_name}': inner dimensions differ")
     t: TensorType = op.results[0].type
-    out = ctx.alloc(t, [m, n] if a_rows else [n])
+    out = inplace_target(ctx, op, 0) or ctx.alloc(t, [m, n] if a_rows else [n])
+    broadcast = [d == 1 for d in op.operands[2].type.shape] if C is not None else []
     if C is not None:
         for axis, (a, b) in enumerate(zip(ctx.sizes_of(out), ctx.sizes_of(C))):
-            lb.assert_eq(a, b, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
+            if not broadcast[axis]:
+                lb.assert_eq(a, b, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
     element = t.element
     if a_rows:
         m, n = ctx.sizes_of(out)
-        load_c = (lambda i, j: lb.load(C, [i, j])) if C is not None else None
-        gemm_kernel(ctx, line_of(lb, A, ctx.sizes_of(A), 1), lambda q, j: lb.load(B, [q, j]),
-                    is_transposed(B), m, k, n, out, element, alpha, load_c, beta)
+        zero = lb.const(0)
+        load_c = (lambda i, j: lb.load(C, [zero if broadcast[0] else i, zero if broadcast[1] else j])) \
+            if C is not None else None
+        gemm_kernel(ctx, lambda i, q: lb.load(A, [i, q]), is_transposed(A),
+                    lambda q, j: lb.load(B, [q, j]), is_transposed(B), m, k, n, out, element,
+                    alpha, load_c, beta, epilogue)
         return out
+    assert epilogue is None, "an epilogue is only folded into a matrix product"
     n = ctx.sizes_of(out)[0]
     load_cv = vector(lb, C) if C is not None else None
     if is_transposed(B):  # out[j] is the dot product of x with B's column j, contiguous
@@ -108,5 +116,7 @@ def _gemv(ctx: FuncLowering, op: Operation) -> None:
 def _gemm(ctx: FuncLowering, op: Operation) -> None:
     alpha, beta = _alpha_beta(op)
     C = ctx.operand(op, 2) if op.num_operands == 3 else None
-    out = gemm(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), C, alpha, beta)
+    epilogue = op.attributes.get("epilogue")
+    out = gemm(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), C, alpha, beta,
+               epilogue.value if epilogue is not None else None)
     ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)

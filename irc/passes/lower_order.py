@@ -12,7 +12,8 @@ from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
 from ..ir.types import i64
 from .lower_reduce import COMBINE, identity
-from .lower_to_loops import FuncLowering, lowering
+from .lower_to_loops import FuncLowering
+from .lowering_registry import lowering
 from .loop_builder import Index
 
 

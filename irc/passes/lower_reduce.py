@@ -3,42 +3,30 @@
 * a reduction over the innermost axis is a `loop.for` with an accumulator marked `reduction`
   (code generation gives the combining op `reassoc`);
 * a reduction that keeps the innermost axis accumulates into the output row by row, so the
-  inner loop runs along the contiguous axis with independent iterations;
+  inner loop runs along the contiguous axis with independent iterations; a sum over the rows
+  of a matrix (`sum(axis=0)`) does so into private rows of partials per chunk of rows
+  (`lower_column_sums.py`), reading the matrix as it lies;
 * `tensor.fused_reduce` computes its fused body where the reduction loads and stores its
   elementwise results from the same iteration (one pass);
 * sums and products combine in `accumulator_type` (f32 for f16), rounded once at the end.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..dialects.builtin import MemRefType, TensorType
-from ..dialects.tensor_linalg import accumulator_type
+from ..dialects.tensor_semantics import accumulator_type
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, i64
-from .lower_to_loops import FuncLowering, inplace_target, lowering
+from .reduction_kinds import COMBINE, identity
+from .linalg_common import is_transposed, line_of, line_view
+from .lower_column_sums import column_sums
 from .loop_builder import Index
+from .lower_to_loops import FuncLowering, inplace_target
+from .lowering_registry import lowering
 
 # `_reduce_outer` splits the kept innermost axis into blocks of this many elements (the unit of
 # parallel work; a block's slice of a row is contiguous)
 OUTER_BLOCK = 256
-COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
-
-
-def identity(kind: str, t: ScalarType):
-    """The neutral element of a reduction (numpy's result for an empty sum/prod)."""
-    if kind == "sum":
-        return 0
-    if kind == "prod":
-        return 1
-    if t.is_bool:
-        return kind == "min"
-    if t.is_float:
-        return float("-inf") if kind == "max" else float("inf")
-    info = np.iinfo(t.numpy_name)
-    return int(info.min) if kind == "max" else int(info.max)
-
-
 @lowering("tensor.reduce")
 def _reduce(ctx: FuncLowering, op: Operation) -> None:
     kind = op.attributes["kind"].value
@@ -62,6 +50,8 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
         _arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
     elif rank - 1 in axes:
         _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, [out], [t.element], out_sizes)
+    elif sums_rows(kind, axes, rank, [t.element]) and x.type.element == t.element and not is_transposed(x):
+        column_sums(ctx, line_of(ctx.lb, x, sizes, 1), sizes[0], sizes[1], out, t.element)
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, [out], out_sizes)
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
@@ -100,6 +90,10 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
 
     if rank - 1 in axes:
         values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
+    elif sums_rows(kind, axes, rank, elements):
+        column_sums(ctx, _fused_rows(ctx, op, elementwise, sizes), sizes[0], sizes[1], reduced[0],
+                    elements[0])
+        values = [None]
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, reduced, out_sizes)
         values = [None] * len(reduced)
@@ -110,6 +104,49 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
             ctx.scalars[r] = v
         else:
             ctx.bind(r, out, out_sizes, contiguous=True)
+
+
+def _fused_rows(ctx: FuncLowering, op: Operation, elementwise: list[Value], sizes: list[Index]):
+    """The rows of a 2-d `fused_reduce`'s body for `column_sums`: for row r, one-row views of
+    the operands and of the elementwise results made before the loop along the row (as
+    `line_of`: a unit-stride access LLVM vectorizes, not gathers); a column operand (n×1) is
+    one load per row. Each element's body stores its elementwise results and gives the value
+    summed."""
+    lb = ctx.lb
+    block = op.regions[0].blocks[0]
+    zero = lb.const(0)
+
+    def row(r: Index):
+        reads: list = []
+        for v in op.operands:
+            if v in ctx.scalars:
+                reads.append(lambda j, s=ctx.scalars[v]: s)
+                continue
+            at = zero if v.type.shape[0] == 1 else r
+            buf = ctx.buf[v]
+            if v.type.shape[1] == 1:
+                value = lb.load(buf, [at, zero])
+                reads.append(lambda j, value=value: value)
+            else:
+                view = line_view(lb, buf, ctx.sizes_of(buf), 1, at)
+                reads.append(lambda j, view=view: lb.load(view, [zero, j]))
+        outs = [line_view(lb, out, sizes, 1, r) for out in elementwise]
+
+        def element(j: Index) -> Value:
+            mapping: dict[Value, Value] = {a: read(j) for a, read in zip(block.args, reads)}
+            for inner in block.ops[:-1]:
+                lb.b.insert(inner.clone(mapping))
+            values = [mapping.get(y, y) for y in block.ops[-1].operands]
+            for v, out in zip(values, outs):
+                lb.store(v, out, [zero, j])
+            return values[len(outs)]
+        return element
+    return row
+
+
+def sums_rows(kind: str, axes: tuple[int, ...], rank: int, elements: list[ScalarType]) -> bool:
+    """A float sum over the rows of a matrix, to one result: `column_sums`' case."""
+    return kind == "sum" and axes == (0,) and rank == 2 and len(elements) == 1 and elements[0].is_float
 
 
 def assert_not_empty(ctx: FuncLowering, op: Operation, kind: str, sizes: list[Index],

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable
 from ..dialects.builtin import TensorType
 from ..ir.core import Operation
 from ..ir.types import ScalarType, i64
+from .lowering_registry import ELEMENTWISE_BODIES
 
 if TYPE_CHECKING:
     from .lower_to_loops import FuncLowering
@@ -40,7 +41,6 @@ def lower_single_element(ctx: FuncLowering, op: Operation) -> bool:
         return False
     if op.op_name in SINGLE_LOWERINGS:
         return SINGLE_LOWERINGS[op.op_name](ctx, op)
-    from .lower_to_loops import ELEMENTWISE_BODIES
     body = ELEMENTWISE_BODIES.get(op.op_name)
     if body is None or not all(single_element(v.type) for v in op.operands):
         return False

@@ -9,8 +9,9 @@ from ..dialects.tensor_base import DYNAMIC, NO_BOUND
 from ..ir.core import Operation
 from ..ir.types import i64
 from .index_trace import indices_of_vector
-from .lower_to_loops import FuncLowering, lowering
 from .loop_builder import Index, LoopBuilder
+from .lower_to_loops import FuncLowering
+from .lowering_registry import lowering
 
 
 def _view_type(t: TensorType) -> MemRefType:

@@ -25,27 +25,16 @@ from typing import Callable, Iterator
 from ..dialects import loop as L
 from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
 from ..dialects.builtin import DenseAttr, MemRefType, ModuleOp, TensorType
+from ..dialects.elementwise import TABLE_ROWS
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
+from .simd import SimdRegisters, host_simd, parse_simd
 from .loop_builder import Index, LoopBuilder
-
-Lowering = Callable[["FuncLowering", Operation], None]
-LOWERINGS: dict[str, Lowering] = {}
-# ops whose lowering reads operands only through `FuncLowering.broadcast_load` (so an operand
-# held as a scalar needs no buffer: see `lower_scalars.py`)
-BY_ELEMENT: set[str] = {"tensor.fused_reduce"}
-
-
-def lowering(*names: str):
-    """Register the lowering of tensor ops by name."""
-    def register(fn: Lowering) -> Lowering:
-        for n in names:
-            LOWERINGS[n] = fn
-        return fn
-    return register
-
+from .lower_scalars import lower_single_element
+from .lowering_registry import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, BodyMaker, lowering
+from .plan_buffers import plan_buffers
 
 def contiguous_type(t: TensorType) -> MemRefType:
     return MemRefType(t.shape, t.element, device=t.device)
@@ -63,9 +52,10 @@ class FuncLowering:
     """Lowers one function; `buf` maps tensor values to memrefs, `sizes` memrefs to their
     sizes as index values (so no `loop.dim` is needed except on arguments)."""
 
-    def __init__(self, func: FuncOp, allow_gc: bool = True):
+    def __init__(self, func: FuncOp, allow_gc: bool = True, simd: SimdRegisters | None = None):
         self.src = func
         self.allow_gc = allow_gc
+        self.simd = simd or host_simd()  # what the product kernels size their tiles by
         ft = func.function_type
         for t in (*ft.inputs, *ft.results):
             if not isinstance(t, TensorType):
@@ -90,7 +80,6 @@ class FuncLowering:
             self.sizes[new] = [lb.dim(new, a) for a in range(new.type.rank)]
             if new.type.device is not None:
                 self.contiguous.add(new)
-        from .lower_scalars import lower_single_element
         for op in self.src.body.ops:
             lb.location = op.location
             if isinstance(op, ReturnOp):
@@ -106,7 +95,6 @@ class FuncLowering:
                 for v in op.operands:
                     self.materialize(v)
             fn(self, op)
-        from .plan_buffers import plan_buffers
         plan_buffers(self.func, allow_gc=self.allow_gc)
         return self.func
 
@@ -268,11 +256,6 @@ def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     return m
 
 
-# op name -> body(ctx, op): the scalar results from the operands' scalars (one element)
-BodyMaker = Callable[[FuncLowering, Operation], Callable[[list[Value]], list[Value]]]
-ELEMENTWISE_BODIES: dict[str, BodyMaker] = {}
-
-
 def elementwise_lowering(*names: str):
     """Register ops computed element by element: `make(ctx, op)` gives the function from the
     operands' scalars to the results' scalars; the loop nest (or, for one element, no loop:
@@ -292,7 +275,6 @@ def _table_body(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], lis
 
 
 def _register_table() -> None:
-    from ..dialects.elementwise import TABLE_ROWS
     elementwise_lowering(*(row.tensor_name for row in TABLE_ROWS))(_table_body)
 
 
@@ -335,10 +317,11 @@ def _constant(ctx: FuncLowering, op: Operation) -> None:
 
 
 # ---------------------------------------------------------------------------- the pass
-def lower_function(func: FuncOp, allow_gc: bool = True) -> FuncOp:
+def lower_function(func: FuncOp, allow_gc: bool = True, simd: SimdRegisters | None = None) -> FuncOp:
     """The loop-level version of a tensor-level function (the input is left untouched);
-    `allow_gc=False` keeps temporaries in a workspace across calls (see `plan_buffers`)."""
-    return FuncLowering(func, allow_gc).lower()
+    `allow_gc=False` keeps temporaries in a workspace across calls (see `plan_buffers`); `simd`
+    (default: the host's) sizes the register tiles of products."""
+    return FuncLowering(func, allow_gc, simd).lower()
 
 
 def is_tensor_function(op: Operation) -> bool:
@@ -355,14 +338,19 @@ class LowerToLoops(Pass):
     summary = "bufferize tensor functions into loop-dialect loops over memrefs"
     tags = ("lowering",)
     allow_gc: bool = True
+    simd: str = ""  # vector registers as BYTESxCOUNT (64x32: AVX-512); "": the host's
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
+        try:
+            simd = parse_simd(self.simd)
+        except ValueError as e:
+            raise self.error(str(e), module.location) from None
         for op in list(module.body.ops):
             if not is_tensor_function(op):
                 continue
             try:
-                new = lower_function(op, self.allow_gc)
+                new = lower_function(op, self.allow_gc, simd)
             except ValueError as e:
                 raise self.error(str(e), op.location) from None
             module.body.insert_before(op, new)
@@ -370,4 +358,4 @@ class LowerToLoops(Pass):
 
 
 from . import (lower_creation, lower_fused_matvec, lower_index, lower_linalg, lower_order,  # noqa: E402,F401
-               lower_reduce, lower_shapes)  # (they register their lowerings here)
+               lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)

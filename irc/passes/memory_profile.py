@@ -13,6 +13,7 @@ from ..dialects import loop as L
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.core import Value
+from ..passes.lower_to_loops import lower_function
 
 
 def _funcs(module: ModuleOp, name: str | None) -> FuncOp:
@@ -66,7 +67,6 @@ def memory_profile(module: ModuleOp, input_shapes: Sequence[tuple[int, ...]],
     `peak_bytes` (results included), `output_bytes`, `temporary_bytes` (allocated per call),
     `peak_bytes_no_inplace` (the `inplace` marks ignored), `peak_bytes_no_reuse`, and
     `workspace_bytes_no_gc` (held between calls with allow_gc=False, then 0 bytes per call)."""
-    from ..passes.lower_to_loops import lower_function
     func = _funcs(module, name)
     shapes = [tuple(s) for s in input_shapes]
     out = replay(lower_function(func), shapes)

@@ -177,7 +177,7 @@ class KernelOutliner:
         args, remat = self._kernel_inputs([work, *trips, *captured_values(nest)], nest)
         name = f"{self.func.sym_name}_kernel{self.count}"
         self.count += 1
-        kernel = G.GpuFuncOp.create_kernel(name, [v.type for v in args], nest.location)
+        kernel = G.GpuFuncOp.create(name, [v.type for v in args], (), location=nest.location)
         aliased = [i for i, v in enumerate(args) if v in self.shared_storage]
         if aliased:
             kernel.attributes["irc.may_alias"] = DenseArrayAttr(tuple(aliased))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..config import config
 from ..ir.core import Operation
+from ..ir.instrumentation import render_ir
 from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes
 
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode", "NO_OPT")
@@ -44,7 +46,6 @@ def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:
 
 def check_mode(mode: str | None) -> str:
     """The mode to use (`config.mode` when None); a clear error for an unknown one."""
-    from ..config import config
     mode = config.mode if mode is None else getattr(mode, "name", mode)
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}, or an irc.Mode")
@@ -84,13 +85,11 @@ class StageRecorder(PassInstrumentation):
         self._counts: dict[str, int] = {}
 
     def before_pipeline(self, pm: PassManager, module: Operation) -> None:
-        from ..ir.instrumentation import render_ir
         self.stages.setdefault("tensor", render_ir(module, debuginfo=True))
 
     def after_pass(self, pass_: Pass, module: Operation) -> None:
         if not self.per_pass:
             return
-        from ..ir.instrumentation import render_ir
         text = render_ir(module, debuginfo=True)
         n = self._counts.get(pass_.name, 0) + 1
         self._counts[pass_.name] = n
@@ -105,7 +104,6 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     """Run `mode`'s pipeline for `device` over `module` in place, without the passes tagged
     or named in `config.optimizer_excluding` and `excluding`; returns the stage texts.
     (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
-    from ..config import config
     insts: list[PassInstrumentation] = []
     recorder = StageRecorder(per_pass)
     if record:
@@ -115,7 +113,6 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
     pm.run(module)
     if record:
-        from ..ir.instrumentation import render_ir
         recorder.stages.setdefault("tensor", render_ir(module, debuginfo=True))
         recorder.stages["optimized"] = render_ir(module, debuginfo=True)
     return recorder.stages

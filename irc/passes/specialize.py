@@ -4,6 +4,18 @@
     dot(A: matrix, B: matrix)  -> gemm(A, B)
     c * gemv(...)              -> gemv(...) {alpha *= c}    (c a splat constant; same for gemm)
     y + gemv(A, x)             -> gemv(A, x, y) {beta = 1}  (same for gemm; y not broadcast)
+    y - gemm(A, B)             -> gemm(A, B, y) {alpha = -alpha, beta = 1}
+    y - gemm(A, B, y)          -> gemm(A, B, y) {alpha = -alpha, beta = 1 - beta}
+    gemm(A, B, c * y)          -> gemm(A, B, y) {beta *= c}  (c a splat constant)
+    gemm(A, B) + b             -> gemm(A, B, b) {beta = 1}  (b a 1×n bias row, broadcast)
+    f(gemm(...))               -> gemm(...) {epilogue = "f"}  (f a unary float function)
+
+The `y - gemm` and scaled-accumulator rules fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight
+decay `W - lr·(Xᵀ·δ + λ·W)`, into one gemm that accumulates into W (alpha = -lr, beta = 1 or
+1 - lr·λ); `inplace` then lets it write over W's own storage (Theano's `Gemm{inplace}`). The
+bias-row and epilogue rules make a dense layer's `tanh(h·W + b)` one gemm whose store loop adds
+the bias and whose blocks apply tanh while they are still in cache, instead of a second pass
+over the output.
     pow(x, 2) -> x * x         pow(x, 1) -> x       pow(x, 0.5) -> sqrt(x)
 
 gemv/gemm are what BLAS-backed code generation keys on, and what the tutorial's
@@ -13,7 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.attributes import FloatAttr
+from ..dialects.builtin import TensorType
+from ..dialects.tensor_linalg import is_epilogue
+from ..ir.attributes import FloatAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.pass_manager import Pass, option, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
@@ -46,11 +60,22 @@ class DotToBlas(RewritePattern):
 
 
 def _blas_operand(value) -> Operation | None:
-    """The gemv/gemm producing `value`, if it has no other user (so it can absorb work)."""
+    """The gemv/gemm producing `value`, if it has no other user (so it can absorb work) and no
+    epilogue (a function of its result cannot take a scale or a sum through)."""
     op = producer(value)
-    if op is None or op.op_name not in ("tensor.gemv", "tensor.gemm") or len(value.uses) != 1:
+    if op is None or op.op_name not in ("tensor.gemv", "tensor.gemm") or len(value.uses) != 1 \
+            or "epilogue" in op.attributes:
         return None
     return op
+
+
+def _bias_row(y, result_type) -> bool:
+    """Whether y is a matrix that broadcasts to `result_type` along static-1 dims only (the
+    accumulator a gemm may read broadcast)."""
+    t = y.type
+    return (isinstance(t, TensorType) and t.rank == 2 and t.element == result_type.element
+            and t.device == result_type.device
+            and all(d == r or d == 1 for d, r in zip(t.shape, result_type.shape)))
 
 
 class ScaleIntoAlpha(RewritePattern):
@@ -74,14 +99,18 @@ class ScaleIntoAlpha(RewritePattern):
 
 
 class AccumulateIntoBeta(RewritePattern):
-    """`y + gemv(A, x)` → `gemv(A, x, y) {beta = 1}` when y has the result's exact type."""
+    """`y + gemv(A, x)` → `gemv(A, x, y) {beta = 1}` when y has the result's exact type; for
+    gemm, y may also be a bias row broadcast over the rows."""
 
     root = "tensor.add"
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         for blas_value, y in (op.operands, op.operands[::-1]):
             blas = _blas_operand(blas_value)
-            if blas is None or blas.num_operands != 2 or y.type != op.result.type:
+            if blas is None or blas.num_operands != 2:
+                continue
+            if y.type != op.result.type and not (blas.op_name == "tensor.gemm"
+                                                 and _bias_row(y, op.result.type)):
                 continue
             if blas_value.type != op.result.type:
                 continue
@@ -90,6 +119,69 @@ class AccumulateIntoBeta(RewritePattern):
             rewriter.replace_op(op, new)
             return True
         return False
+
+
+class SubtractIntoBeta(RewritePattern):
+    """`y - gemm(A, B)` → `gemm(A, B, y) {alpha = -alpha, beta = 1}`; `y - gemm(A, B, y)` →
+    `{alpha = -alpha, beta = 1 - beta}` (y of the result's exact type). Not for gemv: a linear
+    model's `w - lr·(Xᵀ·d)` is left to `fuse-matvec`, whose fused pass already does the update."""
+
+    root = "tensor.sub"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        y, blas_value = op.operands
+        blas = _blas_operand(blas_value)
+        if blas is None or blas.op_name != "tensor.gemm" or y.type != op.result.type \
+                or blas_value.type != op.result.type:
+            return False
+        if blas.num_operands == 3 and blas.operands[2] is not y:
+            return False
+        beta = blas.attributes["beta"].value if blas.num_operands == 3 else 0.0
+        attrs = {"alpha": FloatAttr(-blas.attributes["alpha"].value), "beta": FloatAttr(1.0 - beta)}
+        rewriter.replace_op(op, rewriter.create(blas.op_name, [*blas.operands[:2], y], attrs))
+        return True
+
+
+class ScaledAccumulator(RewritePattern):
+    """`gemm(A, B, c * y) {beta}` → `gemm(A, B, y) {beta = beta·c}` when the product c·y is read
+    only there (c a splat constant, y of the accumulator's type)."""
+
+    root = "tensor.gemm"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        if op.num_operands != 3:
+            return False
+        scaled = producer(op.operands[2], "tensor.mul")
+        if scaled is None or len(op.operands[2].uses) != 1:
+            return False
+        for y, other in (scaled.operands, scaled.operands[::-1]):
+            c = splat_value(other)
+            if c is None or y.type != op.operands[2].type:
+                continue
+            attrs = {"alpha": op.attributes["alpha"], "beta": FloatAttr(op.attributes["beta"].value * c)}
+            rewriter.replace_op(op, rewriter.create(op.op_name, [*op.operands[:2], y], attrs))
+            return True
+        return False
+
+
+class EpilogueIntoGemm(RewritePattern):
+    """`f(gemm(...))` → `gemm(...) {epilogue = "f"}` for a unary float function f of the
+    elementwise table, when the product is read only there."""
+
+    root = None  # any unary elementwise op
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        name = op.op_name.removeprefix("tensor.")
+        if not op.op_name.startswith("tensor.") or not is_epilogue(name):
+            return False
+        gemm = producer(op.operands[0], "tensor.gemm")
+        if gemm is None or len(op.operands[0].uses) != 1 or "epilogue" in gemm.attributes \
+                or op.result.type != op.operands[0].type:
+            return False
+        attrs = dict(gemm.attributes)
+        attrs["epilogue"] = StringAttr(name)
+        rewriter.replace_op(op, rewriter.create("tensor.gemm", list(gemm.operands), attrs))
+        return True
 
 
 class PowByConstant(RewritePattern):
@@ -114,7 +206,8 @@ class PowByConstant(RewritePattern):
 
 
 SPECIALIZE_PATTERNS: tuple[RewritePattern, ...] = (
-    DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), PowByConstant(),
+    DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), SubtractIntoBeta(), ScaledAccumulator(),
+    EpilogueIntoGemm(), PowByConstant(),
 )
 
 

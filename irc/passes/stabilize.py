@@ -9,6 +9,8 @@ Without these, logistic regression trained in float32 overflows `exp` and ends i
     -a - b             -> -(a + b)            (exposes exp(-(...)) to the rules above)
     x / (1+exp(a))     -> x * sigmoid(-a)
 
+the softmax family (`stabilize_softmax.py`: softmax and log-softmax written by hand,
+`log(softmax(x))` -> `log_softmax(x)`, a cross-entropy's gradient without division by p),
 and, for the gradients reverse mode writes (products of `gz`, `out`, `1/u`, `exp(-x)`), the
 product-tree rules of `product_tree.py`: cancel a factor above and below the line,
 `sigmoid(x)*exp(-x)` -> `sigmoid(-x)`, and distribute a product over a sum when a factor then
@@ -26,6 +28,7 @@ from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedi
 from ..ir.core import Operation
 from ..ir.transforms import eliminate_common_subexpressions
 from .product_tree import Product, cancel, flatten, summands
+from .stabilize_softmax import SOFTMAX_PATTERNS
 from .tensor_match import is_float_tensor, is_splat, producer
 
 
@@ -275,13 +278,14 @@ class ExpMinusOne(_FloatPattern):
 STABILIZE_PATTERNS: tuple[RewritePattern, ...] = (
     NegSubToNegAdd(), ReciprocalOfOnePlusExp(), ReciprocalOfOnePlusExpUnary(), OneMinusSigmoid(),
     LogSigmoid(), LogOnePlus(), Log1pExp(), ExpMinusOne(), DivByOnePlusExp(), SimplifyProduct(),
+    *SOFTMAX_PATTERNS,
 )
 
 
 @register_pass
 @dataclass
 class Stabilize(Pass):
-    """Numerically stable rewrites (sigmoid, softplus, log1p, expm1 forms)."""
+    """Numerically stable rewrites (sigmoid, softplus, log1p, expm1, softmax forms)."""
 
     name = "stabilize"
     summary = "Rewrite fragile forms: 1/(1+exp(-x)) -> sigmoid, log(sigmoid) -> -softplus, ..."

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .errors import OutputMismatchError
+from .promote import as_f64
 
 # dtype -> (rtol, atol)
 TOLERANCES: dict[str, tuple[float, float]] = {
@@ -75,7 +76,6 @@ class DebugExecutor:
                 if self.arbiter is None or np.asarray(g).dtype.kind != "f":
                     raise
                 if truth is None:
-                    from .promote import as_f64
                     truth = self.arbiter.run(as_f64(list(args)))
                 compare(label, g, e, truth[i])
         return got

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..ir.diagnostics import SOURCES
 from ..ir.location import FileLineColLoc, Location
 
 
@@ -10,7 +11,6 @@ def describe_location(loc: Location) -> str:
     """`file.py:12` plus the source line when it can be read, else ''."""
     if not isinstance(loc, FileLineColLoc):
         return ""
-    from ..ir.diagnostics import SOURCES
     src = SOURCES.line(loc.filename, loc.line)
     text = f"{loc.filename}:{loc.line}"
     return text + (f"\n    {src.strip()}" if src else "")

@@ -14,6 +14,7 @@ from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
 from .graph_view import graph_view
+from .ir_dump import dump_function
 from .targets import Target, resolve
 
 _MISSING = object()
@@ -180,7 +181,6 @@ class Function:
     def dump_ir(self, folder: str) -> list[str]:
         """Write every stage to `folder`, one file per pass down to LLVM IR, each replayable
         with the `irc-opt` command on its first line (see `irc/runtime/ir_dump.py`)."""
-        from .ir_dump import dump_function
         return dump_function(self, folder)
 
     def __repr__(self) -> str:

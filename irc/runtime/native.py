@@ -17,12 +17,23 @@ import functools
 import time
 from dataclasses import dataclass, field
 
+import llvmlite.binding as llvm
 import numpy as np
 
+from ..codegen_cpu.convert_to_llvm import convert_to_llvm
+from ..codegen_cpu.entry_abi import entry_symbol
+from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol
+from ..codegen_cpu import target as cpu_target  # codegen_identity read at each compile
+from ..codegen_cpu.target import emit_object, new_target_machine, parse_and_optimize
+from ..dialects import loop as L
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
+from ..ir.printer import print_op
+from ..ir.verifier import verify
+from ..passes.lower_to_loops import is_tensor_function, lower_function
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
+from .threads import configure
 
 ABI_VERSION = "irc-cpu-abi-2"  # 2: parallel loops call irc_rt_parallel_for
 
@@ -31,7 +42,6 @@ ABI_VERSION = "irc-cpu-abi-2"  # 2: parallel loops call irc_rt_parallel_for
 def probe_numpy_layout():
     """numpy's `PyArrayObject_fields` offsets, checked on a live strided array; None if the
     layout is not the expected one (calls then pass data pointers, sizes and strides)."""
-    from ..codegen_cpu.numpy_abi import ArrayLayout
     layout = ArrayLayout()
     a = np.zeros((3, 5), np.float64)[:, ::2]
     base = id(a)
@@ -155,7 +165,6 @@ def _select_function(module: ModuleOp, name: str | None) -> FuncOp:
 def lower_module(module: ModuleOp, name: str | None = None, allow_gc: bool = True) -> ModuleOp:
     """The loop-level module of one tensor-level function (the input is not modified);
     `allow_gc=False` keeps temporaries in a workspace across calls."""
-    from ..passes.lower_to_loops import is_tensor_function, lower_function
     func = _select_function(module, name)
     loop_func = lower_function(func, allow_gc) if is_tensor_function(func) else func.clone()
     return ModuleOp.create([loop_func])
@@ -165,19 +174,16 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
                 use_cache: bool = True, allow_gc: bool = True) -> NativeFunction:
     """Compile one tensor-level (or loop-level) function of `module` for the host CPU
     (`allow_gc=False`: temporaries stay allocated between calls; calls must not overlap)."""
-    from ..codegen_cpu.target import codegen_identity
-    from ..ir.printer import print_op
     stats = CompileStats()
     t0 = time.perf_counter()
     func = _select_function(module, name)
     loop_module = lower_module(module, name, allow_gc)
     loop_func: FuncOp = loop_module.body.ops[0]
-    from ..ir.verifier import verify
     verify(loop_module)
     text = print_op(loop_module)
     stats.lower_s = time.perf_counter() - t0
     layout = probe_numpy_layout()
-    key = cache_key(ABI_VERSION, text, codegen_identity(), layout.key() if layout else "flat")
+    key = cache_key(ABI_VERSION, text, cpu_target.codegen_identity(), layout.key() if layout else "flat")
     cache = ObjectCache(cache_dir)
     obj = cache.load(key) if use_cache else None
     stats.cache_hit = obj is not None
@@ -194,9 +200,6 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, lay
                 stats: "CompileStats") -> NativeFunction:
     """Load object code and wrap its entry point (the numpy-object ABI when `layout` is known,
     else the flat pointer/size/stride ABI) as a `NativeFunction`."""
-    from ..codegen_cpu.convert_to_llvm import entry_symbol
-    from ..codegen_cpu.numpy_abi import numpy_symbol
-    from ..dialects import loop as L
     t2 = time.perf_counter()
     engine = load_object(obj)
     ft = loop_func.function_type
@@ -236,16 +239,11 @@ def inplace_results(loop_func: FuncOp) -> dict[int, int]:
 
 def build_object(loop_module: ModuleOp, layout=None) -> bytes:
     """convert-to-llvm, the O3 pipeline, object code."""
-    from ..codegen_cpu.convert_to_llvm import convert_to_llvm
-    from ..codegen_cpu.target import emit_object, parse_and_optimize
     return emit_object(parse_and_optimize(convert_to_llvm(loop_module, numpy_layout=layout)))
 
 
 def load_object(obj: bytes):
     """An MCJIT engine holding only this object file (no LLVM optimization runs here)."""
-    import llvmlite.binding as llvm
-    from ..codegen_cpu.target import new_target_machine
-    from .threads import configure
     configure()  # the pool's entry point must resolve before the object loads
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 from ..dialects import loop as L
 from .errors import ExecutionError, IndexOutOfRangeError
 from .native import NativeFunction, compile_cpu
+from .reference import ReferenceExecutor
 from .shapes import ShapeError
 
 _warned: set[str] = set()
@@ -79,6 +80,5 @@ def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Nati
             _warned.add(key)
             warnings.warn(f"irc: function '{func.sym_name}' runs in the (slow) reference executor, "
                           f"not as native code: {e}", RuntimeWarning, stacklevel=4)
-        from .reference import ReferenceExecutor
         return ReferenceExecutor(func, allow_gc=allow_gc), None
     return NativeExecutor(native), native

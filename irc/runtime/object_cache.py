@@ -23,6 +23,8 @@ import os
 import tempfile
 import warnings
 
+from ..config import config
+
 MAGIC = b"irc-cache-entry"
 FORMAT_VERSION = 1
 _MAX_HEADER = 256  # bytes; a real header is about 180
@@ -44,9 +46,8 @@ def cache_dir(override: str | None = None) -> str:
     if env:
         return os.path.expanduser(env)
     try:
-        from ..config import config
         base = config.compiledir
-    except Exception:  # config is optional for the runtime
+    except Exception:  # a broken flag must not stop the runtime: use the default folder
         base = ""
     return base or os.path.join(os.path.expanduser("~"), ".cache", "irc")
 

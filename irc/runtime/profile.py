@@ -6,19 +6,21 @@ compile time split per pass and stage, and per-op times from the backend's `Timi
 sum when there are several, as Theano does."""
 from __future__ import annotations
 
+import atexit
 import functools
 import sys
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Sequence, TextIO
 
+from .function import Function
+from .profile_report import format_profile, memory_lines
 from .profile_timing import ApplyInfo, ReferenceTiming, TimingSource
 
 _AT_EXIT: list["ProfileStats"] = []
 
 
 def _print_at_exit() -> None:
-    from .profile_report import merge
     printed = [s for s in _AT_EXIT if s.calls]
     for stats in printed:
         stats.summary(sys.stderr)
@@ -55,7 +57,6 @@ class ProfileStats:
     def __post_init__(self) -> None:
         if self.at_exit:
             if not _AT_EXIT:
-                import atexit
                 atexit.register(_print_at_exit)
             _AT_EXIT.append(self)
 
@@ -94,12 +95,30 @@ class ProfileStats:
 
     def summary(self, file: TextIO | None = None, n_ops_to_print: int = 20,
                 n_apply_to_print: int = 20) -> None:
-        from .profile_hook import memory_lines
-        from .profile_report import format_profile
         self.collect()
         if not self.memory_lines and self.module is not None:
             self.memory_lines = memory_lines(None, self.module, self.input_shapes)
         (file or sys.stdout).write(format_profile(self, n_ops_to_print, n_apply_to_print))
+
+
+def merge(profiles: list["ProfileStats"]) -> "ProfileStats":
+    """One profile summing several (applies kept apart, grouped by class and op in the tables)."""
+    total = ProfileStats(f"Sum of all({len(profiles)}) printed profiles at exit")
+    for p in profiles:
+        p.collect()
+        total.calls += p.calls
+        total.call_time += p.call_time
+        total.fn_time += p.fn_time
+        total.n_apply += p.n_apply
+        for stage, s in p.compile_times.items():
+            total.compile_times[stage] = total.compile_times.get(stage, 0.0) + s
+        for key, st in p.applies.items():
+            total.applies[len(total.applies)] = ApplyStat(st.info, st.seconds, st.calls)
+        total.float64_notes += [f"{p.name}: {n}" for n in p.float64_notes]
+        total.memory_lines += [f"{p.name}: {m}" for m in p.memory_lines]
+        if p.executor_kind != "native code":
+            total.executor_kind = p.executor_kind
+    return total
 
 
 class ProfilingExecutor:
@@ -132,7 +151,6 @@ class ProfilingExecutor:
 @functools.lru_cache(maxsize=None)
 def profiled_function_class() -> type:
     """A `Function` whose calls are timed whole (Theano's "Time in Function.__call__")."""
-    from .function import Function
 
     class ProfiledFunction(Function):
         def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -11,7 +11,10 @@ from __future__ import annotations
 from time import perf_counter
 from typing import Any
 
+from ..config import config
 from ..ir.instrumentation import PassTiming
+from .profile import ProfileStats, ProfilingExecutor
+from .profile_timing import ReferenceTiming
 
 
 class CompileClock:
@@ -57,41 +60,9 @@ def float64_notes(func: Any) -> list[str]:
     return notes
 
 
-def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
-    """The memory engineer's `memory_profile(module, input_shapes)` (irc/passes/memory_profile.py)
-    for the shapes of the first call, as report lines."""
-    try:
-        from ..passes.memory_profile import memory_profile
-    except ImportError:
-        return []
-    if shapes is None:
-        return ["not available before the first call (the sizes come from the inputs)"]
-    try:
-        m = memory_profile(module, shapes)
-    except Exception as e:  # a profile must never break the program's exit
-        return [f"not available: memory_profile failed: {type(e).__name__}: {e}"]
-    if not isinstance(m, dict):
-        return str(m).splitlines()
-    kb = {k: v / 1024.0 for k, v in m.items() if isinstance(v, (int, float))}
-    lines = [f"(for the input shapes of the first call: {', '.join(str(tuple(s)) for s in shapes)})",
-             f"Max peak memory with current setting: {kb.get('peak_bytes', 0):.1f}KB "
-             f"(outputs {kb.get('output_bytes', 0):.1f}KB, temporaries {kb.get('temporary_bytes', 0):.1f}KB"
-             f" allocated per call)"]
-    if "peak_bytes_no_inplace" in kb:
-        lines.append(f"Max peak memory without inplace: {kb['peak_bytes_no_inplace']:.1f}KB")
-    if "peak_bytes_no_gc" in kb:
-        lines.append(f"Max peak memory with allow_gc=False: {kb['peak_bytes_no_gc']:.1f}KB "
-                     f"({kb.get('workspace_bytes_no_gc', 0):.1f}KB kept between calls, "
-                     f"none allocated per call)")
-    return lines
-
-
 def attach_profile(executor: Any, profile: Any, mode: str, name: str | None, func: Any,
                    clock: CompileClock | None = None, native: Any = None, module: Any = None) -> tuple:
     """(profiling executor, ProfileStats): wrap `executor` and choose the timing source."""
-    from ..config import config
-    from .profile import ProfileStats, ProfilingExecutor
-    from .profile_timing import ReferenceTiming
     at_exit = mode == "ProfileMode" or bool(config.profile)
     stats = profile if isinstance(profile, ProfileStats) else ProfileStats(name, at_exit)
     timing = getattr(native, "timing", None)

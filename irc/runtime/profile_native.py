@@ -14,6 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from ..codegen_cpu.convert_to_llvm import convert_to_llvm
+from ..codegen_cpu.op_timers import OpTimers, TSC_SYMBOL, counters_symbol, lower_tagged
+from ..codegen_cpu.target import emit_object, parse_and_optimize
+from ..dialects.builtin import ModuleOp
+from ..ir.printer import print_op
+from ..ir.verifier import verify
+from . import native as N
+from .native_executor import NativeExecutor, make_cpu_executor
 from .profile_timing import ApplyInfo, describe_ops
 
 
@@ -33,7 +41,6 @@ class NativeTiming:
     name = "cpu-native"
 
     def __init__(self, engine: Any, func: Any, ops: list[Any], coded: set[int] | None = None):
-        from ..codegen_cpu.op_timers import TSC_SYMBOL, counters_symbol
         self.func, self.ops = func, ops
         # ops that lowered to no code (a view of a value held as a scalar) run in no time, once
         # per call like every op: they take the call count of the others
@@ -61,13 +68,6 @@ class NativeTiming:
 
 def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, NativeTiming]:
     """(NativeFunction with timers, its timing source). Mirrors `native.compile_cpu`."""
-    from ..codegen_cpu.convert_to_llvm import convert_to_llvm
-    from ..codegen_cpu.op_timers import OpTimers, lower_tagged
-    from ..codegen_cpu.target import emit_object, parse_and_optimize
-    from ..dialects.builtin import ModuleOp
-    from ..ir.printer import print_op
-    from ..ir.verifier import verify
-    from . import native as N
     stats = N.CompileStats()
     t0 = time.perf_counter()
     func = N._select_function(module, name)
@@ -88,7 +88,6 @@ def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, Nat
 def make_profiled_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Any]:
     """(executor, NativeFunction carrying `.timing`) for a profiled `irc.function`; falls back
     like `make_cpu_executor` (reference executor, warning) when an op cannot be compiled."""
-    from .native_executor import NativeExecutor, make_cpu_executor
     try:
         native, timing = compile_cpu_profiled(module, func.sym_name)
     except (NotImplementedError, ValueError):

@@ -1,11 +1,13 @@
-"""The profile as text, in Theano's layout (so its users find their way at once), and the sum
-of several profiles (Theano's "Sum of all(N) printed profiles at exit")."""
+"""The profile as text, in Theano's layout (so its users find their way at once), with the
+memory report of `passes/memory_profile.py`."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+from ..passes.memory_profile import memory_profile
+
+if TYPE_CHECKING:  # annotations only: the stats print themselves through this module
     from .profile import ProfileStats
 
 
@@ -112,22 +114,26 @@ def _tips(p: "ProfileStats") -> list[str]:
     return tips
 
 
-def merge(profiles: list["ProfileStats"]) -> "ProfileStats":
-    """One profile summing several (applies kept apart, grouped by class and op in the tables)."""
-    from .profile import ApplyStat, ProfileStats
-    total = ProfileStats(f"Sum of all({len(profiles)}) printed profiles at exit")
-    for p in profiles:
-        p.collect()
-        total.calls += p.calls
-        total.call_time += p.call_time
-        total.fn_time += p.fn_time
-        total.n_apply += p.n_apply
-        for stage, s in p.compile_times.items():
-            total.compile_times[stage] = total.compile_times.get(stage, 0.0) + s
-        for key, st in p.applies.items():
-            total.applies[len(total.applies)] = ApplyStat(st.info, st.seconds, st.calls)
-        total.float64_notes += [f"{p.name}: {n}" for n in p.float64_notes]
-        total.memory_lines += [f"{p.name}: {m}" for m in p.memory_lines]
-        if p.executor_kind != "native code":
-            total.executor_kind = p.executor_kind
-    return total
+def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
+    """The memory engineer's `memory_profile(module, input_shapes)` (irc/passes/memory_profile.py)
+    for the shapes of the first call, as report lines."""
+    if shapes is None:
+        return ["not available before the first call (the sizes come from the inputs)"]
+    try:
+        m = memory_profile(module, shapes)
+    except Exception as e:  # a profile must never break the program's exit
+        return [f"not available: memory_profile failed: {type(e).__name__}: {e}"]
+    if not isinstance(m, dict):
+        return str(m).splitlines()
+    kb = {k: v / 1024.0 for k, v in m.items() if isinstance(v, (int, float))}
+    lines = [f"(for the input shapes of the first call: {', '.join(str(tuple(s)) for s in shapes)})",
+             f"Max peak memory with current setting: {kb.get('peak_bytes', 0):.1f}KB "
+             f"(outputs {kb.get('output_bytes', 0):.1f}KB, temporaries {kb.get('temporary_bytes', 0):.1f}KB"
+             f" allocated per call)"]
+    if "peak_bytes_no_inplace" in kb:
+        lines.append(f"Max peak memory without inplace: {kb['peak_bytes_no_inplace']:.1f}KB")
+    if "peak_bytes_no_gc" in kb:
+        lines.append(f"Max peak memory with allow_gc=False: {kb['peak_bytes_no_gc']:.1f}KB "
+                     f"({kb.get('workspace_bytes_no_gc', 0):.1f}KB kept between calls, "
+                     f"none allocated per call)")
+    return lines

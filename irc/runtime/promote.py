@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dialects.builtin import DenseAttr, TensorType
 from ..ir.attributes import Attribute, TypeAttr
 from ..ir.core import Operation
 from ..ir.types import FunctionType, ScalarType, Type, f64
@@ -15,7 +16,6 @@ _LOW = ("f16", "f32")
 
 
 def _type(t: Type) -> Type:
-    from ..dialects.builtin import TensorType
     if isinstance(t, TensorType) and t.element.name in _LOW:
         return t.with_element(f64)
     if isinstance(t, ScalarType) and t.name in _LOW:
@@ -26,7 +26,6 @@ def _type(t: Type) -> Type:
 
 
 def _attr(a: Attribute) -> Attribute:
-    from ..dialects.builtin import DenseAttr
     if isinstance(a, TypeAttr):
         return TypeAttr(_type(a.value))
     if isinstance(a, DenseAttr) and a.type.element.name in _LOW:

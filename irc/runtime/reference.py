@@ -7,8 +7,10 @@ to the user's Python line."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Callable, Sequence
 
+from ..dialects.tensor_eval import evaluate
 from ..ir.core import Operation, Value
 from .errors import ExecutionError, IndexOutOfRangeError
 
@@ -22,7 +24,6 @@ class _Step:
 
 
 def _evaluator() -> Callable[[Operation, list], list]:
-    from ..dialects.tensor_eval import evaluate
     return evaluate
 
 
@@ -101,7 +102,6 @@ class ReferenceExecutor:
                 for s in st.free:
                     env[s] = None
         else:
-            from time import perf_counter
             for st in self.steps:
                 t0 = perf_counter()
                 outs = run_op(st.op, [env[i] for i in st.inputs])

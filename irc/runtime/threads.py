@@ -16,7 +16,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..codegen_cpu.thread_pool import MAX_THREADS, SETTABLE
+import llvmlite.binding as llvm
+
+from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
+from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, build_pool_module
+from ..config import config
+from .object_cache import ObjectCache, cache_key
 
 SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED = (SETTABLE.index(k) for k in
                                                        ("want", "min_work", "spin_cycles", "joined"))
@@ -47,10 +52,6 @@ def default_threads() -> int:
 
 
 def _build() -> _Pool:
-    import llvmlite.binding as llvm
-    from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
-    from ..codegen_cpu.thread_pool import PARALLEL_FOR, build_pool_module
-    from .object_cache import ObjectCache, cache_key
     cache = ObjectCache(kind="runtime")
     key = cache_key("irc-thread-pool", codegen_identity())
     obj = cache.load(key)
@@ -91,7 +92,6 @@ def ensure_pool() -> _Pool:
 
 def configure() -> int:
     """Apply `config.cpu_threads`; returns the number of threads in use."""
-    from ..config import config
     return set_num_threads(config.cpu_threads or default_threads())
 
 

@@ -110,8 +110,8 @@ func.func @f(%X: tensor<?x?xf32>, %v: tensor<?xf32>, %y: tensor<?xf32>, %W: tens
 
 # ---------------------------------------------------------------------------- products, kernel by kernel
 # Sizes straddle every block size of the kernels (irc/passes/lower_gemv.py, lower_gemm.py):
-# 4 rows per gemv block, 8 chunks × 4 rows in Xᵀ·d, 6-row tiles grouped by 4 (from 192 rows),
-# 32 f32 / 16 f64 columns per panel; and 0, 1.
+# 4 rows per gemv block, 8 chunks × 4 rows in Xᵀ·d; 12-row tiles, 32 f32 / 16 f64 columns per
+# panel, parallel blocks of 96 rows × 256 columns, k in slices of 256; and 0, 1.
 RTOL = {"float32": 1e-5, "float64": 1e-12}
 
 
@@ -219,14 +219,16 @@ func.func @f(%x: tensor<?x{t}>, %B: tensor<?x?x{t}>, %W: tensor<?x?x{t}>) -> (te
 
 
 GEMM_SIZES = [(0, 3, 5), (3, 0, 5), (3, 5, 0), (1, 1, 1), (7, 5, 3), (5, 63, 33), (63, 129, 7),
-              (13, 7, 65), (203, 17, 40)]
+              (13, 7, 65), (203, 17, 40), (1000, 33, 7), (33, 1000, 1), (7, 513, 270),
+              (97, 257, 33), (1, 1000, 33)]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("a_t,b_t", [(False, False), (False, True), (True, False), (True, True)])
 def test_gemm_any_size_layout_and_transposition(dtype, a_t, b_t):
     """alpha·op(A)·op(B) + beta·C and the plain product, op a transposed view or not: rows
-    left over after the 6-row tiles, partial panels, blocks of grouped tiles (203 rows)."""
+    left over after the 12-row tiles, partial panels, several parallel blocks each way, several
+    slices of k (the later ones accumulate into out)."""
     t = mlir(dtype)
     mat = f"tensor<?x?x{t}>"
     views = ""
@@ -276,3 +278,25 @@ func.func @f(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %x: tensor<?xf32>, %d: te
     assert_product(many[1], A, x)
     assert_product(many[2], A.T, d)
     assert_product(many[3], d, A)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemm_bias_row_column_and_epilogue(dtype):
+    """f(alpha·A·B + beta·c) with c a 1×n row or an m×1 column read broadcast, f a table
+    function applied block by block after the last slice of k."""
+    t = mlir(dtype)
+    mat = f"tensor<?x?x{t}>"
+    f = compiled(f"""
+func.func @f(%A: {mat}, %B: {mat}, %r: tensor<1x?x{t}>, %c: tensor<?x1x{t}>) -> ({mat}, {mat}) {{
+  %g = tensor.gemm %A, %B, %r {{alpha = 0.5, beta = 1.0, epilogue = "tanh"}} : ({mat}, {mat}, tensor<1x?x{t}>) -> {mat}
+  %h = tensor.gemm %A, %B, %c {{alpha = 1.0, beta = -2.0, epilogue = "sigmoid"}} : ({mat}, {mat}, tensor<?x1x{t}>) -> {mat}
+  func.return %g, %h : {mat}, {mat}
+}}""")
+    for m, k, n in [(1, 1, 1), (7, 33, 5), (100, 300, 270), (33, 7, 1000)]:
+        A, B = rand(m, k, dtype=dtype) / 4, rand(k, n, dtype=dtype, seed=1) / 4
+        r, c = rand(1, n, dtype=dtype, seed=2), rand(m, 1, dtype=dtype, seed=3)
+        g, h = f(A, B, r, c)
+        p = A.astype("float64") @ B
+        np.testing.assert_allclose(g, np.tanh(0.5 * p + r), rtol=RTOL[dtype] * 10, atol=RTOL[dtype] * 10)
+        np.testing.assert_allclose(h, 1 / (1 + np.exp(-(p - 2 * c))), rtol=RTOL[dtype] * 10,
+                                   atol=RTOL[dtype] * 10)

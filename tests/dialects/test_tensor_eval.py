@@ -145,6 +145,11 @@ def test_reductions_and_products():
     got = run("tensor.gemm", [T("4x5xf32"), T("5x4xf32"), T("4x4xf32")], [a, b, c],
               alpha=FloatAttr(0.5), beta=FloatAttr(3.0))
     np.testing.assert_allclose(got, 0.5 * a @ b + 3 * c, rtol=1e-5)
+    row = np.arange(4, dtype=np.float32)[None, :]
+    got = run("tensor.gemm", [T("4x5xf32"), T("5x4xf32"), T("1x4xf32")], [a, b, row],
+              alpha=FloatAttr(0.5), beta=FloatAttr(1.0), epilogue=StringAttr("tanh"))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, np.tanh(0.5 * a @ b + row), rtol=1e-5)
 
 
 def test_results_are_fresh_copies():

@@ -69,3 +69,15 @@ def test_gemv_gemm():
         infer("tensor.gemv", T("6x3xf32"), T("3xf32"), T("7xf32"), **ab)
     with pytest.raises(InferError, match="needs float operands, got i32"):
         infer("tensor.gemm", T("2x3xi32"), T("3x4xi32"))
+
+
+def test_gemm_bias_row_and_epilogue():
+    ab = {"alpha": FloatAttr(1.0), "beta": FloatAttr(1.0)}
+    assert infer("tensor.gemm", T("?x3xf32"), T("3x?xf32"), T("1x5xf32"), **ab) == T("?x5xf32")
+    assert infer("tensor.gemm", T("2x3xf32"), T("3x4xf32"), epilogue=StringAttr("tanh")) == T("2x4xf32")
+    with pytest.raises(InferError, match=r"dim 1 of the product and C do not match"):
+        infer("tensor.gemm", T("2x3xf32"), T("3x4xf32"), T("1x5xf32"), **ab)
+    with pytest.raises(InferError, match="epilogue 'add' is not a unary float function"):
+        infer("tensor.gemm", T("2x3xf32"), T("3x4xf32"), epilogue=StringAttr("add"))
+    with pytest.raises(InferError, match="epilogue 'nope' is not a unary float function"):
+        infer("tensor.gemm", T("2x3xf32"), T("3x4xf32"), epilogue=StringAttr("nope"))

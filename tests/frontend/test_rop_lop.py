@@ -22,6 +22,9 @@ def _exprs():
         ("shapes", lambda x: x.dimshuffle(1, "x", 0).reshape((3, 2)) * x[0, 1:].dimshuffle("x", 0),
          RNG.normal(size=(2, 3))),
         ("softmax", lambda x: T.nnet.softmax(x) * T.log(T.nnet.sigmoid(x)), RNG.normal(size=(2, 3))),
+        ("log_softmax", lambda x: T.nnet.logsoftmax(x) * x, RNG.normal(size=(2, 3))),
+        ("softmax_grad", lambda x: T.grad((T.nnet.softmax(x) * T.constant(w[:2, :3])).sum(), x),
+         RNG.normal(size=(2, 3))),
         ("broadcast", lambda x: T.maximum(x, 0.1) * T.minimum(x, 0.5) + T.stack([x, x * 2], axis=1)
          .sum(axis=0), RNG.normal(size=(2, 3))),
     ]

@@ -1,4 +1,4 @@
-// RUN: irc-opt %s -p lower-to-loops --split-input-file | filecheck %s
+// RUN: irc-opt %s -p 'lower-to-loops{simd=64x32}' --split-input-file | filecheck %s
 
 // gemv of a row-major A: the parallel loop is outermost, over the full blocks of 4 rows; each
 // block walks its 4 rows in one reduction loop (4 accumulators share each load of x); alpha
@@ -83,47 +83,56 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 
 // -----
 
-// gemm: B is packed into panels of 32 columns (parallel over panels, zero past n); then ONE
-// parallel loop, outermost, over blocks of output rows; per panel, register tiles of 6 rows:
-// one loop over k carries the 6×32 tile in iter_args (not a `reduction`: SLP vectorizes across
-// the lanes), stores it to a scratch tile, and a loop with a run-time bound copies its valid
-// columns to the output with alpha and beta·C; leftover rows use a 1-row tile.
+// gemm: B is packed into panels of 32 columns (parallel over panels, zero past n), A into
+// tiles of 12 rows (zero past m; none when one panel covers n); then ONE parallel loop over
+// output blocks; per slice of k, per panel, per tile: one loop over the slice carries the
+// 12×32 tile in iter_args as fmas (not a `reduction`: SLP vectorizes across the lanes),
+// stores it to a scratch tile, and a loop with run-time bounds writes its valid rows and
+// columns: alpha·tile + beta·C on the first slice, out + alpha·tile after (a select).
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %[[OUT:.*]] = loop.alloc
-// CHECK:         %[[NP:.*]] = loop.floordiv
-// CHECK-NEXT:    %[[PANELS:.*]] = loop.alloc %[[NP]], %{{.*}} : (index, index) -> memref<?x?x32xf32>
-// CHECK-NEXT:    loop.parallel (%p) = (%{{.*}}) to (%[[NP]])
+// CHECK:         %[[PANELS:.*]] = loop.alloc %[[NP:.*]], %{{.*}} : (index, index) -> memref<?x?x32xf32>
+// CHECK-NEXT:    loop.parallel (%g) = (%{{.*}}) to (%[[NP]])
 // CHECK:           loop.for %q = {{.*}} {
-// CHECK-NEXT:        loop.for %t = {{.*}} {
+// CHECK-NEXT:        loop.for %w = {{.*}} {
 // CHECK:               %[[B:.*]] = loop.load %B[%q,
-// CHECK-NEXT:          loop.store %[[B]], %[[PANELS]][%p, %q, %t]
+// CHECK-NEXT:          loop.store %[[B]], %[[PANELS]][%g, %q, %w]
 // CHECK:           loop.for %q_1 = {{.*}} {
-// CHECK-NEXT:        loop.for %t_1 = {{.*}} {
+// CHECK-NEXT:        loop.for %w_1 = {{.*}} {
 // CHECK-NEXT:          scalar.constant {value = 0.0 : f32}
-// CHECK-NEXT:          loop.store %{{.*}}, %[[PANELS]][%p, %q_1, %t_1]
-// CHECK:         %[[TILE:.*]] = loop.alloc %{{.*}} : (index) -> memref<?x32xf32>
+// CHECK-NEXT:          loop.store %{{.*}}, %[[PANELS]][%g, %q_1, %w_1]
+// CHECK:         %[[TILES:.*]] = loop.alloc {{.*}} -> memref<?x?x12xf32>
+// CHECK-NEXT:    loop.parallel (%g_1)
+// CHECK:           loop.for %w_2 = {{.*}} {
+// CHECK-NEXT:        loop.for %q_2 = {{.*}} {
+// CHECK:               %[[A:.*]] = loop.load %A[%{{.*}}, %q_2]
+// CHECK-NEXT:          loop.store %[[A]], %[[TILES]][%g_1, %q_2, %w_2]
+// CHECK:         %[[TILE:.*]] = loop.alloc %{{.*}} : (index) -> memref<?x12x32xf32>
 // CHECK:         loop.parallel (%blk) =
 // CHECK-NOT:       loop.parallel
-// CHECK:           loop.for %p_1 = {{.*}} {
-// CHECK:             loop.for %r = %{{.*}} to %[[TILED:.*]] step %[[SIX:.*]] {
-// CHECK-COUNT-6:       loop.subview %A
-// CHECK:               %{{.*}}:192 = loop.for %q_2 = {{.*}} -> (f32, {{.*}}, f32) {
-// CHECK-COUNT-32:        loop.load %[[PANELS]][%p_1, %q_2,
-// CHECK-NEXT:            loop.load %{{.*}}[%{{.*}}, %q_2]
-// CHECK-NEXT:            scalar.mul
-// CHECK-NEXT:            scalar.add %acc,
-// CHECK:                 loop.yield
-// CHECK-NEXT:          }
-// CHECK-NOT:           {reduction}
-// CHECK-COUNT-192:     loop.store %{{.*}}, %[[TILE]][
-// CHECK:               loop.for %i = %r to
-// CHECK-NEXT:            loop.for %t_2 = {{.*}} {
-// CHECK:                   loop.load %C[%i,
-// CHECK:                   loop.store %{{.*}}, %[[OUT]][%i,
-// CHECK:             loop.for %r_1 = %[[TILED]] to
-// CHECK:               %{{.*}}:32 = loop.for %q_3 =
+// CHECK:           loop.for %kb = {{.*}} {
+// CHECK:             %[[LATER:.*]] = scalar.gt %kb,
+// CHECK-NEXT:        loop.for %p = {{.*}} {
+// CHECK:               loop.for %s = {{.*}} {
+// CHECK:                 %{{.*}}:384 = loop.for %q_4 = {{.*}} -> (f32, {{.*}}, f32) {
+// CHECK-COUNT-32:          loop.load %[[PANELS]][%p, %q_4,
+// CHECK-NEXT:              %[[AQ:.*]] = loop.load %[[TILES]][%s, %q_4,
+// CHECK-NEXT:              scalar.fma %[[AQ]], %{{.*}}, %acc :
+// CHECK:                   loop.yield
+// CHECK-NEXT:            }
+// CHECK-NOT:             {reduction}
+// CHECK-COUNT-384:       loop.store %{{.*}}, %[[TILE]][%blk,
+// CHECK:                 loop.for %r = {{.*}} {
+// CHECK-NEXT:              loop.for %t = {{.*}} {
+// CHECK:                     loop.load %[[TILE]][%blk, %r, %t]
+// CHECK:                     loop.load %C[
+// CHECK:                     loop.load %[[OUT]][
+// CHECK-NEXT:                scalar.select %[[LATER]],
+// CHECK:                     loop.store %{{.*}}, %[[OUT]][
+// CHECK:               loop.for %s_1 = {{.*}} {
+// CHECK:                 %{{.*}}:384 = loop.for %q_5 =
+// CHECK:                   loop.load %A[
 // CHECK:         loop.dealloc %[[TILE]]
-// CHECK-NEXT:    loop.dealloc %[[PANELS]]
 func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %C: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %out = tensor.gemm %A, %B, %C {alpha = 2.0, beta = 0.5} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   func.return %out : tensor<?x?xf32>
@@ -135,12 +144,12 @@ func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %C: tensor<?x?xf32>) -
 // CHECK-LABEL: func.func @gemm_bt
 // CHECK:         %[[WT:.*]] = loop.transpose %W
 // CHECK:         %[[PANELS:.*]] = loop.alloc {{.*}} -> memref<?x?x16xf64>
-// CHECK-NEXT:    loop.parallel (%p)
-// CHECK:           loop.for %t = {{.*}} {
+// CHECK-NEXT:    loop.parallel (%g)
+// CHECK:           loop.for %w = {{.*}} {
 // CHECK-NEXT:        loop.for %q = {{.*}} {
 // CHECK:               loop.load %[[WT]][%q,
 // CHECK:         loop.parallel (%blk)
-// CHECK:           %{{.*}}:96 = loop.for %q_2 =
+// CHECK:           %{{.*}}:192 = loop.for %q_4 =
 func.func @gemm_bt(%A: tensor<?x?xf64>, %W: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %Wt = tensor.transpose %W {permutation = array<i64: 1, 0>} : (tensor<?x?xf64>) -> tensor<?x?xf64>
   %out = tensor.dot %A, %Wt : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>

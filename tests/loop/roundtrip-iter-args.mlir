@@ -1,5 +1,5 @@
 // RUN: irc-opt %s | irc-opt | filecheck %s
-// RUN: irc-opt %s -p lower-to-loops | irc-opt | filecheck %s --check-prefix=PRODUCT
+// RUN: irc-opt %s -p 'lower-to-loops{simd=64x32}' | irc-opt | filecheck %s --check-prefix=PRODUCT
 
 // A loop.for with several iter_args prints and parses back (the products' kernels carry one
 // accumulator per row, or a whole register tile).
@@ -27,9 +27,9 @@ func.func @two_sums(%v: memref<?xf32>) -> (f32, f32) {
   func.return %s#0, %s#1 : f32, f32
 }
 
-// The loop IR of a product (a 6×16 tile of f64 sums in iter_args) parses back.
+// The loop IR of a product (a 12×16 tile of f64 sums in iter_args) parses back.
 // PRODUCT-LABEL: func.func @product
-// PRODUCT:         %{{.*}}:96 = loop.for %q
+// PRODUCT:         %{{.*}}:192 = loop.for %q
 func.func @product(%A: tensor<?x?xf64>, %B: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %out = tensor.dot %A, %B : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
   func.return %out : tensor<?x?xf64>

@@ -116,3 +116,19 @@ func.func @prefer_the_update(%x: tensor<?xf32>, %b: tensor<f32> {irc.shared = "b
   }
   func.return %u : tensor<f32>
 }
+
+// -----
+
+// A folded SGD update (gemm accumulating into W) writes over W's storage: only the
+// accumulator C is a candidate, never A or B (a gemm reads those at other indices).
+// CHECK-LABEL: func.func @gemm_update
+// CHECK:         tensor.gemm %x, %d, %w {alpha = -0.1, beta = 1.0, inplace = array<i64: 2>}
+// CHECK:         tensor.gemm %e, %e2 {alpha = 1.0, beta = 0.0} : tensor<?x?xf32>
+func.func @gemm_update(%x: tensor<?x?xf32>, %d: tensor<?x?xf32>, %w: tensor<?x?xf32> {irc.shared = "w"})
+    -> (tensor<?x?xf32>, tensor<?x?xf32> {irc.update = 2 : i64}) {
+  %g = tensor.gemm %x, %d, %w {alpha = -0.1, beta = 1.0} : tensor<?x?xf32>
+  %e = tensor.exp %x : tensor<?x?xf32>
+  %e2 = tensor.exp %d : tensor<?x?xf32>
+  %p = tensor.gemm %e, %e2 {alpha = 1.0, beta = 0.0} : tensor<?x?xf32>
+  func.return %p, %g : tensor<?x?xf32>, tensor<?x?xf32>
+}

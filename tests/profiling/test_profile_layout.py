@@ -6,8 +6,7 @@ import numpy as np
 
 import irc
 import irc.tensor as T
-from irc.runtime.profile import ProfileStats
-from irc.runtime.profile_report import merge
+from irc.runtime.profile import ProfileStats, merge
 from irc.runtime.profile_timing import TimingSource, device_of
 
 

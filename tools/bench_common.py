@@ -1,0 +1,51 @@
+"""What every benchmark under tools/ times and prints the same way: `median_us` (the timing
+rule) and `Table` (the report), so figures from different tables compare."""
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+
+def median_us(fn: Callable[[], object], repeat: int, inner: int,
+              sync: Callable[[], object] | None = None, warmup: int = 3) -> float:
+    """Median over `repeat` samples of the mean time of `inner` back-to-back calls, in µs,
+    after `warmup` calls. `sync` (a device's synchronize) ends every sample and the warm-up, so
+    asynchronous work is counted until it is done."""
+    for _ in range(warmup):
+        fn()
+    if sync is not None:
+        sync()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        if sync is not None:
+            sync()
+        samples.append((time.perf_counter() - t0) / inner)
+    return statistics.median(samples) * 1e6
+
+
+class Table:
+    """Rows of (case, µs per call, notes); a case that could not run has no time."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, str]] = []
+
+    def add(self, name: str, us: float | None, note: str = "") -> float | None:
+        self.rows.append((name, float("nan") if us is None else us, note))
+        return us
+
+    def ratio(self, name: str, mine: float | None, base: float | None, what: str) -> None:
+        """A row comparing two rows of this run (mine / base: below 1 is faster); none when
+        either is missing."""
+        if mine and base:
+            self.rows.append((name, float("nan"), f"{mine / base:.2f}x {what}"))
+
+    def print(self) -> None:
+        width = max(len(r[0]) for r in self.rows)
+        print(f"{'case'.ljust(width)}  {'µs/call':>10}  notes")
+        for name, us, note in self.rows:
+            num = "" if us != us else f"{us:10.2f}"
+            print(f"{name.ljust(width)}  {num:>10}  {note}")
