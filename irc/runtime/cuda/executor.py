@@ -22,9 +22,9 @@ import pycuda.driver as drv
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
 from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects.func import FuncOp
-from ...passes.device_edges import Edges
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
+from ...passes.device_edges import Edges
 from ..errors import ExecutionError
 from ..host_plan import HostPlan, View, record_plan
 from ..native import inplace_results
