@@ -9,7 +9,6 @@ without raising, for the cpu fallback."""
 from __future__ import annotations
 
 import atexit
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,8 +84,8 @@ def device(index: int | None = None) -> Device:
 
 
 def synchronize_after_launch() -> bool:
-    """`config.gpu_sync` or CUDA_LAUNCH_BLOCKING=1: wait for every launch (debugging)."""
-    return bool(getattr(config, "gpu_sync", False)) or os.environ.get("CUDA_LAUNCH_BLOCKING") == "1"
+    """`config.gpu_sync` (which CUDA_LAUNCH_BLOCKING=1 also sets): wait for every launch."""
+    return bool(config.gpu_sync)
 
 
 def _close() -> None:
