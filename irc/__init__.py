@@ -34,16 +34,19 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "gpu_from_host": ("irc.frontend.transfers", "gpu_from_host"),
     "host_from_gpu": ("irc.frontend.transfers", "host_from_gpu"),
     "sandbox": ("irc.sandbox", None),
+    "scan": ("irc.frontend.scan", "scan"),
+    "map": ("irc.frontend.scan", "map"),
+    "reduce": ("irc.frontend.scan", "reduce"),
+    "foldl": ("irc.frontend.scan", "foldl"),
+    "foldr": ("irc.frontend.scan", "foldr"),
+    "scan_module": ("irc.scan_module", None),
 }
 
 __all__ = sorted(_LAZY)
 
 
 # Theano names not in irc yet (docs/frontend.md says what is supported)
-_NOT_YET = {"scan": "symbolic loops (scan) are not supported yet",
-            "ifelse": "lazy conditionals (ifelse) are not supported yet; T.switch computes both sides",
-            "map": "scan-based map is not supported yet", "reduce": "scan-based reduce is not supported yet",
-            "foldl": "scan-based folds are not supported yet", "foldr": "scan-based folds are not supported yet"}
+_NOT_YET = {"ifelse": "lazy conditionals (ifelse) are not supported yet; T.switch computes both sides"}
 
 
 def __getattr__(name: str) -> Any:

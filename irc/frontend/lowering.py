@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
-from ..ir.core import OP_REGISTRY, Operation, Value, create_op
+from ..ir.core import OP_REGISTRY, Block, Operation, Region, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from ..ir.types import scalar_from_numpy
 from .graph import ir_result_types
@@ -222,15 +222,34 @@ class _Lowerer:
         loc = _location(apply)
         if OP_REGISTRY.get(name) is None:
             raise NotImplementedError(f"no tensor-dialect op '{name}' for {type(op_def).__name__}")
-        try:  # the frontend's types where it knows more (the one-element dim of `x[1:2]`)
-            types = ir_result_types(apply, [v.type for v in operands])
-        except NotImplementedError:  # an op whose types come from its region or its user
+        regions: list[Region] = []
+        if hasattr(op_def, "inner_graph"):  # a loop: its step function is the op's region
+            regions.append(self._region(*op_def.inner_graph(), loc))
             types = [o.type.to_ir() for o in apply.outputs]
-        op: Operation = create_op(name, operands, types, attrs, location=loc)
+        else:
+            try:  # the frontend's types where it knows more (the one-element dim of `x[1:2]`)
+                types = ir_result_types(apply, [v.type for v in operands])
+            except NotImplementedError:  # an op whose types come from its region or its user
+                types = [o.type.to_ir() for o in apply.outputs]
+        op: Operation = create_op(name, operands, types, attrs, regions, location=loc)
         self.block.append(op)
         for out, res in zip(apply.outputs, op.results):
             res.name_hint = name_hint(out)
             self._bind(out, res)
+
+    def _region(self, inputs: Sequence[Any], outputs: Sequence[Any], loc: Location) -> Region:
+        """An inner graph lowered into one block: its placeholders are the block's arguments,
+        its outputs what the block yields (`tensor.yield`)."""
+        block = Block([v.type.to_ir() for v in inputs])
+        inner = _Lowerer(self.spec)
+        inner.block, inner.func = block, self.func
+        for var, arg in zip(inputs, block.args):
+            arg.name_hint = name_hint(var)
+            inner._bind(var, arg)
+        values = [inner.value_of(v) for v in outputs]
+        block.append(create_op("tensor.yield", values, [], location=loc))
+        self.keep.extend(inner.keep)
+        return Region([block])
 
 
 def lower(spec: LoweringSpec) -> Lowered:

@@ -81,22 +81,27 @@ class FuncLowering:
             if new.type.device is not None:
                 self.contiguous.add(new)
         for op in self.src.body.ops:
-            lb.location = op.location
             if isinstance(op, ReturnOp):
+                lb.location = op.location
                 self._return(op)
                 continue
-            if lower_single_element(self, op):
-                continue
-            fn = LOWERINGS.get(op.op_name)
-            if fn is None:
-                raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
-                                 f"(at {op.location})")
-            if op.op_name not in BY_ELEMENT:
-                for v in op.operands:
-                    self.materialize(v)
-            fn(self, op)
+            self.lower_op(op)
         plan_buffers(self.func, allow_gc=self.allow_gc)
         return self.func
+
+    def lower_op(self, op: Operation) -> None:
+        """Lower one tensor op where the builder stands (also for the ops of a loop's body)."""
+        self.lb.location = op.location
+        if lower_single_element(self, op):
+            return
+        fn = LOWERINGS.get(op.op_name)
+        if fn is None:
+            raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
+                             f"(at {op.location})")
+        if op.op_name not in BY_ELEMENT:
+            for v in op.operands:
+                self.materialize(v)
+        fn(self, op)
 
     def _return(self, op: Operation) -> None:
         results = []
@@ -358,4 +363,4 @@ class LowerToLoops(Pass):
 
 
 from . import (lower_creation, lower_fused_matvec, lower_index, lower_linalg, lower_order,  # noqa: E402,F401
-               lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)
+               lower_reduce, lower_scan, lower_shapes, lower_softmax)  # (they register their lowerings here)

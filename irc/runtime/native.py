@@ -102,6 +102,8 @@ class NativeFunction:
             if type(a) is not np.ndarray or a.dtype != dt:
                 arrays[i] = self._coerce(i, a)
         key = tuple([a.shape for a in arrays])
+        if self.shapes.value_args:  # result sizes that depend on argument values (n_steps)
+            key += tuple([int(arrays[i]) for i in self.shapes.value_args])
         out_shapes = self._shape_cache.get(key)
         if out_shapes is None:
             out_shapes = self._result_shapes(key)
@@ -145,7 +147,8 @@ class NativeFunction:
                 if d is not None and n != d:
                     raise ShapeError(f"'{self.name}': input #{i} has size {n} in dim {axis}, "
                                      f"its type requires {d}")
-        out = self.shapes.run(shapes)
+        n = len(self.in_ranks)
+        out = self.shapes.run(shapes[:n], shapes[n:])
         if len(self._shape_cache) > 256:
             self._shape_cache.clear()
         self._shape_cache[shapes] = out

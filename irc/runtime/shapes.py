@@ -5,7 +5,10 @@ arrays). Their sizes are the size operands of the returned `loop.alloc`s, which 
 `loop.dim`s of the arguments through index arithmetic at the top of the function body: this
 interprets exactly that slice, and the `loop.assert_eq`s on sizes, once per distinct set of
 input shapes (the runtime caches the answer). Index arithmetic on values read at run time (an
-integer index, `loop.check_index`) is left to the native code.
+integer index, `loop.check_index`) is left to the native code, except where a result's size
+is computed from the value of a 0-d integer argument (a scan's `n_steps`): such an argument is
+read here too (`value_args`), through integer casts, constants and `+ - *`, and its value joins
+the cache key.
 """
 from __future__ import annotations
 
@@ -13,8 +16,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..dialects import loop as L
+from ..dialects import scalar as S
 from ..dialects.func import FuncOp
 from ..ir.core import OP_REGISTRY, Operation, Value
+from ..ir.types import ScalarType
 
 
 class ShapeError(ValueError):
@@ -32,6 +37,7 @@ class ShapeProgram:
     steps: list[Operation]
     args: dict[Value, int]
     results: list[Operation]  # the returned allocs
+    value_args: tuple[int, ...] = ()  # 0-d integer arguments whose values sizes depend on
 
     @staticmethod
     def of(func: FuncOp) -> "ShapeProgram":
@@ -45,18 +51,34 @@ class ShapeProgram:
             results.append(owner)
         kinds = (L.DimOp, L.ConstantOp, L.AssertEqOp, *[OP_REGISTRY[n] for n in L.INDEX_BINARY])
         known: set[Value] = set()  # values computed from sizes alone (not from loaded data)
+        args = {a: i for i, a in enumerate(func.args)}
         steps = []
         for op in body.ops:
-            if isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) for v in op.operands):
+            if (isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) for v in op.operands)) or \
+                    _reads_integer_argument(op, args) or (_integer_scalar_op(op) and all(v in known for v in op.operands)):
                 steps.append(op)
                 known.update(op.results)
-        return ShapeProgram(steps, {a: i for i, a in enumerate(func.args)}, results)
+        needed = _needed(steps, results)
+        steps = [op for op in steps if op in needed]
+        value_args = tuple(sorted({args[op.operand(0)] for op in steps if isinstance(op, L.LoadOp)}))
+        return ShapeProgram(steps, args, results, value_args)
 
-    def run(self, shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    def run(self, shapes: Sequence[tuple[int, ...]], values: Sequence[int] = ()) -> list[tuple[int, ...]]:
+        """The result shapes for the arguments' `shapes` (and the `values` of `value_args`)."""
         env: dict[Value, int] = {}
+        given = dict(zip(self.value_args, values))
         for op in self.steps:
             if isinstance(op, L.ConstantOp):
                 env[op.result] = op.value
+            elif isinstance(op, L.LoadOp):
+                env[op.result] = int(given[self.args[op.operand(0)]])
+            elif isinstance(op, S.ConstantOp):
+                env[op.results[0]] = int(op.attributes["value"].value)
+            elif isinstance(op, S.CastOp):
+                env[op.results[0]] = env[op.operand(0)]
+            elif op.op_name in _SCALAR_INT:
+                a, b = (env[v] for v in op.operands)
+                env[op.results[0]] = _SCALAR_INT[op.op_name](a, b)
             elif isinstance(op, L.DimOp):
                 src = op.operand(0)
                 if src not in self.args:
@@ -77,3 +99,38 @@ class ShapeProgram:
             dyn = iter(env[v] for v in alloc.operands)
             out.append(tuple(d if d is not None else next(dyn) for d in alloc.result.type.shape))
         return out
+
+
+_SCALAR_INT = {"scalar.add": lambda a, b: a + b, "scalar.sub": lambda a, b: a - b,
+               "scalar.mul": lambda a, b: a * b}
+
+
+def _integer_scalar_op(op: Operation) -> bool:
+    """Integer arithmetic the shape program can replay (casts between integer types included)."""
+    if not (isinstance(op, (S.ConstantOp, S.CastOp)) or op.op_name in _SCALAR_INT):
+        return False
+    types = [v.type for v in (*op.operands, *op.results)]
+    return all(isinstance(t, ScalarType) and t.is_integer and t.bitwidth != 1 for t in types)
+
+
+def _reads_integer_argument(op: Operation, args: dict[Value, int]) -> bool:
+    """A load of a 0-d integer argument (its value may size a result)."""
+    if not isinstance(op, L.LoadOp) or op.operand(0) not in args:
+        return False
+    t = op.operand(0).type
+    return t.rank == 0 and t.element.is_integer
+
+
+def _needed(steps: list[Operation], results: list[Operation]) -> set[Operation]:
+    """The steps the results' sizes and the size checks depend on."""
+    defining = {r: op for op in steps for r in op.results}
+    needed: set[Operation] = set()
+    stack = [v for a in results for v in a.operands] + [v for op in steps if isinstance(op, L.AssertEqOp)
+                                                       for v in op.operands]
+    needed.update(op for op in steps if isinstance(op, L.AssertEqOp))
+    while stack:
+        op = defining.get(stack.pop())
+        if op is not None and op not in needed:
+            needed.add(op)
+            stack.extend(op.operands)
+    return needed

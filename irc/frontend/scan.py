@@ -1,0 +1,265 @@
+"""`irc.scan` with Theano's signature, and `map`, `reduce`, `foldl`, `foldr` on top of it.
+
+`fn` is called once, symbolically, on placeholders: one per sequence tap, one per tap of each
+output that reads its past (`outputs_info`), then the non-sequences themselves (so `T.grad`
+of an outer expression inside `fn` stays connected to it). What the step computes from values
+that do not change between steps (the non-sequences, anything else of the outer graph `fn`
+reads, shared variables) becomes the loop's non-sequences, computed once before the loop; a
+shared variable `fn` updates becomes a state of the loop, and its new value (the last state)
+is in the updates `scan` returns, for `irc.function(updates=...)`.
+"""
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .basic import as_tensor_variable, cast, constant, dimshuffle
+from .graph import Constant, Variable, clone_replace, toposort, user_location
+from .scan_op import Scan, ScanInfo
+from .shape_functions import addbroadcast, unbroadcast
+from .shared import SharedVariable
+
+
+class ScanError(ValueError):
+    """A scan the user asked for that cannot be built (the message names the user's line)."""
+
+
+def _fail(message: str) -> ScanError:
+    return ScanError(f"{user_location()}: scan: {message}")
+
+
+def _as_list(x: Any) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+# ---------------------------------------------------------------------------- arguments
+def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
+    """One outer sequence per tap (`dict(input=x, taps=[-1, 0])`: x[:-1] and x[1:]), each
+    reversed first when going backwards."""
+    out = []
+    for s in _as_list(sequences):
+        taps = [0]
+        if isinstance(s, dict):
+            taps = sorted(_as_list(s.get("taps", [0])))
+            s = s.get("input")
+        x = as_tensor_variable(s)
+        if x.ndim == 0:
+            raise _fail(f"a sequence must have at least one dim to iterate over, got {x.type}")
+        if not taps or any(not isinstance(t, int) for t in taps):
+            raise _fail(f"the taps of a sequence must be a non-empty list of ints, got {taps}")
+        if go_backwards:
+            x = x[::-1]
+        lo, hi = taps[0], taps[-1]
+        out += [x[t - lo: (t - hi) or None] for t in taps]
+    return out
+
+
+class _Output:
+    """One entry of `outputs_info`: its taps (empty: the step does not read it) and the
+    window of initial states (`-min(taps)` along a new first dim)."""
+
+    def __init__(self, entry: Any, k: int):
+        self.taps: tuple[int, ...] = ()
+        self.window: Variable | None = None
+        initial = entry
+        if isinstance(entry, dict):
+            initial = entry.get("initial")
+            taps = entry.get("taps", [-1] if initial is not None else [])
+            self.taps = tuple(sorted(_as_list(taps)))
+        elif entry is not None:
+            self.taps = (-1,)
+        if initial is None:
+            if self.taps:
+                raise _fail(f"outputs_info[{k}] has taps {list(self.taps)} but no initial value")
+            return
+        if any(not isinstance(t, int) or t >= 0 for t in self.taps) or len(set(self.taps)) != len(self.taps):
+            raise _fail(f"outputs_info[{k}]: taps must be distinct negative ints (steps back), got {list(self.taps)}")
+        init = as_tensor_variable(initial)
+        if self.taps == (-1,):  # Theano's rule: the initial value is the state itself
+            self.state = init
+            self.window = dimshuffle(init, ["x", *range(init.ndim)])
+        else:
+            if init.ndim == 0:
+                raise _fail(f"outputs_info[{k}] with taps {list(self.taps)} needs initial states stacked "
+                            f"along a first dim, got a scalar")
+            need = -self.taps[0]
+            self.window = init[-need:]
+            self.state = init[0]
+
+    @property
+    def recurrent(self) -> bool:
+        return bool(self.taps)
+
+    def placeholders(self, k: int) -> list[Variable]:
+        t = self.state.type
+        return [type(t)(t.dtype, t.broadcastable)(f"out{k}[t{tap}]") for tap in self.taps]
+
+
+def _steps(n_steps: Any, have_sequences: bool) -> Variable:
+    if n_steps is None:
+        if not have_sequences:
+            raise _fail("needs sequences or n_steps to know how many steps to take")
+        return constant(np.asarray(-1, dtype="int64"))
+    if isinstance(n_steps, (int,)) and not isinstance(n_steps, bool):
+        if n_steps < 0:
+            raise _fail(f"n_steps must not be negative, got {n_steps}")
+        return constant(np.asarray(n_steps, dtype="int64"))
+    n = as_tensor_variable(n_steps)
+    if n.ndim != 0 or not n.dtype.startswith(("int", "uint")):
+        raise _fail(f"n_steps must be an integer scalar, got {n.type}")
+    if isinstance(n, Constant) and int(n.data) < 0:
+        raise _fail(f"n_steps must not be negative, got {int(n.data)}")
+    return cast(n, "int64")
+
+
+# ---------------------------------------------------------------------------- what fn returns
+def _split_result(result: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """(outputs, updates) from what `fn` returned: outputs, a dict of updates, or both in a
+    pair (either order)."""
+    def is_updates(x: Any) -> bool:
+        return isinstance(x, dict) or (isinstance(x, (list, tuple)) and len(x) > 0 and all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], SharedVariable) for p in x))
+
+    def pairs(x: Any) -> list[tuple[Any, Any]]:
+        return list(x.items()) if isinstance(x, dict) else list(x)
+
+    if is_updates(result):
+        return [], pairs(result)
+    if isinstance(result, tuple) and len(result) == 2:
+        if is_updates(result[1]):
+            return _as_list(result[0]), pairs(result[1])
+        if is_updates(result[0]):
+            return _as_list(result[1]), pairs(result[0])
+    return _as_list(result), []
+
+
+def _matched(out: Variable, state: Variable, k: int) -> Variable:
+    """The step's output k as the type of its state (same dtype and rank, else an error)."""
+    if out.dtype != state.dtype or out.ndim != state.ndim:
+        raise _fail(f"output {k} of fn has type {out.type} but its initial value (outputs_info[{k}]) "
+                    f"has type {state.type}: a recurrent output keeps its dtype and number of dims "
+                    f"(cast one of them)")
+    if out.broadcastable != state.broadcastable:
+        out = unbroadcast(out, *[d for d, (a, b) in enumerate(zip(out.broadcastable, state.broadcastable)) if a and not b])
+        add = [d for d, (a, b) in enumerate(zip(out.broadcastable, state.broadcastable)) if b and not a]
+        out = addbroadcast(out, *add) if add else out
+    return out
+
+
+def _free_values(outputs: Sequence[Variable], placeholders: Sequence[Variable],
+                 preferred: Sequence[Variable]) -> list[Variable]:
+    """The outer values the step reads: the largest subexpressions that depend on no
+    placeholder (constants stay inside), `preferred` (the user's non-sequences) first."""
+    varying = {id(p) for p in placeholders}
+    free: dict[int, Variable] = {}
+    for node in toposort(outputs):
+        if any(id(v) in varying for v in node.inputs):
+            varying.update(id(o) for o in node.outputs)
+            for v in node.inputs:
+                if id(v) not in varying and not isinstance(v, Constant):
+                    free.setdefault(id(v), v)
+    for out in outputs:
+        if id(out) not in varying and not isinstance(out, Constant):
+            free.setdefault(id(out), out)
+    first = [v for v in preferred if id(v) in free]
+    return first + [v for v in free.values() if all(v is not f for f in first)]
+
+
+# ---------------------------------------------------------------------------- scan
+def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None, non_sequences: Any = None,
+         n_steps: Any = None, truncate_gradient: int = -1, go_backwards: bool = False, mode: Any = None,
+         name: str | None = None, profile: Any = False, allow_gc: Any = None, strict: bool = False,
+         return_list: bool = False) -> tuple[Any, "OrderedDict[Any, Any]"]:
+    """Theano's `scan`: returns (outputs, updates); outputs stack each step's values along a
+    new first dim (one variable, or a list when there are several or `return_list`)."""
+    seqs = _sequence_slices(sequences, go_backwards)
+    entries = _as_list(outputs_info) if isinstance(outputs_info, (list, tuple)) else (
+        [outputs_info] if outputs_info is not None else None)
+    non_seqs = [v if isinstance(v, Variable) else as_tensor_variable(v) for v in _as_list(non_sequences)]
+    steps = _steps(n_steps, bool(seqs))
+
+    seq_phs = [type(s.type)(s.dtype, s.broadcastable[1:])(f"{s.name}[t]" if s.name else None) for s in seqs]
+    outs_info = [_Output(e, k) for k, e in enumerate(entries or [])]
+    tap_phs = [p for k, o in enumerate(outs_info) if o.recurrent for p in o.placeholders(k)]
+    args = [*seq_phs, *tap_phs, *non_seqs]
+    try:
+        inspect.signature(fn).bind(*args)
+    except TypeError:
+        raise _fail(f"fn takes other arguments than the {len(args)} scan passes it ({len(seq_phs)} sequence "
+                    f"slice(s), {len(tap_phs)} output tap(s), {len(non_seqs)} non-sequence(s), in that order)") from None
+    except ValueError:  # a builtin without a signature: let the call say
+        pass
+    outputs, updates = _split_result(fn(*args))
+    outputs = [as_tensor_variable(o) for o in outputs]
+    if entries is None:
+        outs_info = [_Output(None, k) for k in range(len(outputs))]
+    if len(outputs) != len(outs_info):
+        raise _fail(f"fn returns {len(outputs)} output(s) but outputs_info has {len(outs_info)} entries")
+    outputs = [_matched(o, info.state, k) if info.recurrent else o for k, (o, info) in enumerate(zip(outputs, outs_info))]
+
+    # shared variables fn updates: states of the loop, read through their own placeholders
+    replace: dict[Variable, Variable] = {}
+    for svar, expr in updates:
+        if not isinstance(svar, SharedVariable):
+            raise _fail(f"fn returned an update of {svar!r}, which is not a shared variable")
+        state = _Output(svar, len(outs_info))
+        ph = state.placeholders(len(outs_info))[0]
+        ph.name = f"{svar.name}[t-1]" if svar.name else None
+        replace[svar] = ph
+        outs_info.append(state)
+        tap_phs.append(ph)
+        outputs.append(_matched(as_tensor_variable(expr), svar, len(outputs)))
+    if replace:
+        outputs = clone_replace(outputs, replace)
+
+    placeholders = [*seq_phs, *tap_phs]
+    free = _free_values(outputs, placeholders, non_seqs)
+    inner_free = [v.type(v.name) for v in free]
+    outputs = clone_replace(outputs, dict(zip(free, inner_free))) if free else outputs
+    info = ScanInfo(len(seqs), tuple(o.taps for o in outs_info), len(free))
+    op = Scan(info, [*placeholders, *inner_free], outputs, name)
+    windows = [o.window for o in outs_info if o.recurrent]
+    node = op.make_node(steps, *seqs, *windows, *free)
+    n_user = len(outputs) - len(updates)
+    results = node.outputs[:n_user]
+    new_updates: OrderedDict[Any, Any] = OrderedDict(
+        (svar, node.outputs[n_user + i][-1]) for i, (svar, _) in enumerate(updates))
+    if truncate_gradient != -1:
+        node.tag.truncate_gradient = int(truncate_gradient)
+    if len(results) == 1 and not return_list:
+        return results[0], new_updates
+    return results, new_updates
+
+
+def map(fn: Callable[..., Any], sequences: Any, non_sequences: Any = None, truncate_gradient: int = -1,
+        go_backwards: bool = False, mode: Any = None, name: str | None = None) -> tuple[Any, "OrderedDict[Any, Any]"]:
+    """`fn` applied to each slice of the sequences: a scan without state."""
+    return scan(fn, sequences=sequences, outputs_info=None, non_sequences=non_sequences,
+                truncate_gradient=truncate_gradient, go_backwards=go_backwards, mode=mode, name=name)
+
+
+def reduce(fn: Callable[..., Any], sequences: Any, outputs_info: Any, non_sequences: Any = None,
+           go_backwards: bool = False, mode: Any = None, name: str | None = None) -> tuple[Any, "OrderedDict[Any, Any]"]:
+    """A scan of which only the last state is kept."""
+    outs, updates = scan(fn, sequences=sequences, outputs_info=outputs_info, non_sequences=non_sequences,
+                         go_backwards=go_backwards, mode=mode, name=name)
+    if isinstance(outs, list):
+        return [o[-1] for o in outs], updates
+    return outs[-1], updates
+
+
+def foldl(fn: Callable[..., Any], sequences: Any, outputs_info: Any, non_sequences: Any = None,
+          mode: Any = None, name: str | None = None) -> tuple[Any, "OrderedDict[Any, Any]"]:
+    """`reduce` from the first slice to the last."""
+    return reduce(fn, sequences, outputs_info, non_sequences, go_backwards=False, mode=mode, name=name)
+
+
+def foldr(fn: Callable[..., Any], sequences: Any, outputs_info: Any, non_sequences: Any = None,
+          mode: Any = None, name: str | None = None) -> tuple[Any, "OrderedDict[Any, Any]"]:
+    """`reduce` from the last slice to the first."""
+    return reduce(fn, sequences, outputs_info, non_sequences, go_backwards=True, mode=mode, name=name)
