@@ -2,8 +2,9 @@
 repository, 1.0 era), with `theano` replaced by `irc`, one test per example, named by page.
 
 Pages: adding, examples, gradients, shape_info, printing_drawing, broadcasting (no runnable
-example: prose and figures only), numpy (numpy-only examples, kept as a baseline). Examples
-that need `scan`, `RandomStreams` or `ifelse` are not run here (not part of this frontend yet);
+example: prose and figures only), numpy (numpy-only examples, kept as a baseline), loop (every
+example but "tanh(v.dot(W) + b) * d where d is binomial", which needs RandomStreams). Examples
+that need `RandomStreams` or `ifelse` are not run here (not part of this frontend yet);
 an example whose output irc does not reproduce is marked `xfail` with the reason (strict, so it
 is noticed when it starts to pass). Values are checked against the tutorial's printed results
 with numpy's printing tolerance (1e-8 relative in float64)."""
@@ -375,6 +376,195 @@ def test_numpy_page_same_in_irc():
     close(function([a], a * 2.0)([1.0, 2.0, 3.0]), [2.0, 4.0, 6.0])
     m = T.dmatrix("m")
     close(function([m], m[2, 0])([[1., 2], [3, 4], [5, 6]]), 5.0)
+
+
+# ---------------------------------------------------------------------------- loop.txt
+# floatX is float64 here (irc's default), as in the page's printed results; each compiled
+# function must run natively (a fallback to the reference executor warns, and warnings fail).
+native_only = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+@native_only
+def test_loop_tanh_elementwise():
+    X = T.matrix("X")
+    W = T.matrix("W")
+    b_sym = T.vector("b_sym")
+    results, updates = irc.scan(lambda v: T.tanh(T.dot(v, W) + b_sym), sequences=X)
+    compute_elementwise = function(inputs=[X, W, b_sym], outputs=results)
+    x = np.eye(2, dtype=irc.config.floatX)
+    w = np.ones((2, 2), dtype=irc.config.floatX)
+    b = np.ones((2), dtype=irc.config.floatX)
+    b[1] = 2
+    close(compute_elementwise(x, w, b), [[0.96402758, 0.99505475], [0.96402758, 0.99505475]])
+    close(compute_elementwise(x, w, b), np.tanh(x.dot(w) + b))
+    assert updates == {}
+
+
+@native_only
+def test_loop_recurrence_with_reversed_sequence():
+    X = T.vector("X")
+    W = T.matrix("W")
+    U = T.matrix("U")
+    Y = T.matrix("Y")
+    V = T.matrix("V")
+    P = T.matrix("P")
+    results, updates = irc.scan(lambda y, p, x_tm1: T.tanh(T.dot(x_tm1, W) + T.dot(y, U) + T.dot(p, V)),
+                                sequences=[Y, P[::-1]], outputs_info=[X])
+    compute_seq = function(inputs=[X, W, Y, U, P, V], outputs=results)
+    x = np.zeros((2), dtype=irc.config.floatX)
+    x[1] = 1
+    w = np.ones((2, 2), dtype=irc.config.floatX)
+    y = np.ones((5, 2), dtype=irc.config.floatX)
+    y[0, :] = -3
+    u = np.ones((2, 2), dtype=irc.config.floatX)
+    p = np.ones((5, 2), dtype=irc.config.floatX)
+    p[0, :] = 3
+    v = np.ones((2, 2), dtype=irc.config.floatX)
+    x_res = np.zeros((5, 2), dtype=irc.config.floatX)
+    x_res[0] = np.tanh(x.dot(w) + y[0].dot(u) + p[4].dot(v))
+    for i in range(1, 5):
+        x_res[i] = np.tanh(x_res[i - 1].dot(w) + y[i].dot(u) + p[4 - i].dot(v))
+    printed = [[-0.99505475, -0.99505475], [0.96471973, 0.96471973], [0.99998585, 0.99998585],
+               [0.99998771, 0.99998771], [1., 1.]]
+    out = compute_seq(x, w, y, u, p, v)
+    close(out, x_res)
+    np.testing.assert_allclose(out, printed, rtol=1e-8, atol=5e-9)  # the page prints 8 digits
+
+
+@native_only
+def test_loop_norms_of_lines():
+    X = T.matrix("X")
+    results, updates = irc.scan(lambda x_i: T.sqrt((x_i ** 2).sum()), sequences=[X])
+    compute_norm_lines = function(inputs=[X], outputs=results)
+    x = np.diag(np.arange(1, 6, dtype=irc.config.floatX), 1)
+    close(compute_norm_lines(x), [1., 2., 3., 4., 5., 0.])
+    close(compute_norm_lines(x), np.sqrt((x ** 2).sum(1)))
+
+
+@native_only
+def test_loop_norms_of_columns():
+    X = T.matrix("X")
+    results, updates = irc.scan(lambda x_i: T.sqrt((x_i ** 2).sum()), sequences=[X.T])
+    compute_norm_cols = function(inputs=[X], outputs=results)
+    x = np.diag(np.arange(1, 6, dtype=irc.config.floatX), 1)
+    close(compute_norm_cols(x), [0., 1., 2., 3., 4., 5.])
+    close(compute_norm_cols(x), np.sqrt((x ** 2).sum(0)))
+
+
+@native_only
+def test_loop_trace():
+    floatX = "float32"
+    X = T.matrix("X")
+    results, updates = irc.scan(lambda i, j, t_f: T.cast(X[i, j] + t_f, floatX),
+                                sequences=[T.arange(X.shape[0]), T.arange(X.shape[1])],
+                                outputs_info=np.asarray(0., dtype=floatX))
+    result = results[-1]
+    compute_trace = function(inputs=[X], outputs=result)
+    x = np.eye(5, dtype=irc.config.floatX)
+    x[0] = np.arange(5, dtype=irc.config.floatX)
+    out = compute_trace(x)
+    assert out.dtype == np.float32 and out == 4.0 == np.diagonal(x).sum()
+
+
+@native_only
+def test_loop_two_taps():
+    X = T.matrix("X")
+    W = T.matrix("W")
+    b_sym = T.vector("b_sym")
+    U = T.matrix("U")
+    V = T.matrix("V")
+    n_sym = T.iscalar("n_sym")
+    results, updates = irc.scan(
+        lambda x_tm2, x_tm1: T.dot(x_tm2, U) + T.dot(x_tm1, V) + T.tanh(T.dot(x_tm1, W) + b_sym),
+        n_steps=n_sym, outputs_info=[dict(initial=X, taps=[-2, -1])])
+    compute_seq2 = function(inputs=[X, U, V, W, b_sym, n_sym], outputs=results)
+    x = np.zeros((2, 2), dtype=irc.config.floatX)
+    x[1, 1] = 1
+    w = 0.5 * np.ones((2, 2), dtype=irc.config.floatX)
+    u = 0.5 * (np.ones((2, 2), dtype=irc.config.floatX) - np.eye(2, dtype=irc.config.floatX))
+    v = 0.5 * np.ones((2, 2), dtype=irc.config.floatX)
+    n = 10
+    b = np.ones((2), dtype=irc.config.floatX)
+    x_res = np.zeros((10, 2))
+    x_res[0] = x[0].dot(u) + x[1].dot(v) + np.tanh(x[1].dot(w) + b)
+    x_res[1] = x[1].dot(u) + x_res[0].dot(v) + np.tanh(x_res[0].dot(w) + b)
+    x_res[2] = x_res[0].dot(u) + x_res[1].dot(v) + np.tanh(x_res[1].dot(w) + b)
+    for i in range(2, 10):
+        x_res[i] = (x_res[i - 2].dot(u) + x_res[i - 1].dot(v) + np.tanh(x_res[i - 1].dot(w) + b))
+    printed = [[1.40514825, 1.40514825], [2.88898899, 2.38898899], [4.34018291, 4.34018291],
+               [6.53463142, 6.78463142], [9.82972243, 9.82972243], [14.22203814, 14.09703814],
+               [20.07439936, 20.07439936], [28.12291843, 28.18541843], [39.1913681, 39.1913681],
+               [54.28407732, 54.25282732]]
+    out = compute_seq2(x, u, v, w, b, n)
+    close(out, x_res)
+    np.testing.assert_allclose(out, printed, rtol=1e-8)
+    assert compute_seq2(x, u, v, w, b, 3).shape == (3, 2)  # another n: other result sizes
+
+
+@native_only
+def test_loop_jacobian():
+    v = T.vector()
+    A = T.matrix()
+    y = T.tanh(T.dot(v, A))
+    results, updates = irc.scan(lambda i: T.grad(y[i], v), sequences=[T.arange(y.shape[0])])
+    compute_jac_t = function([A, v], results, allow_input_downcast=True)
+    x = np.eye(5, dtype=irc.config.floatX)[0]
+    w = np.eye(5, 3, dtype=irc.config.floatX)
+    w[2] = np.ones((3), dtype=irc.config.floatX)
+    printed = [[0.41997434, 0., 0.41997434, 0., 0.], [0., 1., 1., 0., 0.], [0., 0., 1., 0., 0.]]
+    np.testing.assert_allclose(compute_jac_t(w, x), printed, rtol=1e-8, atol=5e-9)
+    close(compute_jac_t(w, x), ((1 - np.tanh(x.dot(w)) ** 2) * w).T)
+
+
+@native_only
+def test_loop_accumulate_number_of_loops():
+    k = shared(0)
+    n_sym = T.iscalar("n_sym")
+    results, updates = irc.scan(lambda: {k: (k + 1)}, n_steps=n_sym)
+    accumulator = function([n_sym], [], updates=updates, allow_input_downcast=True)
+    assert k.get_value() == 0
+    accumulator(5)
+    assert k.get_value() == 5
+
+
+@native_only
+def test_loop_power():
+    k = T.iscalar("k")
+    A = T.vector("A")
+
+    def inner_fct(prior_result, B):
+        return prior_result * B
+
+    result, updates = irc.scan(fn=inner_fct, outputs_info=T.ones_like(A), non_sequences=A, n_steps=k)
+    final_result = result[-1]
+    power = function(inputs=[A, k], outputs=final_result, updates=updates)
+    close(power(range(10), 2), [0., 1., 4., 9., 16., 25., 36., 49., 64., 81.])
+
+
+@native_only
+def test_loop_polynomial():
+    coefficients = T.vector("coefficients")
+    x = T.scalar("x")
+    max_coefficients_supported = 10000
+    full_range = T.arange(max_coefficients_supported)
+    components, updates = irc.scan(fn=lambda coeff, power, free_var: coeff * (free_var ** power),
+                                   outputs_info=None, sequences=[coefficients, full_range], non_sequences=x)
+    polynomial = components.sum()
+    calculate_polynomial = function(inputs=[coefficients, x], outputs=polynomial)
+    test_coeff = np.asarray([1, 0, 2], dtype=np.float32)
+    assert calculate_polynomial(test_coeff, 3) == 19.0
+
+
+@native_only
+def test_loop_exercise_reduction_by_scan():
+    """The exercise: the polynomial with its sum done by scan as well."""
+    coefficients = T.vector("coefficients")
+    x = T.scalar("x")
+    full_range = T.arange(10000)
+    outputs, _ = irc.scan(fn=lambda coeff, power, total, free_var: total + coeff * (free_var ** power),
+                          sequences=[coefficients, full_range], outputs_info=T.zeros_like(x), non_sequences=x)
+    calculate_polynomial = function(inputs=[coefficients, x], outputs=outputs[-1])
+    assert calculate_polynomial(np.asarray([1, 0, 2], dtype=np.float32), 3) == 19.0
 
 
 def test_tutorial_prints_nothing_unexpected(capsys):
