@@ -222,15 +222,13 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
     inner_free = [v.type(v.name) for v in free]
     outputs = clone_replace(outputs, dict(zip(free, inner_free))) if free else outputs
     info = ScanInfo(len(seqs), tuple(o.taps for o in outs_info), len(free))
-    op = Scan(info, [*placeholders, *inner_free], outputs, name)
+    op = Scan(info, [*placeholders, *inner_free], outputs, name, truncate_gradient)
     windows = [o.window for o in outs_info if o.recurrent]
     node = op.make_node(steps, *seqs, *windows, *free)
     n_user = len(outputs) - len(updates)
     results = node.outputs[:n_user]
     new_updates: OrderedDict[Any, Any] = OrderedDict(
         (svar, node.outputs[n_user + i][-1]) for i, (svar, _) in enumerate(updates))
-    if truncate_gradient != -1:
-        node.tag.truncate_gradient = int(truncate_gradient)
     if len(results) == 1 and not return_list:
         return results[0], new_updates
     return results, new_updates

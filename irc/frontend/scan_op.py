@@ -40,13 +40,14 @@ class Scan(Op):
     ir_name = "tensor.scan"
 
     def __init__(self, info: ScanInfo, inner_inputs: Sequence[Variable], inner_outputs: Sequence[Variable],
-                 name: str | None = None):
+                 name: str | None = None, truncate_gradient: int = -1):
         if len(inner_inputs) != info.n_inner_inputs() or len(inner_outputs) != len(info.taps):
             raise ValueError("scan: the inner graph does not match its layout")
         self.info = info
         self.inner_inputs = list(inner_inputs)
         self.inner_outputs = list(inner_outputs)
         self.name = name
+        self.truncate_gradient = int(truncate_gradient)  # steps back the gradient goes (-1: all)
 
     def __eq__(self, other: object) -> bool:
         return self is other
