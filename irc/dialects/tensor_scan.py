@@ -159,3 +159,9 @@ def scan_attributes(num_sequences: int, taps: list[tuple[int, ...]]) -> dict:
     """The attributes of a `tensor.scan`."""
     return {"sequences": IntegerAttr(num_sequences),
             "taps": ArrayAttr(tuple(DenseArrayAttr(tuple(t)) for t in taps))}
+
+
+def scan_bodies(root: Operation) -> list[Block]:
+    """The bodies of the `tensor.scan` ops nested in `root`: blocks of tensor ops that passes
+    working block by block (fusion) treat like a function body."""
+    return [op.body for op in root.walk() if isinstance(op, ScanOp) and op is not root]

@@ -20,6 +20,7 @@ from .basic import as_tensor_variable, cast, constant, dimshuffle
 from .graph import Constant, Variable, clone_replace, toposort, user_location
 from .scan_op import Scan, ScanInfo
 from .shape_functions import addbroadcast, unbroadcast
+from .shape_ops import DimShuffle
 from .shared import SharedVariable
 
 
@@ -55,7 +56,7 @@ def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
         if go_backwards:
             x = x[::-1]
         lo, hi = taps[0], taps[-1]
-        out += [x[t - lo: (t - hi) or None] for t in taps]
+        out += [x if lo == hi else x[t - lo: (t - hi) or None] for t in taps]
     return out
 
 
@@ -154,7 +155,8 @@ def _matched(out: Variable, state: Variable, k: int) -> Variable:
 def _free_values(outputs: Sequence[Variable], placeholders: Sequence[Variable],
                  preferred: Sequence[Variable]) -> list[Variable]:
     """The outer values the step reads: the largest subexpressions that depend on no
-    placeholder (constants stay inside), `preferred` (the user's non-sequences) first."""
+    placeholder (constants and dimshuffles stay inside), `preferred` (the user's
+    non-sequences) first."""
     varying = {id(p) for p in placeholders}
     free: dict[int, Variable] = {}
     for node in toposort(outputs):
@@ -166,8 +168,14 @@ def _free_values(outputs: Sequence[Variable], placeholders: Sequence[Variable],
     for out in outputs:
         if id(out) not in varying and not isinstance(out, Constant):
             free.setdefault(id(out), out)
-    first = [v for v in preferred if id(v) in free]
-    return first + [v for v in free.values() if all(v is not f for f in first)]
+    values: dict[int, Variable] = {}
+    for v in free.values():  # a view stays in the body (free to make, and rewrites see it)
+        while v.owner is not None and isinstance(v.owner.op, DimShuffle):
+            v = v.owner.inputs[0]
+        if not isinstance(v, Constant):
+            values.setdefault(id(v), v)
+    first = [v for v in preferred if id(v) in values]
+    return first + [v for v in values.values() if all(v is not f for f in first)]
 
 
 # ---------------------------------------------------------------------------- scan
