@@ -19,11 +19,14 @@ and the body optimized on its own.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.assembly_forms import OperandListForm
 from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Terminator, Value
 from .builtin import TensorType
 from .op_base import compatible
+from .tensor_eval import EvalError, evaluate, evaluator
 
 
 def step_type(t: TensorType) -> TensorType:
@@ -165,3 +168,39 @@ def scan_bodies(root: Operation) -> list[Block]:
     """The bodies of the `tensor.scan` ops nested in `root`: blocks of tensor ops that passes
     working block by block (fusion) treat like a function body."""
     return [op.body for op in root.walk() if isinstance(op, ScanOp) and op is not root]
+
+
+@evaluator("tensor.scan")
+def _evaluate_scan(op: ScanOp, arrays: list) -> list[np.ndarray]:
+    """The reference: the body run op by op, once per step, in numpy."""
+    n = int(arrays[0])
+    if n < -1:
+        raise EvalError(f"'tensor.scan' at {op.location}: n_steps is negative ({n})")
+    first = 1 + op.num_sequences
+    seqs, rest = arrays[1:first], arrays[first:]
+    inits, non_seqs = rest[:len(op.recurrent)], rest[len(op.recurrent):]
+    steps = min([n] * (n >= 0) + [len(s) for s in seqs])
+    rows: list[list[np.ndarray]] = [[] for _ in op.results]
+    windows = {k: ScanOp.window(op.taps[k]) for k in op.recurrent}
+    for k, init in zip(op.recurrent, inits):
+        if len(init) != windows[k]:
+            raise EvalError(f"'tensor.scan' at {op.location}: the initial value of result #{k} holds "
+                            f"{len(init)} states, its taps {list(op.taps[k])} need {windows[k]}")
+        rows[k] = list(init)
+    body = op.body
+    for t in range(steps):
+        args = [s[t] for s in seqs]
+        for k in op.recurrent:
+            args += [rows[k][windows[k] + t + tap] for tap in op.taps[k]]
+        env = dict(zip(body.args, args + list(non_seqs)))
+        for inner in body.ops[:-1]:
+            env.update(zip(inner.results, evaluate(inner, [env[v] for v in inner.operands])))
+        for k, v in enumerate(body.terminator.operands):
+            rows[k].append(np.asarray(env[v]))
+    out = []
+    for k, r in enumerate(op.results):
+        kept = rows[k][windows.get(k, 0):]
+        t: TensorType = r.type
+        empty = np.empty((0, *[d or 0 for d in t.shape[1:]]), t.element.numpy_name)
+        out.append(np.stack(kept).astype(t.element.numpy_name, copy=False) if kept else empty)
+    return out

@@ -1,0 +1,183 @@
+"""`irc.scan` and its sugar (map, reduce, foldl, foldr) against numpy loops doing the same.
+
+Every function here must compile natively (a fallback to the reference executor warns, and
+the module turns that warning into an error). Tolerances: float64 1e-12 relative, float32
+1e-5 relative (a recurrence compounds rounding over its steps)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+from irc.runtime.native_executor import NativeExecutor
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+RTOL = {"float32": 1e-5, "float64": 1e-12}
+rng = np.random.default_rng(7)
+
+
+def close(a, b, dtype="float64"):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=RTOL[dtype], atol=RTOL[dtype])
+
+
+def native(f):
+    assert isinstance(f.executor, NativeExecutor), type(f.executor)
+    return f
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [0, 1, 1000])
+def test_recurrence_over_n_steps(dtype, n):
+    """h_t = tanh(h_{t-1} W + b): a state, a non-sequence, n_steps given at run time."""
+    h0 = T.vector("h0", dtype=dtype)
+    W = T.matrix("W", dtype=dtype)
+    b = T.vector("b", dtype=dtype)
+    k = T.lscalar("k")
+    hs, updates = irc.scan(lambda h, W: T.tanh(T.dot(h, W) + b), outputs_info=h0, non_sequences=W, n_steps=k)
+    f = native(irc.function([h0, W, b, k], hs))
+    h0v = rng.normal(size=4).astype(dtype)
+    Wv = (rng.normal(size=(4, 4)) * 0.5).astype(dtype)
+    bv = rng.normal(size=4).astype(dtype)
+    expected = np.zeros((n, 4), dtype)
+    h = h0v
+    for t in range(n):
+        h = np.tanh(h @ Wv + bv)
+        expected[t] = h
+    out = f(h0v, Wv, bv, n)
+    assert out.dtype == dtype and out.shape == (n, 4) and updates == {}
+    close(out, expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sequences_are_cut_to_the_shortest_and_to_n_steps(dtype):
+    x = T.matrix("x", dtype=dtype)
+    y = T.vector("y", dtype=dtype)
+    k = T.lscalar("k")
+    out, _ = irc.scan(lambda a, b: a * b, sequences=[x, y], n_steps=k)
+    f = native(irc.function([x, y, k], out))
+    xv, yv = rng.normal(size=(6, 3)).astype(dtype), rng.normal(size=4).astype(dtype)
+    close(f(xv, yv, 10), xv[:4] * yv[:, None], dtype)
+    close(f(xv, yv, 2), xv[:2] * yv[:2, None], dtype)
+    out2, _ = irc.scan(lambda a, b: a * b, sequences=[x, y])
+    close(irc.function([x, y], out2)(xv, yv), xv[:4] * yv[:, None], dtype)
+
+
+def test_taps_minus_two_and_minus_one():
+    """Fibonacci: x_t = x_{t-2} + x_{t-1}, from a window of two initial states."""
+    x0 = T.lvector("x0")
+    fib, _ = irc.scan(lambda a, b: a + b, outputs_info=dict(initial=x0, taps=[-2, -1]), n_steps=10)
+    f = native(irc.function([x0], fib))
+    assert f([0, 1]).tolist() == [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+    assert f([7, 0, 1]).tolist()[:2] == [1, 2]  # a longer window: its last states
+    with pytest.raises(ValueError, match="initial value of result #0 holds the wrong number of states"):
+        f([1])
+
+
+def test_tap_minus_two_alone_and_sequence_taps():
+    """Only x_{t-2} read; a sequence read at t-1 and t (dict(input=, taps=[-1, 0]))."""
+    x0 = T.dvector("x0")
+    s = T.dvector("s")
+    out, _ = irc.scan(lambda s_prev, s_now, x_tm2: x_tm2 * 2 + s_now - s_prev,
+                      sequences=dict(input=s, taps=[-1, 0]), outputs_info=dict(initial=x0, taps=[-2]))
+    f = native(irc.function([s, x0], out))
+    sv, x0v = rng.normal(size=6), np.array([0.5, -1.0])
+    buf = list(x0v)
+    for t in range(5):
+        buf.append(buf[t] * 2 + sv[t + 1] - sv[t])
+    close(f(sv, x0v), buf[2:])
+
+
+def test_go_backwards():
+    x = T.dvector("x")
+    acc, _ = irc.scan(lambda v, total: total * 0.5 + v, sequences=x, outputs_info=T.constant(0.0), go_backwards=True)
+    f = native(irc.function([x], acc))
+    xv = rng.normal(size=7)
+    expected, total = [], 0.0
+    for v in xv[::-1]:
+        total = total * 0.5 + v
+        expected.append(total)
+    close(f(xv), expected)
+
+
+def test_several_outputs_with_and_without_state():
+    """Outputs in outputs_info order: a running sum (state), a square (no state), a product
+    (state); non-sequences passed explicitly and read implicitly."""
+    x = T.dvector("x")
+    c = T.dscalar("c")
+    d = T.dscalar("d")
+    (sums, squares, prods), updates = irc.scan(
+        lambda v, s, p, c: (s + v * c, v ** 2 + d, p * v),
+        sequences=x, outputs_info=[T.constant(0.0), None, T.constant(1.0)], non_sequences=c)
+    f = native(irc.function([x, c, d], [sums, squares, prods]))
+    xv = rng.normal(size=5)
+    s_out, q_out, p_out = f(xv, 2.0, 1.0)
+    close(s_out, np.cumsum(xv * 2.0))
+    close(q_out, xv ** 2 + 1.0)
+    close(p_out, np.cumprod(xv))
+
+
+def test_shared_variable_update_and_implicit_read():
+    """A shared variable fn updates becomes a state; its last value is the update scan
+    returns. Another shared variable is only read (an implicit non-sequence)."""
+    total = irc.shared(np.float64(0.0), name="total")
+    scale = irc.shared(np.float64(3.0), name="scale")
+    x = T.dvector("x")
+    out, updates = irc.scan(lambda v: (v * scale, {total: total + v * scale}), sequences=x)
+    assert list(updates) == [total]
+    f = native(irc.function([x], out, updates=updates))
+    xv = rng.normal(size=4)
+    close(f(xv), xv * 3.0)
+    close(total.get_value(), xv.sum() * 3.0)
+    f(xv)
+    close(total.get_value(), xv.sum() * 6.0)
+
+
+def test_scan_inside_scan():
+    """A map over rows whose body is itself a scan (a running sum of the row)."""
+    m = T.dmatrix("m")
+    out, _ = irc.map(lambda row: irc.scan(lambda v, s: s + v, sequences=row, outputs_info=T.constant(0.0))[0],
+                     sequences=m)
+    f = native(irc.function([m], out))
+    mv = rng.normal(size=(3, 4))
+    close(f(mv), np.cumsum(mv, axis=1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_map_reduce_foldl_foldr(dtype):
+    x = T.vector("x", dtype=dtype)
+    xv = rng.normal(size=6).astype(dtype)
+    zero = np.asarray(0, dtype)
+    squares, _ = irc.map(lambda v: v * v, sequences=x)
+    close(native(irc.function([x], squares))(xv), xv * xv, dtype)
+    total, _ = irc.reduce(lambda v, acc: acc + v, sequences=x, outputs_info=zero)
+    close(native(irc.function([x], total))(xv), xv.sum(), dtype)
+    left, _ = irc.foldl(lambda v, acc: acc * 0.5 + v, sequences=x, outputs_info=zero)
+    right, _ = irc.foldr(lambda v, acc: acc * 0.5 + v, sequences=x, outputs_info=zero)
+    f = native(irc.function([x], [left, right]))
+    lv = rv = 0.0
+    for v in xv:
+        lv = lv * 0.5 + v
+    for v in xv[::-1]:
+        rv = rv * 0.5 + v
+    out_l, out_r = f(xv)
+    close(out_l, lv, dtype)
+    close(out_r, rv, dtype)
+
+
+def test_theano_paths_and_reference_executor():
+    """`irc.scan_module.scan` is `irc.scan`; the reference executor runs tensor.scan too."""
+    assert irc.scan_module.scan is irc.scan
+    x = T.dvector("x")
+    out, _ = irc.scan(lambda v, s: s + v, sequences=x, outputs_info=T.constant(0.0))
+    xv = rng.normal(size=5)
+    for mode in ("DebugMode", irc.Mode(linker="py")):
+        close(irc.function([x], out, mode=mode)(xv), np.cumsum(xv))
+
+
+def test_long_scan_of_a_scalar_state():
+    """100,000 steps of a counter (an integer state held as one element per row)."""
+    k = T.lscalar("k")
+    out, _ = irc.scan(lambda c: c + 1, outputs_info=T.constant(np.int64(0)), n_steps=k)
+    f = native(irc.function([k], out[-1]))
+    assert int(f(100_000)) == 100_000
