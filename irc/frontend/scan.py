@@ -11,12 +11,14 @@ is in the updates `scan` returns, for `irc.function(updates=...)`.
 from __future__ import annotations
 
 import inspect
+import linecache
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .basic import as_tensor_variable, cast, constant, dimshuffle
+from ..ir.location import FileLineColLoc
 from .graph import Constant, Variable, clone_replace, toposort, user_location
 from .scan_op import Scan, ScanInfo
 from .shape_functions import addbroadcast, unbroadcast
@@ -29,7 +31,12 @@ class ScanError(ValueError):
 
 
 def _fail(message: str) -> ScanError:
-    return ScanError(f"{user_location()}: scan: {message}")
+    """The error, at the user's line (`file:line:col`, then that line of source)."""
+    loc = user_location()
+    if not isinstance(loc, FileLineColLoc):
+        return ScanError(f"scan: {message}")
+    source = linecache.getline(loc.filename, loc.line).rstrip()
+    return ScanError(f"{loc.filename}:{loc.line}:{loc.col}: scan: {message}" + (f"\n    {source.strip()}" if source else ""))
 
 
 def _as_list(x: Any) -> list:
@@ -188,18 +195,19 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
     seqs = _sequence_slices(sequences, go_backwards)
     entries = _as_list(outputs_info) if isinstance(outputs_info, (list, tuple)) else (
         [outputs_info] if outputs_info is not None else None)
+    outs_info = [_Output(e, k) for k, e in enumerate(entries or [])]
     non_seqs = [v if isinstance(v, Variable) else as_tensor_variable(v) for v in _as_list(non_sequences)]
     steps = _steps(n_steps, bool(seqs))
 
     seq_phs = [type(s.type)(s.dtype, s.broadcastable[1:])(f"{s.name}[t]" if s.name else None) for s in seqs]
-    outs_info = [_Output(e, k) for k, e in enumerate(entries or [])]
     tap_phs = [p for k, o in enumerate(outs_info) if o.recurrent for p in o.placeholders(k)]
     args = [*seq_phs, *tap_phs, *non_seqs]
     try:
         inspect.signature(fn).bind(*args)
     except TypeError:
-        raise _fail(f"fn takes other arguments than the {len(args)} scan passes it ({len(seq_phs)} sequence "
-                    f"slice(s), {len(tap_phs)} output tap(s), {len(non_seqs)} non-sequence(s), in that order)") from None
+        raise _fail(f"fn {getattr(fn, '__name__', fn)} does not take the {len(args)} argument(s) scan passes "
+                    f"it: {len(seq_phs)} sequence slice(s), {len(tap_phs)} output tap(s) (one per tap in "
+                    f"outputs_info), {len(non_seqs)} non-sequence(s), in that order") from None
     except ValueError:  # a builtin without a signature: let the call say
         pass
     outputs, updates = _split_result(fn(*args))

@@ -7,7 +7,7 @@ interprets exactly that slice, and the `loop.assert_eq`s on sizes, once per dist
 input shapes (the runtime caches the answer). Index arithmetic on values read at run time (an
 integer index, `loop.check_index`) is left to the native code, except where a result's size
 is computed from the value of a 0-d integer argument (a scan's `n_steps`): such an argument is
-read here too (`value_args`), through integer casts, constants and `+ - *`, and its value joins
+read here too (`value_args`), through integer casts, constants, `+ - *`, maximum and minimum, and its value joins
 the cache key.
 """
 from __future__ import annotations
@@ -58,6 +58,11 @@ class ShapeProgram:
                     _reads_integer_argument(op, args) or (_integer_scalar_op(op) and all(v in known for v in op.operands)):
                 steps.append(op)
                 known.update(op.results)
+        for k, alloc in enumerate(results):
+            if not all(v in known for v in alloc.operands):
+                raise NotImplementedError(
+                    f"'{func.sym_name}': the size of result #{k} is computed from values the runtime cannot "
+                    f"read before the call (only input shapes and 0-d integer inputs) (at {alloc.location})")
         needed = _needed(steps, results)
         steps = [op for op in steps if op in needed]
         value_args = tuple(sorted({args[op.operand(0)] for op in steps if isinstance(op, L.LoadOp)}))
@@ -102,7 +107,7 @@ class ShapeProgram:
 
 
 _SCALAR_INT = {"scalar.add": lambda a, b: a + b, "scalar.sub": lambda a, b: a - b,
-               "scalar.mul": lambda a, b: a * b}
+               "scalar.mul": lambda a, b: a * b, "scalar.maximum": max, "scalar.minimum": min}
 
 
 def _integer_scalar_op(op: Operation) -> bool:
