@@ -1,5 +1,6 @@
 """CPU benchmarks of `irc.function` (native code), against numpy (and PyTensor, torch, jax if
-installed; dense layers: `bench_dense.py`).
+installed; dense layers: `bench_dense.py`; `rnn`: a scan against a numpy loop and PyTensor's
+scan).
 
     python3 tools/bench_cpu.py [--repeat N] [--quick]
 
@@ -217,6 +218,72 @@ def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
         t.ratio(f"  {name.split(' (')[0]} ratio", mine, base, "of numpy's time")
 
 
+RNN_STEPS, RNN_BATCH, RNN_HIDDEN = 1000, 32, 128
+
+
+def rnn_data(seed: int = 0) -> tuple:
+    rng = np.random.RandomState(seed)
+    scale = np.float32(1 / np.sqrt(RNN_HIDDEN))
+    return (rng.randn(RNN_STEPS, RNN_BATCH, RNN_HIDDEN).astype("float32"),
+            np.zeros((RNN_BATCH, RNN_HIDDEN), "float32"),
+            rng.randn(RNN_HIDDEN, RNN_HIDDEN).astype("float32") * scale,
+            rng.randn(RNN_HIDDEN, RNN_HIDDEN).astype("float32") * scale,
+            rng.randn(RNN_HIDDEN).astype("float32") * np.float32(0.1))
+
+
+def rnn_scan(T, scan, function):
+    """h_t = tanh(x_t·Wx + h_{t-1}·Wh + b) over the steps, every h_t returned (same code for
+    irc and PyTensor)."""
+    x, h0 = T.tensor3("x", dtype="float32"), T.matrix("h0", dtype="float32")
+    wx, wh, b = T.matrix("wx", dtype="float32"), T.matrix("wh", dtype="float32"), T.vector("b", dtype="float32")
+    hs, _ = scan(lambda xt, h, wx, wh, b: T.tanh(T.dot(xt, wx) + T.dot(h, wh) + b),
+                 sequences=x, outputs_info=h0, non_sequences=[wx, wh, b])
+    return function([x, h0, wx, wh, b], hs)
+
+
+def rnn_numpy(x, h0, wx, wh, b) -> np.ndarray:
+    out = np.empty(x.shape, x.dtype)
+    h = h0
+    for t in range(len(x)):
+        h = np.tanh(x[t] @ wx + h @ wh + b)
+        out[t] = h
+    return out
+
+
+def bench_rnn(t: Table, repeat: int) -> None:
+    """A scan of 1,000 steps of a small RNN cell (hidden 128, batch 32), and the per-step cost
+    of a scan whose body does almost nothing."""
+    import irc
+    import irc.tensor as T
+    data = rnn_data()
+    name = f"RNN scan {RNN_STEPS} steps, batch {RNN_BATCH}, hidden {RNN_HIDDEN}, f32"
+    f = rnn_scan(T, irc.scan, irc.function)
+    err = float(np.max(np.abs(f(*data) - rnn_numpy(*data))))
+    mine = t.add(f"{name}: irc", median_us(lambda: f(*data), repeat, 1), f"max abs err vs numpy {err:.1e}")
+    t.add(f"{name}: irc, 1 thread", single_thread_us(lambda: f(*data), repeat, 1))
+    base = t.add(f"{name}: numpy loop", median_us(lambda: rnn_numpy(*data), repeat, 1))
+    t.ratio("  RNN ratio vs numpy", mine, base, "of numpy's time")
+    try:
+        import pytensor
+        import pytensor.tensor as PT
+        from pytensor.compile.mode import Mode
+        c_mode = Mode(linker="cvm", optimizer="fast_run")  # its C backend (its numba one needs numba's llvmlite)
+        g = rnn_scan(PT, pytensor.scan, lambda i, o: pytensor.function(i, o, mode=c_mode))
+        err = float(np.max(np.abs(g(*data) - rnn_numpy(*data))))
+    except Exception as e:  # optional peer, or a version we do not know
+        t.add(f"{name}: PyTensor", float("nan"), f"skipped ({type(e).__name__}: {e})"[:100])
+    else:
+        pt = t.add(f"{name}: PyTensor scan", median_us(lambda: g(*data), repeat, 1),
+                   f"pytensor {pytensor.__version__}, C linker (cvm); max abs err {err:.1e}")
+        t.ratio("  RNN ratio vs PyTensor", mine, pt, "of PyTensor's time")
+    k = T.lscalar("k")
+    steps = 1_000_000
+    count, _ = irc.scan(lambda c: c + 1, outputs_info=T.constant(np.int64(0)), n_steps=k)
+    counter = irc.function([k], count[-1])
+    us = t.add(f"scan of {steps:,} steps of c + 1 (int64 state): irc", median_us(lambda: counter(steps), repeat, 1))
+    t.add("  per step", float("nan"), f"{us * 1e3 / steps:.2f} ns (a stacked 8-byte row written per step)")
+
+
 def bench_overhead(t: Table, repeat: int) -> None:
     import irc
     import irc.tensor as T
@@ -264,7 +331,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=30, help="samples per case (median)")
     ap.add_argument("--quick", action="store_true", help="fewer samples and sizes")
     ap.add_argument("--only", default="", help="comma-separated groups to run (default: all): "
-                    "exp,lr,chain,sums,blas,gemm,mlp,overhead,compile")
+                    "exp,lr,chain,sums,blas,gemm,mlp,rnn,overhead,compile")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"
@@ -279,6 +346,7 @@ def main() -> None:
         "blas": lambda: bench_blas(t, repeat, (256, 512) if args.quick else (256, 512, 1024)),
         "gemm": lambda: bench_dense.bench_gemm(t, max(5, repeat // 3), median_us, with_threads),
         "mlp": lambda: bench_dense.bench_mlp(t, repeat, median_us, with_threads),
+        "rnn": lambda: bench_rnn(t, repeat),
         "overhead": lambda: bench_overhead(t, repeat),
         "compile": lambda: bench_compile(t),
     }

@@ -1,10 +1,12 @@
 """Loop lowering of `tensor.scan`: one `loop.for` over the steps, the body lowered inside it.
 
-Each result is a buffer allocated before the loop: `window + steps` rows for a result with taps
-(its initial window copied into the first rows), `steps` rows otherwise. Step t reads its
-sequence slices as views at row t, each tap as a view of row `window + t + tap` of its own
-result (the carried state goes through that buffer), the non-sequences as they are, and copies
-what the body yields into row `window + t`. No Python runs per step.
+Each result is a buffer allocated before the loop, `steps` rows; step t reads its sequence
+slices as views at row t, the non-sequences as they are, and copies what the body yields into
+row t of each result. The carried state goes through those buffers: when every tap is one step
+back (`taps = [-1]`), step 0 runs in a loop of its own reading the initial states, and steps
+1.. read row t - 1; with longer windows a result's buffer has `window` more rows in front,
+holding the initial states, and tap `-j` reads row `window + t - j` (the result is then a view
+of the later rows, which the function's return copies). No Python runs per step.
 
 The body's temporaries whose sizes do not change between steps are allocated once, before the
 loop (the size arithmetic is hoisted with them); the others are freed at the end of each step.
@@ -12,6 +14,8 @@ A result without taps must have sizes known before the loop (they are hoisted th
 one whose size depends on the step's values is an error naming the op.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 from ..dialects import loop as L
 from ..dialects.tensor_base import constant_value
@@ -110,34 +114,69 @@ def _scan(ctx: FuncLowering, op: ScanOp) -> None:
         ctx.materialize(v)                  # are read as numbers where they are single elements)
     steps = _step_count(ctx, op)
     taps = op.taps
-    bufs: dict[int, Value] = {}
-    for k, init in zip(op.recurrent, op.initial):
-        window = ScanOp.window(taps[k])
-        src = ctx.buf[init]
-        sizes = ctx.sizes_of(src)
-        lb.assert_eq(sizes[0], lb.const(window),
+    windows = {k: ScanOp.window(taps[k]) for k in op.recurrent}
+    inits = {k: ctx.buf[init] for k, init in zip(op.recurrent, op.initial)}
+    for k, src in inits.items():
+        lb.assert_eq(ctx.sizes_of(src)[0], lb.const(windows[k]),
                      f"'tensor.scan': the initial value of result #{k} holds the wrong number of states "
-                     f"for its taps {list(taps[k])} ({window} needed)")
-        buf = ctx.alloc(op.results[k].type, [lb.add(steps, lb.const(window)), *sizes[1:]])
-        ctx.copy(src, _rows(ctx, buf, lb.const(0), lb.const(window), op.results[k].type.shape), sizes)
+                     f"for its taps {list(taps[k])} ({windows[k]} needed)")
+    bufs: dict[int, Value] = {}
+    if not windows:  # no state: one loop
+        _loop(ctx, op, lb.const(0), steps, steps, bufs, 0, None)
+        for k, r in enumerate(op.results):
+            ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
+        return
+    if all(w == 1 for w in windows.values()):
+        # every state is read one step back: the results hold only the steps' rows (returned
+        # as they are); step 0 reads the initial states, a second loop from 1 the row before
+        for k, src in inits.items():
+            bufs[k] = ctx.alloc(op.results[k].type, [steps, *ctx.sizes_of(src)[1:]])
+        first = lb.min(steps, lb.const(1))
+        _loop(ctx, op, lb.const(0), first, steps, bufs, 0, lambda k, t: (inits[k], lb.const(0)))
+        _loop(ctx, op, first, steps, steps, bufs, 0, lambda k, t: (bufs[k], lb.add(t, lb.const(-1))))
+        for k, r in enumerate(op.results):
+            ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
+        return
+    # a window of several states: the first rows of each result's buffer hold it
+    for k, src in inits.items():
+        sizes = ctx.sizes_of(src)
+        buf = ctx.alloc(op.results[k].type, [lb.add(steps, lb.const(windows[k])), *sizes[1:]])
+        ctx.copy(src, _rows(ctx, buf, lb.const(0), lb.const(windows[k]), op.results[k].type.shape), sizes)
         bufs[k] = buf
+    _loop(ctx, op, lb.const(0), steps, steps, bufs, None, None)
+    for k, r in enumerate(op.results):
+        if k not in windows:
+            ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
+        else:
+            view = _rows(ctx, bufs[k], lb.const(windows[k]), steps, r.type.shape)
+            ctx.bind(r, view, ctx.sizes_of(view))
 
+
+TapSource = Callable[[int, Index], tuple[Value, Index]]
+
+
+def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, bufs: dict[int, Value],
+          row_shift: int | None, tap_source: TapSource | None) -> None:
+    """One `loop.for` over steps [lo, hi) running the body. Step t's value of result k goes
+    to row `t + shift` of `bufs[k]` (shift: `row_shift`, else the result's window); a tap of
+    one step back reads `tap_source(k, t)` (a buffer and a row) when given, else row
+    `window + t + tap` of `bufs[k]`. Buffers of results without taps are made on the way."""
+    lb = ctx.lb
+    taps = op.taps
     yields = op.body.terminator.operands
-    with lb.for_(lb.const(0), steps) as scope:
+    with lb.for_(lo, hi) as scope:
         loop: L.ForOp = scope.op
         t = scope.iv
         args = iter(op.body.args)
         for s in op.sequences:
-            arg = next(args)
             view, sizes = _row_view(ctx, ctx.buf[s], t, s.type.shape)
-            ctx.bind(arg, view, sizes)
+            ctx.bind(next(args), view, sizes)
         for k in op.recurrent:
             window = ScanOp.window(taps[k])
             for tap in taps[k]:
-                arg = next(args)
-                row = lb.add(t, lb.const(window + tap))
-                view, sizes = _row_view(ctx, bufs[k], row, op.results[k].type.shape)
-                ctx.bind(arg, view, sizes)
+                buf, row = tap_source(k, t) if tap_source else (bufs[k], lb.add(t, lb.const(window + tap)))
+                view, sizes = _row_view(ctx, buf, row, op.results[k].type.shape)
+                ctx.bind(next(args), view, sizes)
         for v in op.non_sequences:
             arg = next(args)
             if v in ctx.scalars:
@@ -149,18 +188,10 @@ def _scan(ctx: FuncLowering, op: ScanOp) -> None:
         for k, v in enumerate(yields):
             if k not in bufs:
                 bufs[k] = _stacked_result(ctx, op, k, v, steps, loop)
-            window = ScanOp.window(taps[k])
-            row = lb.add(t, lb.const(window))
-            dst, sizes = _row_view(ctx, bufs[k], row, op.results[k].type.shape)
+            shift = row_shift if row_shift is not None else ScanOp.window(taps[k])
+            dst, sizes = _row_view(ctx, bufs[k], lb.add(t, lb.const(shift)), op.results[k].type.shape)
             _store(ctx, op, k, v, dst, sizes)
     _place_temporaries(loop)
-    for k, r in enumerate(op.results):
-        window = ScanOp.window(taps[k])
-        if window == 0:
-            ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
-        else:
-            view = _rows(ctx, bufs[k], lb.const(window), steps, r.type.shape)
-            ctx.bind(r, view, ctx.sizes_of(view))
 
 
 BY_ELEMENT.add("tensor.scan")
