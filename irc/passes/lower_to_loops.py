@@ -251,7 +251,7 @@ def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     temporary of the result's exact type made at the top level; None: allocate."""
     marks = op.attributes.get("inplace")
     i = list(marks)[j] if marks is not None else -1
-    if i < 0:
+    if i < 0 or op.parent is not ctx.src.body:  # (in a loop's body, a later step reads it again)
         return None
     m = ctx.buf.get(op.operand(i))
     want = contiguous_type(op.results[j].type)
