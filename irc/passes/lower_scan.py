@@ -27,30 +27,27 @@ from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
 from .loop_builder import Index
 
 
-def _row_view(ctx: FuncLowering, buf: Value, row: Index, shape: tuple) -> tuple[Value, list[Index]]:
-    """The view of `buf`'s row `row` (its first dim dropped) and its sizes."""
-    lb = ctx.lb
-    sizes = ctx.sizes_of(buf)
-    zero, one = lb.const(0), lb.const(1)
-    rank = len(sizes)
-    element = buf.type.element
-    sub = lb.create(L.SubviewOp, [buf, row, *([zero] * (rank - 1)), one, *sizes[1:], *([one] * rank)], {},
-                    L.view_type((1, *shape[1:]), element))
-    view = lb.create(L.BroadcastOp, [sub, *sizes[1:]], {"dims": L.perm_attr(range(1, rank))},
-                     L.view_type(shape[1:], element))
-    return view, list(sizes[1:])
-
-
-def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple) -> Value:
-    """The view of rows `first` to `first + count` of `buf`."""
+def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple,
+          count_dim: int | None = None) -> Value:
+    """The view of rows `first` to `first + count` of `buf` (of tensor shape `shape`), typed
+    with `count_dim` rows."""
     lb = ctx.lb
     sizes = ctx.sizes_of(buf)
     zero, one = lb.const(0), lb.const(1)
     rank = len(sizes)
     view = lb.create(L.SubviewOp, [buf, first, *([zero] * (rank - 1)), count, *sizes[1:], *([one] * rank)], {},
-                     L.view_type((None, *shape[1:]), buf.type.element))
+                     L.view_type((count_dim, *shape[1:]), buf.type.element))
     ctx.sizes[view] = [count, *sizes[1:]]
     return view
+
+
+def _row_view(ctx: FuncLowering, buf: Value, row: Index, shape: tuple) -> tuple[Value, list[Index]]:
+    """The view of `buf`'s row `row` (its first dim dropped) and its sizes."""
+    sub = _rows(ctx, buf, row, ctx.lb.const(1), shape, 1)
+    sizes = ctx.sizes_of(sub)[1:]
+    view = ctx.lb.create(L.BroadcastOp, [sub, *sizes], {"dims": L.perm_attr(range(1, len(shape)))},
+                         L.view_type(shape[1:], buf.type.element))
+    return view, sizes
 
 
 def _step_count(ctx: FuncLowering, op: ScanOp) -> Index:
@@ -87,6 +84,7 @@ def _hoist(value: Value, loop: Operation) -> bool:
 
 
 def _inside(block: Block | None, loop: Operation) -> bool:
+    """Whether `block` is `loop`'s body or nested in it."""
     while block is not None:
         if block is loop.body:
             return True
