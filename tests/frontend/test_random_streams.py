@@ -183,3 +183,25 @@ def test_bad_seeds_and_states():
     u = RandomStreams(seed=0).uniform((2,))
     with pytest.raises(ValueError, match=r"a generator state is an integer array \[key0, key1, draw\] of 3"):
         u.rng.set_value(np.zeros(4, np.int64))
+
+
+def test_mrg_random_streams_signatures_on_the_same_engine():
+    from irc.sandbox.rng_mrg import MRG_RandomStreams
+    mrg = MRG_RandomStreams(seed=42)
+    u = mrg.uniform((N,), nstreams=64)
+    z = mrg.normal((N,), avg=1.0, std=2.0)
+    b = mrg.binomial(size=(N,), p=0.75, dtype="int8")
+    m = mrg.multinomial(pvals=np.tile([[0.2, 0.5, 0.3]], (N // 10, 1)))
+    c = mrg.choice(size=(N,), p=[0.25, 0.75])
+    uv, zv, bv, mv, cv = irc.function([], [u, z, b, m, c])()
+    assert uv.dtype == irc.config.floatX and bv.dtype == np.int8 and mv.dtype == np.int64
+    _mean_var_within(uv, 0.5, 1 / 12, N)
+    _mean_var_within(zv, 1.0, 4.0, N)
+    _mean_var_within(bv, 0.75, 0.75 * 0.25, N)
+    assert (mv.sum(axis=1) == 1).all()
+    np.testing.assert_allclose(mv.mean(axis=0), [0.2, 0.5, 0.3], atol=0.01)
+    np.testing.assert_allclose(np.bincount(cv) / N, [0.25, 0.75], atol=0.005)
+    # same seed and draw order as RandomStreams: the same numbers
+    np.testing.assert_array_equal(irc.function([], RandomStreams(seed=42).uniform((N,)))(), uv)
+    with pytest.raises(NotImplementedError, match="truncate=True"):
+        mrg.normal((2,), truncate=True)
