@@ -435,3 +435,11 @@ def _random(op, arrays):
     if any(n < 0 for n in sizes):
         raise _fail(op, f"negative size {_shape_str(sizes)}")
     return [sample(state, tuple(sizes), op.attributes["distribution"].value, op.results[0].type.element.numpy_name)]
+
+
+@evaluator("tensor.dynamic_slice")
+def _dynamic_slice(op, arrays):
+    x, start, stop = arrays
+    index = [slice(None)] * x.ndim
+    index[op.attributes["axis"].value] = slice(int(start), int(stop))
+    return [x[tuple(index)].copy()]
