@@ -14,8 +14,8 @@ from ..dialects.builtin import TensorType
 from ..dialects.philox import MASK32, MULTIPLIERS, ROUNDS, WEYL
 from ..dialects.tensor_random import STATE_SIZE
 from ..ir.core import Operation, Value
-from ..ir.types import ScalarType, f32, i64
-from .lower_creation import traced_sizes
+from ..ir.types import ScalarType, f32, i64, index
+from .index_trace import index_of
 from .lower_to_loops import FuncLowering
 from .lowering_registry import lowering
 from .loop_builder import Index, LoopBuilder
@@ -84,6 +84,21 @@ def _flat_index(lb: LoopBuilder, ivs: list[Index], sizes: list[Index]) -> Index:
     return flat
 
 
+def _sizes(ctx: FuncLowering, op: Operation) -> list[Index]:
+    """The sample's sizes: index arithmetic on the arguments' sizes where they come from there
+    (the caller can then size a returned sample), else the values read where the op stands,
+    checked non-negative."""
+    lb = ctx.lb
+    sizes = []
+    for k, v in enumerate(op.operands[1:]):
+        n = index_of(ctx, v)
+        if n is None:
+            n = lb.cast(ctx.broadcast_load(v, []), index)
+            lb.assert_eq(lb.max(n, lb.const(0)), n, f"'tensor.random': size {k} is negative")
+        sizes.append(n)
+    return sizes
+
+
 @lowering("tensor.random")
 def _random(ctx: FuncLowering, op: Operation) -> None:
     lb = ctx.lb
@@ -91,7 +106,7 @@ def _random(ctx: FuncLowering, op: Operation) -> None:
     ctx.lb.assert_eq(ctx.sizes_of(state)[0], lb.const(STATE_SIZE),
                      f"'tensor.random': the generator state must hold {STATE_SIZE} values [key0, key1, draw]")
     t: TensorType = op.results[0].type
-    sizes = ctx.result_sizes(t, traced_sizes(ctx, op, op.operands[1:]))
+    sizes = ctx.result_sizes(t, _sizes(ctx, op))
     out = ctx.alloc(t, sizes)
     distribution = op.attributes["distribution"].value
     with ctx.nest(sizes, t.device) as ivs:

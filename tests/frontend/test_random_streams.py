@@ -13,6 +13,7 @@ import pytest
 import irc
 import irc.tensor as T
 from irc.dialects.philox import sample
+from irc.sandbox.rng_mrg import MRG_RandomStreams
 from irc.tensor.shared_randomstreams import RandomStreams
 
 N = 200_000
@@ -135,15 +136,22 @@ def test_draws_of_one_stream_differ_and_a_size_may_be_zero_or_empty():
     assert empty.shape == (0, 3) and scalar.shape == () and 0 <= scalar < 1
 
 
-def test_a_size_read_from_an_input_value_still_draws_the_definition():
+def test_a_size_read_from_an_input_value_is_read_at_run_time():
     srng = RandomStreams(seed=8)
     n = T.lscalar("n")
     u = srng.uniform((n, 2), dtype="float64")
-    state = u.rng.get_value()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # runs in the reference executor
-        out = irc.function([n], u)(4)
-    np.testing.assert_array_equal(out, sample(state, (4, 2), "uniform", "float64"))
+        warnings.simplefilter("error", RuntimeWarning)
+        f = irc.function([n], T.max(u))  # native: the sample is a temporary
+    state = u.rng.get_value()
+    assert f(4) == sample(state, (4, 2), "uniform", "float64").max()
+    with pytest.raises(Exception, match="'tensor.random' failed at run time: size 0 is negative") as info:
+        f(-1)
+    assert "test_random_streams.py" in str(info.value)
+    with pytest.warns(RuntimeWarning, match="has a size that depends on values read at run time"):
+        g = irc.function([n], u)  # a returned sample sized by data: the reference executor
+    state = u.rng.get_value()
+    np.testing.assert_array_equal(g(3), sample(state, (3, 2), "uniform", "float64"))
 
 
 def test_no_gradient_through_a_draw():
@@ -186,7 +194,6 @@ def test_bad_seeds_and_states():
 
 
 def test_mrg_random_streams_signatures_on_the_same_engine():
-    from irc.sandbox.rng_mrg import MRG_RandomStreams
     mrg = MRG_RandomStreams(seed=42)
     u = mrg.uniform((N,), nstreams=64)
     z = mrg.normal((N,), avg=1.0, std=2.0)
