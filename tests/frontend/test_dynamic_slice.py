@@ -56,3 +56,10 @@ def test_symbolic_bounds_need_step_one_and_integers():
         m[i::2]
     with pytest.raises(TypeError, match="a slice bound must be a 0-d integer"):
         m[T.dscalar():]
+
+
+def test_no_gradient_through_symbolic_bounds_names_the_line():
+    i = T.lscalar("i")
+    m = T.dvector("m")
+    with pytest.raises(NotImplementedError, match=r"test_dynamic_slice.py:\d+:\d+: error: T.grad: .* has no gradient"):
+        T.grad(T.sum(m[i:]), m)
