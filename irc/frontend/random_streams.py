@@ -49,6 +49,8 @@ def size_variables(size: Any, ndim: int | None, what: str) -> list[Variable]:
     """The draw's sizes as 0-d int64 variables: `size` is a tuple/list of ints and 0-d symbolic
     integers, `x.shape`, or an int; refused with the user's line when negative, not integer,
     of the wrong rank, or not matching `ndim`."""
+    if isinstance(size, np.ndarray) and size.ndim == 1:
+        size = size.tolist()
     if isinstance(size, Variable) and size.ndim not in (0, 1):
         raise ValueError(build_error(f"{what}: size must be a tuple of sizes or a vector, got {size.type}"))
     entries = [size] if isinstance(size, (int, np.integer)) or (isinstance(size, Variable) and size.ndim == 0) \
@@ -74,6 +76,14 @@ def size_variables(size: Any, ndim: int | None, what: str) -> list[Variable]:
             raise ValueError(build_error(f"{what}: size {k} is negative ({n})"))
         sizes.append(constant(np.int64(n)))
     return sizes
+
+
+def _size_or_params_shape(size: Any, params: Sequence[Any]) -> Any:
+    """`size`, or (Theano's rule for size=None) the shape of the parameter with most dims."""
+    if size is not None:
+        return size
+    tensors = [p for p in params if isinstance(p, Variable) and p.ndim > 0]
+    return max(tensors, key=lambda p: p.ndim).shape if tensors else ()
 
 
 def _float_dtype(dtype: str | None, params: Sequence[Any]) -> str:
@@ -121,21 +131,23 @@ class RandomStreams:
         return out
 
     # -- Theano's distributions
-    def uniform(self, size: Any = (), low: Any = 0.0, high: Any = 1.0, ndim: int | None = None,
+    def uniform(self, size: Any = None, low: Any = 0.0, high: Any = 1.0, ndim: int | None = None,
                 dtype: str | None = None) -> Variable:
         """U[low, high) of `size` (uniform numbers with 24/53 random bits scaled)."""
         dtype = _float_dtype(dtype, (low, high))
-        u, state = self._draw("uniform", size_variables(size, ndim, "uniform"), dtype)
+        sizes = size_variables(_size_or_params_shape(size, (low, high)), ndim, "uniform")
+        u, state = self._draw("uniform", sizes, dtype)
         if _static(low) != 0 or _static(high) != 1:
             low, high = cast(low, dtype), cast(high, dtype)
             u = add(low, mul(sub(high, low), u))
         return self._mark(u, state)
 
-    def normal(self, size: Any = (), avg: Any = 0.0, std: Any = 1.0, ndim: int | None = None,
+    def normal(self, size: Any = None, avg: Any = 0.0, std: Any = 1.0, ndim: int | None = None,
                dtype: str | None = None) -> Variable:
         """N(avg, std^2) of `size` (Box-Muller)."""
         dtype = _float_dtype(dtype, (avg, std))
-        z, state = self._draw("normal", size_variables(size, ndim, "normal"), dtype)
+        sizes = size_variables(_size_or_params_shape(size, (avg, std)), ndim, "normal")
+        z, state = self._draw("normal", sizes, dtype)
         if _static(avg) != 0 or _static(std) != 1:
             z = add(cast(avg, dtype), mul(cast(std, dtype), z))
         return self._mark(z, state)
@@ -152,9 +164,7 @@ class RandomStreams:
         if chance is not None and not 0 <= chance <= 1:
             raise ValueError(build_error(f"binomial: p={chance} is not a probability (outside [0, 1])"))
         p = as_tensor_variable(p)
-        if size is None:
-            size = p.shape if p.ndim else ()
-        sizes = size_variables(size, ndim, "binomial")
+        sizes = size_variables(_size_or_params_shape(size, (p,)), ndim, "binomial")
         if p.ndim > len(sizes):
             raise ValueError(build_error(f"binomial: p has {p.ndim} dims but size has {len(sizes)}"))
         u_dtype = p.dtype if p.dtype == "float64" else floatX()
@@ -165,10 +175,11 @@ class RandomStreams:
         p_last = dimshuffle(p, list(range(p.ndim)) + ["x"]) if p.ndim else p
         return self._mark(cast(tensor_sum(lt(u, p_last), axis=-1), dtype), state)
 
-    def random_integers(self, size: Any = (), low: Any = 0, high: Any = 1, ndim: int | None = None,
+    def random_integers(self, size: Any = None, low: Any = 0, high: Any = 1, ndim: int | None = None,
                         dtype: str = "int64") -> Variable:
         """Integers uniform in [low, high] (both included)."""
-        u, state = self._draw("uniform", size_variables(size, ndim, "random_integers"), "float64")
+        sizes = size_variables(_size_or_params_shape(size, (low, high)), ndim, "random_integers")
+        u, state = self._draw("uniform", sizes, "float64")
         low, high = cast(low, "float64"), cast(high, "float64")
         return self._mark(cast(add(low, floor(mul(u, add(sub(high, low), 1.0)))), dtype), state)
 

@@ -99,6 +99,7 @@ def test_each_call_draws_anew_unless_no_default_updates():
     f = irc.function([], u)
     g = irc.function([], u, no_default_updates=True)
     h = irc.function([], u, no_default_updates=[u.rng])
+    assert [str(n.op) for n in f.maker.fgraph.toposort()] == ["RandomFunction{uniform}", "Elemwise{add,no_inplace}"]
     a, b = f(), f()
     assert not np.array_equal(a, b)
     c = g()
@@ -212,3 +213,14 @@ def test_mrg_random_streams_signatures_on_the_same_engine():
     np.testing.assert_array_equal(irc.function([], RandomStreams(seed=42).uniform((N,)))(), uv)
     with pytest.raises(NotImplementedError, match="truncate=True"):
         mrg.normal((2,), truncate=True)
+
+
+def test_size_none_takes_the_parameters_shape():
+    srng = RandomStreams(seed=6)
+    low = T.dvector("low")
+    u = srng.uniform(low=low, high=low + 1)
+    z = srng.normal(avg=T.zeros((3, 2)))
+    k = srng.uniform(size=np.array([2, 5]))
+    uv, zv, kv = irc.function([low], [u, z, k])(np.arange(4.0))
+    assert uv.shape == (4,) and ((np.arange(4) <= uv) & (uv < np.arange(4) + 1)).all()
+    assert zv.shape == (3, 2) and kv.shape == (2, 5)
