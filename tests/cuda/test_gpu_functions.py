@@ -298,6 +298,26 @@ def test_results_never_alias_inputs_or_each_other():
     np.testing.assert_array_equal(np.asarray(c), x.get_value())
 
 
+def test_profile_times_each_kernel_and_transfer():
+    """profile=True on the GPU: one row per kernel (named after its ops) and per transfer,
+    timed with CUDA events, and the results still right."""
+    import io
+    with irc.config.change_flags(device="cuda"):
+        x = T.fvector("x")
+        w = irc.shared(rand(1000), name="w")
+        f = irc.function([x], [T.exp(x) * w, T.tanh(w).T + 1], profile=True)
+    v = rand(1000, seed=3)
+    for _ in range(3):
+        a, b = f(v)
+    np.testing.assert_allclose(a, np.exp(v) * w.get_value(), rtol=1e-5)
+    times = f.profile.op_time
+    assert len(times) >= 3 and all(t > 0 for t in times.values()), times
+    out = io.StringIO()
+    f.profile.summary(out)
+    text = out.getvalue()
+    assert "GpuElemwise" in text and "GpuFromHost" in text and "HostFromGpu" in text, text
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_tutorial_programs_match_the_cpu(n):
     """check1/2/3 with only the flags changed: "Used the gpu", and the printed numpy result

@@ -35,6 +35,7 @@ from .driver import Device, device, synchronize_after_launch
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 from .steady import SteadyRun
+from .timing import CudaTiming
 
 
 @dataclass
@@ -49,6 +50,7 @@ class CudaProgram:
     kernels: dict[str, GpuFuncOp]
     module: KernelModule
     inplace_results: dict[int, int] = field(default_factory=dict)
+    timing: Any = None            # the profiler's CudaTiming, when profiled
 
 
 def build_program(placed: Any, edges: Edges, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
@@ -132,8 +134,9 @@ class CudaExecutor:
     constants: dict = {}
     fresh_results = True
 
-    def __init__(self, program: CudaProgram, dev: Device):
+    def __init__(self, program: CudaProgram, dev: Device, timing: CudaTiming | None = None):
         self.program = program
+        self.timing = timing  # profiling: every launch and transfer between CUDA events
         self.native = program
         self.dev = dev
         self.upload = program.edges.upload
@@ -141,7 +144,8 @@ class CudaExecutor:
         self.download = [k for k, down in enumerate(program.edges.download) if down]
         self.plans: dict[tuple, PreparedPlan] = {}
         self.sync_each = synchronize_after_launch()
-        self.can_replay = not (self.any_upload or self.download or self.sync_each)
+        self.one_by_one = self.sync_each or timing is not None  # no graphs
+        self.can_replay = not (self.any_upload or self.download or self.one_by_one)
 
     def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
         try:
@@ -173,7 +177,7 @@ class CudaExecutor:
         addresses = tuple([b.address for b in bufs])
         graphs = plan.graphs
         graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
-        if graph is not None and not self.sync_each:
+        if graph is not None and not self.one_by_one:
             code = graphs.launch_graph(graph, graphs.stream)
             if code:
                 raise CudaError("launching a CUDA graph", code)
@@ -181,11 +185,16 @@ class CudaExecutor:
             for launch in plan.launches:
                 for slot_ref, slot, byte_offset in launch.patches:
                     slot_ref.value = addresses[slot] + byte_offset
-            if not self.sync_each and graphs.wants(addresses):
+            if not self.one_by_one and graphs.wants(addresses):
                 graphs.capture(addresses, [launch.launcher for launch in plan.launches])
             else:
                 for launch in plan.launches:
-                    code = launch.launcher.launch(*launch.launcher.args)
+                    launcher = launch.launcher
+                    if self.timing is None:
+                        code = launcher.launch(*launcher.args)
+                    else:
+                        code = self.timing.timed(self.timing.kernel_key(launch.name),
+                                                 lambda: launcher.launch(*launcher.args))
                     if code or self.sync_each:
                         self._check(launch, code)
         if plan.direct:
@@ -209,6 +218,10 @@ class CudaExecutor:
         return SteadyRun(plan, fixed, [None] * len(args) + plan.makers)
 
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
+        timing = self.timing
+        if timing is not None:
+            return [timing.timed_on_host(timing.upload_key(k), lambda: to_device(a))
+                    if up or isinstance(a, np.ndarray) else a for k, (a, up) in enumerate(zip(args, self.upload))]
         return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
 
     def _plan(self, shapes: tuple, dargs: list) -> PreparedPlan:
@@ -248,7 +261,11 @@ class CudaExecutor:
             buf = results[k]
             if buf.size:
                 host = self.dev.pinned.allocate(buf.shape, buf.dtype)
-                drv.memcpy_dtoh_async(host, buf.gpudata, stream)
+                if self.timing is None:
+                    drv.memcpy_dtoh_async(host, buf.gpudata, stream)
+                else:
+                    self.timing.timed(self.timing.downloads[k],
+                                      lambda: drv.memcpy_dtoh_async(host, buf.gpudata, stream))
                 results[k] = host
             else:
                 results[k] = np.empty(buf.shape, buf.dtype)
@@ -256,8 +273,16 @@ class CudaExecutor:
         return results
 
 
-def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any) -> tuple[Any, Any]:
-    """(executor, program) for a function whose edge transfers were taken (`device_module`)."""
+def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any,
+                       profiling: bool = False) -> tuple[Any, Any]:
+    """(executor, program) for a function whose edge transfers were taken (`device_module`);
+    with `profiling`, the program carries the profiler's timing source (`program.timing`)."""
     dev = device()
     program = build_program(placed, edges, func, dev, config.allow_gc)
-    return CudaExecutor(program, dev), program
+    timing = None
+    if profiling:
+        uploads = [k for k, up in enumerate(edges.upload) if up]
+        downloads = [k for k, down in enumerate(edges.download) if down]
+        placed_func = next(op for op in placed.body.ops if type(op) is FuncOp)
+        timing = program.timing = CudaTiming(placed_func, program.host_func, uploads, downloads, dev.stream)
+    return CudaExecutor(program, dev, timing), program
