@@ -431,7 +431,8 @@ def _sort(op, arrays):
 def _random(op, arrays):
     state, sizes = arrays[0], [int(a) for a in arrays[1:]]
     if state.shape != (3,):
-        raise _fail(op, f"the generator state must hold 3 values [key0, key1, draw], got shape {_shape_str(state.shape)}")
+        raise _fail(op, f"the generator state must hold 3 values [key0, key1, draw], got shape "
+                        f"{_shape_str(state.shape)}")
     if any(n < 0 for n in sizes):
         raise _fail(op, f"negative size {_shape_str(sizes)}")
     return [sample(state, tuple(sizes), op.attributes["distribution"].value, op.results[0].type.element.numpy_name)]

@@ -72,9 +72,10 @@ class _Words:
 
 def _normal(lb: LoopBuilder, u1: Value, u2: Value, t: ScalarType) -> Value:
     """Box-Muller, cosine branch: sqrt(-2 log(1 - u1)) cos(2 pi u2) (1 - u1 is in (0, 1])."""
-    radius = lb.scalar("sqrt", [lb.scalar("mul", [lb.scalar_const(-2.0, t),
-                                                  lb.scalar("log", [lb.scalar("sub", [lb.scalar_const(1.0, t), u1])])])])
-    return lb.scalar("mul", [radius, lb.scalar("cos", [lb.scalar("mul", [lb.scalar_const(2 * math.pi, t), u2])])])
+    log = lb.scalar("log", [lb.scalar("sub", [lb.scalar_const(1.0, t), u1])])
+    radius = lb.scalar("sqrt", [lb.scalar("mul", [lb.scalar_const(-2.0, t), log])])
+    angle = lb.scalar("mul", [lb.scalar_const(2 * math.pi, t), u2])
+    return lb.scalar("mul", [radius, lb.scalar("cos", [angle])])
 
 
 def _flat_index(lb: LoopBuilder, ivs: list[Index], sizes: list[Index]) -> Index:
@@ -103,8 +104,8 @@ def _sizes(ctx: FuncLowering, op: Operation) -> list[Index]:
 def _random(ctx: FuncLowering, op: Operation) -> None:
     lb = ctx.lb
     state = ctx.materialize(op.operand(0))
-    ctx.lb.assert_eq(ctx.sizes_of(state)[0], lb.const(STATE_SIZE),
-                     f"'tensor.random': the generator state must hold {STATE_SIZE} values [key0, key1, draw]")
+    lb.assert_eq(ctx.sizes_of(state)[0], lb.const(STATE_SIZE),
+                 f"'tensor.random': the generator state must hold {STATE_SIZE} values [key0, key1, draw]")
     t: TensorType = op.results[0].type
     sizes = ctx.result_sizes(t, _sizes(ctx, op))
     out = ctx.alloc(t, sizes)
