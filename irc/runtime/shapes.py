@@ -61,8 +61,9 @@ class ShapeProgram:
         for k, alloc in enumerate(results):
             if not all(v in known for v in alloc.operands):
                 raise NotImplementedError(
-                    f"'{func.sym_name}': the size of result #{k} is computed from values the runtime cannot "
-                    f"read before the call (only input shapes and 0-d integer inputs) (at {alloc.location})")
+                    f"result #{k} of '{func.sym_name}' (at {alloc.location}) has a size that depends on values "
+                    f"read at run time (a slice with symbolic bounds, say; only input shapes and the values of "
+                    f"0-d integer inputs are read before the call): the caller cannot size it before the call")
         needed = _needed(steps, results)
         steps = [op for op in steps if op in needed]
         value_args = tuple(sorted({args[op.operand(0)] for op in steps if isinstance(op, L.LoadOp)}))
