@@ -288,9 +288,26 @@ def test_gradients_of_logistic():
                                rtol=1e-7)
 
 
+def test_gradients_jacobian_with_scan():
+    x = T.dvector("x")
+    y = x ** 2
+    J, updates = irc.scan(lambda i, y, x: T.grad(y[i], x), sequences=T.arange(y.shape[0]), non_sequences=[y, x])
+    f = irc.function([x], J, updates=updates)
+    close(f([4, 4]), [[8, 0], [0, 8]])
+
+
+def test_gradients_hessian_with_scan():
+    x = T.dvector("x")
+    y = x ** 2
+    cost = y.sum()
+    gy = T.grad(cost, x)
+    H, updates = irc.scan(lambda i, gy, x: T.grad(gy[i], x), sequences=T.arange(gy.shape[0]), non_sequences=[gy, x])
+    f = irc.function([x], H, updates=updates)
+    close(f([4, 4]), [[2, 0], [0, 2]])
+
+
 def test_gradients_jacobian_macro():
-    """The page computes the Jacobian with scan (not run); `theano.gradient.jacobian` is the
-    macro it names, which irc has."""
+    """`theano.gradient.jacobian` and `hessian`, the macros the page names, which irc has."""
     x = T.dvector("x")
     J = irc.gradient.jacobian(x ** 2, x, size=2)
     close(function([x], J)([4, 4]), [[8, 0], [0, 8]])
