@@ -149,10 +149,19 @@ def test_a_size_read_from_an_input_value_is_read_at_run_time():
     with pytest.raises(Exception, match="'tensor.random' failed at run time: size 0 is negative") as info:
         f(-1)
     assert "test_random_streams.py" in str(info.value)
-    with pytest.warns(RuntimeWarning, match="has a size that depends on values read at run time"):
-        g = irc.function([n], u)  # a returned sample sized by data: the reference executor
+    with warnings.catch_warnings():  # a returned sample sized by a 0-d integer input: the runtime
+        warnings.simplefilter("error", RuntimeWarning)  # reads it before the call (native)
+        g = irc.function([n], u)
     state = u.rng.get_value()
     np.testing.assert_array_equal(g(3), sample(state, (3, 2), "uniform", "float64"))
+    with pytest.raises(Exception, match="'tensor.random' failed at run time: size 0 is negative"):
+        g(-1)
+    m = T.lvector("m")
+    v = srng.uniform((m[0], 2), dtype="float64")
+    with pytest.warns(RuntimeWarning, match="has a size that depends on values read at run time"):
+        h = irc.function([m], v)  # sized by an element of an input: the reference executor
+    state = v.rng.get_value()
+    np.testing.assert_array_equal(h(np.array([3, 7])), sample(state, (3, 2), "uniform", "float64"))
 
 
 def test_no_gradient_through_a_draw():
