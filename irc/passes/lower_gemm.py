@@ -119,6 +119,7 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
     one, zero = lb.const(1), lb.const(0)
     packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
     tiles = ceil_div(lb, m, MR)
+    may_pack_a = may_pack_a and p.a_transposed
     packs = lb.max(zero, lb.min(one, lb.sub(panels, one))) if may_pack_a else zero
     tiled_a = pack_tiles(ctx, p.load_a, p.a_transposed, m, k, element, MR, packs) if may_pack_a else None
     panels_per_block = max(1, GEMM_BLOCK_COLUMNS // NR)
@@ -129,6 +130,7 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
     scratch = lb.alloc(MemRefType((None, MR, NR), element), [blocks])
     scratch.name_hint = "tile"
     slices = lb.max(one, ceil_div(lb, k, GEMM_KC))  # k = 0 still writes beta·C
+    kc = lb.max(one, lb.floordiv(lb.add(k, lb.sub(slices, one)), slices))  # equal slices, none short
     last_row = lb.sub(m, one)
     with lb.parallel([blocks]) as (blk,):
         bi, bj = _block_coordinates(lb, named(blk, "blk"), m, n, row_blocks, column_blocks)
@@ -137,8 +139,8 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
         p0 = lb.mul(bj, lb.const(panels_per_block))
         p1 = lb.min(lb.add(p0, lb.const(panels_per_block)), panels)
         with lb.for_(zero, slices) as kb:
-            q0 = lb.mul(named(kb, "kb"), lb.const(GEMM_KC))
-            q1 = lb.min(lb.add(q0, lb.const(GEMM_KC)), k)
+            q0 = lb.mul(named(kb, "kb"), kc)
+            q1 = lb.min(lb.add(q0, kc), k)
             later = lb.scalar("gt", [kb.iv, zero])
             with lb.for_(p0, p1) as pn:
                 first_col = lb.mul(named(pn, "p"), lb.const(NR))
@@ -236,21 +238,41 @@ def pack_panels(ctx: FuncLowering, load_b: Load2, b_transposed: bool, k: Index, 
 
 def _pack(lb: LoopBuilder, packed: Value, groups: Index, load: Load2, across_lines: bool,
           lines: Index, k: Index, element: ScalarType, width: int) -> None:
-    """packed[g, q, w] = load(g·width + w, q) for w below the valid `lines`, else 0. The copy
-    walks the source's contiguous axis: across the lines at each q when `across_lines`, else
-    along q within each line."""
+    """packed[g, q, w] = load(g·width + w, q) for w below the valid `lines`, else 0. Along the
+    source's contiguous axis (`across_lines`) each step q copies one run of the source; else
+    the group's `width` lines are read side by side (see `_pack_side_by_side`)."""
     zero = lb.const(0)
     with lb.parallel([groups]) as (g,):
-        first = lb.mul(named(g, "g"), lb.const(width))
+        g = named(g, "g")
+        if not across_lines:
+            _pack_side_by_side(lb, packed, g, load, lines, k, element, width)
+            return
+        first = lb.mul(g, lb.const(width))
         valid = lb.min(lb.const(width), lb.sub(lines, first))
         for lo, hi, fill in ((zero, valid, True), (valid, lb.const(width), False)):
-            outer, inner = ((zero, k), (lo, hi)) if across_lines else ((lo, hi), (zero, k))
-            with lb.for_(*outer) as o:
-                with lb.for_(*inner) as i:
-                    q, w = (o, i) if across_lines else (i, o)
-                    q, w = named(q, "q"), named(w, "w")
+            with lb.for_(zero, k) as o:
+                with lb.for_(lo, hi) as i:
+                    q, w = named(o, "q"), named(i, "w")
                     v = load(lb.add(first, w), q) if fill else lb.scalar_const(0, element)
                     lb.store(v, packed, [g, q, w])
+
+
+def _pack_side_by_side(lb: LoopBuilder, packed: Value, g: Index, load: Load2, lines: Index, k: Index,
+                       element: ScalarType, width: int) -> None:
+    """Group g of `_pack` from a source whose lines are its contiguous rows: each step q reads
+    the `width` rows side by side (past the valid lines, the last one again, its value replaced
+    by 0), so the loop over w is unrolled and a step's stores are one contiguous run, not the
+    scatter that vectorizing along q would make."""
+    first = lb.mul(g, lb.const(width))
+    valid = lb.min(lb.const(width), lb.sub(lines, first))
+    last = lb.sub(lines, lb.const(1))
+    rows = [lb.min(lb.add(first, lb.const(w)), last) for w in range(width)]
+    keep = [lb.scalar("lt", [lb.const(w), valid]) for w in range(width)]
+    zero = lb.scalar_const(0, element)
+    with lb.for_(lb.const(0), k) as o:
+        q = named(o, "q")
+        for w in range(width):
+            lb.store(lb.scalar("select", [keep[w], load(rows[w], q), zero]), packed, [g, q, lb.const(w)])
 
 
 def multiply_add(lb: LoopBuilder, a: Value, b: Value, c: Value) -> Value:
