@@ -16,7 +16,8 @@ order of a copy; no transpose is ever materialized):
    in `iter_args` — registers — updated by MR·NR `fma`s per step (MR·NR/width vector FMAs once
    LLVM's SLP vectorizer has widened the lanes). The tile is stored into a small scratch
    buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
-   alpha·tile + beta·C on the first slice, out + alpha·tile on the later ones (so C may be
+   alpha·tile + beta·C on the first slice (beta·C folded into the scratch tile first, so no
+   loop reads C while writing out), out + alpha·tile on the later ones (so C may be
    out's own storage: an in-place update W ← W − lr·g). Partial tiles need no special kernel.
 5. An epilogue function (`tanh` of a hidden layer) is applied to each block after its last
    slice, while the block (GEMM_BLOCK_ROWS × GEMM_BLOCK_COLUMNS) is still in L2.
@@ -142,6 +143,7 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
             q0 = lb.mul(named(kb, "kb"), kc)
             q1 = lb.min(lb.add(q0, kc), k)
             later = lb.scalar("gt", [kb.iv, zero])
+            first_slice = lb.max(zero, lb.sub(one, kb.iv))  # 1 on the first slice, else 0
             with lb.for_(p0, p1) as pn:
                 first_col = lb.mul(named(pn, "p"), lb.const(NR))
                 width = lb.min(lb.const(NR), lb.sub(n, first_col))
@@ -158,7 +160,7 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
                         else:
                             a_of = lambda q, r: lb.load(tiled_a, [s.iv, q, lb.const(r)])  # noqa: E731
                         _tile_to_scratch(lb, a_of, packed_b, pn.iv, q0, q1, MR, NR, scratch, blk, element)
-                        _write_tile(lb, scratch, blk, first_row, height, first_col, width, p, later)
+                        _write_tile(lb, scratch, blk, first_row, height, first_col, width, p, later, first_slice)
 
                 block_tiles = lb.sub(t1, t0)
                 if may_pack_a:
@@ -172,18 +174,29 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
 
 
 def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, height: Index,
-                first_col: Index, width: Index, p: Product, later: Value) -> None:
+                first_col: Index, width: Index, p: Product, later: Value, first_slice: Index) -> None:
     """out = alpha·tile + beta·C on the first slice of k (`later` false), out + alpha·tile on
-    the others, over the tile's valid `height` rows and `width` columns."""
+    the others, over the tile's valid `height` rows and `width` columns.
+
+    beta·C is first folded into the scratch tile (a loop that runs on the first slice only), so
+    that no loop both reads C and writes out: in an update in place C is out's own storage, and
+    the vectorizer's run-time overlap check then sent such a loop down its scalar path (an
+    in-place W1 − lr·Xᵀ·δ took 190 µs more than the plain product)."""
+    folded = p.load_c is not None and p.beta != 0
+    if folded:
+        with lb.for_(lb.const(0), lb.mul(height, first_slice)) as r:
+            with lb.for_(lb.const(0), width) as t:
+                idx = [blk, named(r, "r"), named(t, "t")]
+                c = scale(lb, p.load_c(lb.add(first_row, r.iv), lb.add(first_col, t.iv)), p.beta)
+                lb.store(lb.scalar("add", [scale(lb, lb.load(scratch, idx), p.alpha), c]), scratch, idx)
     with lb.for_(lb.const(0), height) as r:
         with lb.for_(lb.const(0), width) as t:
             i = lb.add(first_row, named(r, "r"))
             j = lb.add(first_col, named(t, "t"))
-            acc = scale(lb, lb.load(scratch, [blk, r.iv, t.iv]), p.alpha)
-            start = (scale(lb, p.load_c(i, j), p.beta) if p.load_c is not None and p.beta != 0
-                     else lb.scalar_const(0, p.element))
-            prev = lb.scalar("select", [later, lb.load(p.out, [i, j]), start])
-            lb.store(lb.scalar("add", [prev, acc]), p.out, [i, j])
+            tile = lb.load(scratch, [blk, r.iv, t.iv])
+            added = lb.scalar("add", [lb.load(p.out, [i, j]), scale(lb, tile, p.alpha)])
+            start = tile if folded else scale(lb, tile, p.alpha)
+            lb.store(lb.scalar("select", [later, added, start]), p.out, [i, j])
 
 
 def _tiles_per_block(lb: LoopBuilder, tiles: Index, column_blocks: Index, most: int) -> Index:

@@ -88,8 +88,9 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // past m; none when one panel covers n; a row-major A is read in place); then ONE parallel loop over
 // output blocks; per slice of k, per panel, per tile: one loop over the slice carries the
 // 12×32 tile in iter_args as fmas (not a `reduction`: SLP vectorizes across the lanes),
-// stores it to a scratch tile, and a loop with run-time bounds writes its valid rows and
-// columns: alpha·tile + beta·C on the first slice, out + alpha·tile after (a select).
+// stores it to a scratch tile; on the first slice a loop folds beta·C into the tile (so that
+// no loop reads C while it writes out: C may be out's own storage), then a loop with run-time
+// bounds writes the valid rows and columns: that tile first, out + alpha·tile after (a select).
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %[[OUT:.*]] = loop.alloc
 // CHECK:         %[[PANELS:.*]] = loop.alloc %[[NP:.*]], %{{.*}} : (index, index) -> memref<?x?x32xf32>
@@ -113,6 +114,7 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK-NOT:       loop.parallel
 // CHECK:           loop.for %kb = {{.*}} {
 // CHECK:             %[[LATER:.*]] = scalar.gt %kb,
+// CHECK:             %[[FIRST:.*]] = loop.max %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:        loop.for %p = {{.*}} {
 // CHECK:               loop.for %s = {{.*}} {
 // CHECK:                 %{{.*}}:384 = loop.for %q_4 = {{.*}} -> (f32, {{.*}}, f32) {
@@ -123,13 +125,20 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK-NEXT:            }
 // CHECK-NOT:             {reduction}
 // CHECK-COUNT-384:       loop.store %{{.*}}, %[[TILE]][%blk,
-// CHECK:                 loop.for %r = {{.*}} {
+// CHECK:                 %[[ROWS:.*]] = loop.mul %{{.*}}, %[[FIRST]] : index
+// CHECK-NEXT:            loop.for %r = %{{.*}} to %[[ROWS]] step
 // CHECK-NEXT:              loop.for %t = {{.*}} {
-// CHECK:                     loop.load %[[TILE]][%blk, %r, %t]
 // CHECK:                     loop.load %C[
-// CHECK:                     loop.load %[[OUT]][
-// CHECK-NEXT:                scalar.select %[[LATER]],
-// CHECK:                     loop.store %{{.*}}, %[[OUT]][
+// CHECK:                     loop.load %[[TILE]][%blk, %r, %t]
+// CHECK:                     loop.store %{{.*}}, %[[TILE]][%blk, %r, %t]
+// CHECK:                 loop.for %r_1 = {{.*}} {
+// CHECK-NEXT:              loop.for %t_1 = {{.*}} {
+// CHECK-NEXT:                loop.add
+// CHECK-NEXT:                loop.add
+// CHECK-NEXT:                loop.load %[[TILE]][%blk, %r_1, %t_1]
+// CHECK-NEXT:                loop.load %[[OUT]][
+// CHECK:                     scalar.select %[[LATER]],
+// CHECK-NEXT:                loop.store %{{.*}}, %[[OUT]][
 // CHECK:               loop.for %s_1 = {{.*}} {
 // CHECK:                 %{{.*}}:384 = loop.for %q_5 =
 // CHECK:                   loop.load %At[
