@@ -2,15 +2,19 @@
 the manner of BLIS/GotoBLAS, for any layout of A and B (a transposed view only changes the
 order of a copy; no transpose is ever materialized):
 
-1. `pack_tiles` / `pack_panels`: A is copied into tiles of MR rows, `Ap[s, q, r] =
-   A[s·MR + r, q]`, and B into panels of NR columns, `Bp[p, q, t] = B[q, p·NR + t]` (zero past
-   row m / column n), each walking its source along the contiguous axis. In the inner loop
-   every step then reads MR consecutive elements of A and NR of B, whatever the layouts.
-2. One parallel loop over blocks of the output — GEMM_BLOCK_ROWS rows (fewer for small
-   products, so there are GEMM_MIN_BLOCKS blocks) by GEMM_BLOCK_COLUMNS columns — numbered
+1. `pack_panels` / `pack_tiles`: B is copied into panels of NR columns, `Bp[p, q, t] =
+   B[q, p·NR + t]`, and a transposed A into tiles of MR rows, `Ap[s, q, r] = A[s·MR + r, q]`
+   (zero past column n / row m), each copy walking its source along the contiguous axis. In
+   the inner loop every step then reads NR consecutive elements of B and MR of A, whatever
+   the layouts. A row-major A is read where it lies: its MR rows are MR sequential streams
+   that stay in L1 and L2 as well as a packed tile (the copy cost 70 µs of 1170 on
+   256x784x512), while a transposed A read in place strides a row of A per step.
+2. One parallel loop over blocks of the output — up to GEMM_BLOCK_ROWS rows (fewer for small
+   products, so there are GEMM_MIN_BLOCKS blocks; the tiles shared evenly between the row
+   blocks, so no short last block unbalances the threads) by GEMM_BLOCK_COLUMNS columns — numbered
    along the larger of m and n first, so that each thread's contiguous range of blocks covers
    a distinct part of the larger operand.
-3. In a block, k is cut into slices of GEMM_KC: the KC×NR slice of a panel of B stays in L1
+3. In a block, k is cut into equal slices of at most GEMM_KC: the KC×NR slice of a panel of B stays in L1
    while every tile of the block passes over it; the block's KC×rows slice of A stays in L2.
 4. `_tile_to_scratch`, the micro-kernel: one loop over the slice carries an MR×NR tile of sums
    in `iter_args` — registers — updated by MR·NR `fma`s per step (MR·NR/width vector FMAs once
@@ -112,9 +116,9 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
 
 def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool) -> None:
     """The product with MR×NR register tiles, when `enabled` is 1 (0: every loop runs zero
-    times). A is packed only when more than one panel of B reads each of its tiles: for n ≤ NR
-    the copy would cost as much as the product, and the tiles read A where it lies (its rows
-    clamped to m - 1 in the last one)."""
+    times). A is packed only when it is transposed and more than one panel of B reads each of
+    its tiles (for n ≤ NR the copy would cost as much as the product); else the tiles read A
+    where it lies (its rows clamped to m - 1 in the last one)."""
     lb = ctx.lb
     m, k, n, element = p.m, p.k, p.n, p.element
     one, zero = lb.const(1), lb.const(0)
@@ -135,8 +139,9 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
     last_row = lb.sub(m, one)
     with lb.parallel([blocks]) as (blk,):
         bi, bj = _block_coordinates(lb, named(blk, "blk"), m, n, row_blocks, column_blocks)
-        t0 = lb.mul(bi, tiles_per_block)
-        t1 = lb.min(lb.add(t0, tiles_per_block), tiles)
+        # the tiles shared out evenly (blocks differ by one tile at most, none is left short)
+        t0 = lb.floordiv(lb.mul(bi, tiles), row_blocks)
+        t1 = lb.floordiv(lb.mul(lb.add(bi, one), tiles), row_blocks)
         p0 = lb.mul(bj, lb.const(panels_per_block))
         p1 = lb.min(lb.add(p0, lb.const(panels_per_block)), panels)
         with lb.for_(zero, slices) as kb:
