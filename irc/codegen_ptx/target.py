@@ -63,9 +63,22 @@ def optimize(module: ir.Module, arch: str) -> "llvm.ModuleRef":
     return parse_and_optimize_llvm(module, target_machine(arch), speed_level=3)
 
 
+class UnsupportedLLVMError(RuntimeError):
+    """The installed llvmlite's LLVM does not know an NVVM intrinsic irc emits."""
+
+
 def emit_ptx(module: ir.Module, arch: str) -> str:
-    """PTX text of `module` for `arch`."""
-    return target_machine(arch).emit_assembly(optimize(module, arch))
+    """PTX text of `module` for `arch`. An NVVM intrinsic this LLVM does not know comes out as
+    an external function the PTX assembler rejects: refused here with the reason."""
+    ptx = target_machine(arch).emit_assembly(optimize(module, arch))
+    for line in ptx.splitlines():
+        if line.startswith(".extern .func") and "llvm.nvvm." in line:
+            name = line[line.index("llvm.nvvm."):].split()[0]
+            raise UnsupportedLLVMError(
+                f"the LLVM of llvmlite {llvm_versions()} does not know the intrinsic '{name}' "
+                f"(the PTX would not assemble); the GPU backend needs llvmlite >= 0.50 - note that "
+                f"numba pins older versions")
+    return ptx
 
 
 @functools.lru_cache(maxsize=None)

@@ -190,3 +190,22 @@ def test_integer_indexing_on_the_cuda_path(cuda_emulated):
         assert e == mv[-1, iv]
     with pytest.raises(IndexError, match="index out of range for axis 0"):
         f(mv, 3)
+
+
+def test_profile_names_each_kernel_after_its_ops(cuda_emulated):
+    """The GPU profiler's rows (one per kernel) carry the names of the tensor ops lowered
+    into the kernel, as `f.maker.fgraph` shows them (timing itself needs the GPU)."""
+    from irc.dialects.func import FuncOp
+    from irc.dialects.gpu import LaunchOp
+    from irc.runtime.profile_timing import describe_launches
+    x, m = T.fvector("x"), T.fmatrix("m")
+    y = T.exp(x) * 2
+    z = T.tanh(m.T + 1)
+    f = irc.function([x, m], [y, z])
+    placed, _ = device_module(f.maker.module, "cuda")
+    host = next(op for op in lower_for_gpu(placed).body.ops if type(op) is FuncOp)
+    launches = [(op.kernel, op.location) for op in host.walk() if isinstance(op, LaunchOp)]
+    infos = describe_launches(next(op for op in placed.body.ops if type(op) is FuncOp), launches)
+    assert len(infos) == len(launches) >= 2
+    assert all(info.device == "gpu" and info.op_name.startswith("GpuElemwise") for info in infos), \
+        [info.op_name for info in infos]
