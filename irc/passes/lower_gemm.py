@@ -259,20 +259,27 @@ def _pack(lb: LoopBuilder, packed: Value, groups: Index, load: Load2, across_lin
     """packed[g, q, w] = load(g·width + w, q) for w below the valid `lines`, else 0. Along the
     source's contiguous axis (`across_lines`) each step q copies one run of the source; else
     the group's `width` lines are read side by side (see `_pack_side_by_side`)."""
-    zero = lb.const(0)
     with lb.parallel([groups]) as (g,):
         g = named(g, "g")
-        if not across_lines:
+        if across_lines:
+            _pack_runs(lb, packed, g, load, lines, k, element, width)
+        else:
             _pack_side_by_side(lb, packed, g, load, lines, k, element, width)
-            return
-        first = lb.mul(g, lb.const(width))
-        valid = lb.min(lb.const(width), lb.sub(lines, first))
-        for lo, hi, fill in ((zero, valid, True), (valid, lb.const(width), False)):
-            with lb.for_(zero, k) as o:
-                with lb.for_(lo, hi) as i:
-                    q, w = named(o, "q"), named(i, "w")
-                    v = load(lb.add(first, w), q) if fill else lb.scalar_const(0, element)
-                    lb.store(v, packed, [g, q, w])
+
+
+def _pack_runs(lb: LoopBuilder, packed: Value, g: Index, load: Load2, lines: Index, k: Index,
+               element: ScalarType, width: int) -> None:
+    """Group g of `_pack` from a source whose lines run along its contiguous axis: each step q
+    copies the group's run of the source, then zeros past the valid lines."""
+    zero = lb.const(0)
+    first = lb.mul(g, lb.const(width))
+    valid = lb.min(lb.const(width), lb.sub(lines, first))
+    for lo, hi, fill in ((zero, valid, True), (valid, lb.const(width), False)):
+        with lb.for_(zero, k) as o:
+            with lb.for_(lo, hi) as i:
+                q, w = named(o, "q"), named(i, "w")
+                v = load(lb.add(first, w), q) if fill else lb.scalar_const(0, element)
+                lb.store(v, packed, [g, q, w])
 
 
 def _pack_side_by_side(lb: LoopBuilder, packed: Value, g: Index, load: Load2, lines: Index, k: Index,
