@@ -181,3 +181,22 @@ func.func @vecmat(%x: tensor<?xf32>, %B: tensor<?x?xf32>) -> tensor<?xf32> {
   %out = tensor.dot %x, %B : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
   func.return %out : tensor<?xf32>
 }
+
+// -----
+
+// An epilogue (tanh of a hidden layer) is applied as the tile is written on the last slice of
+// k: the write is two loops, the first for the other slices, the second (its trip count times
+// 1 on the last slice only) with the function; no pass over the block after it.
+// CHECK-LABEL: func.func @gemm_tanh
+// CHECK:         loop.parallel (%blk)
+// CHECK:           scalar.select
+// CHECK-NEXT:      loop.store %{{.*}}, %out[
+// CHECK:           scalar.select
+// CHECK-NEXT:      scalar.tanh
+// CHECK-NEXT:      loop.store %{{.*}}, %out[
+// CHECK-NOT:       scalar.tanh
+// CHECK:         loop.parallel (%g_1)
+func.func @gemm_tanh(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %b: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %out = tensor.gemm %A, %B, %b {alpha = 1.0, beta = 1.0, epilogue = "tanh"} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  func.return %out : tensor<?x?xf32>
+}
