@@ -50,6 +50,12 @@ class ShapeProgram:
             if isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) for v in op.operands):
                 steps.append(op)
                 known.update(op.results)
+        for k, alloc in enumerate(results):
+            if not all(v in known for v in alloc.operands):
+                raise NotImplementedError(
+                    f"result #{k} of '{func.sym_name}' (at {alloc.location}) has a size that depends on values "
+                    f"read at run time (a slice with symbolic bounds, say): the caller cannot size it before "
+                    f"the call")
         return ShapeProgram(steps, {a: i for i, a in enumerate(func.args)}, results)
 
     def run(self, shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:

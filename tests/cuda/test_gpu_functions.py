@@ -318,6 +318,28 @@ def test_profile_times_each_kernel_and_transfer():
     assert "GpuElemwise" in text and "GpuFromHost" in text and "HostFromGpu" in text, text
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_random_streams_on_the_gpu_draw_the_cpus_numbers(dtype):
+    """Philox runs in the kernel: uniform and binomial draws equal the CPU's bit for bit,
+    normal draws to the math library's ulps; each call draws new numbers on both."""
+    from irc.tensor.shared_randomstreams import RandomStreams
+
+    def draws(device):
+        with irc.config.change_flags(device=device):
+            srng = RandomStreams(seed=234)
+            outs = [srng.uniform((1000,), dtype=dtype), srng.normal((37, 5), dtype=dtype),
+                    srng.binomial((64,), p=0.3, dtype="int64")]
+            f = irc.function([], outs)
+        return [[np.asarray(v) for v in f()] for _ in range(3)]
+
+    cpu, gpu = draws("cpu"), draws("cuda")
+    for c, g in zip(cpu, gpu):
+        np.testing.assert_array_equal(g[0], c[0])
+        np.testing.assert_allclose(g[1], c[1], **TOL[dtype])
+        np.testing.assert_array_equal(g[2], c[2])
+    assert not np.array_equal(gpu[0][0], gpu[1][0])
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_tutorial_programs_match_the_cpu(n):
     """check1/2/3 with only the flags changed: "Used the gpu", and the printed numpy result
