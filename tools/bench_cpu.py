@@ -5,6 +5,8 @@ installed; dense layers: `bench_dense.py`).
 
 Every time is the median over `repeat` samples, each the mean of several back-to-back calls;
 a ratio compares two rows measured in this same run (irc / baseline: below 1 is faster).
+Where a row of one library follows another's, `settle()` first lets the other's idle pool
+threads stop spinning (OpenBLAS's held a core for ~0.1 s after each call).
 Compile times run in fresh processes: cold (empty compile dir) and warm (from the disk cache).
 """
 from __future__ import annotations
