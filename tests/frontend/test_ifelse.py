@@ -163,3 +163,17 @@ def test_names_and_op():
     out = ifelse(c > 0, x, x * 2, name="pick")
     assert out.name == "pick" and isinstance(out.owner.op, IfElse)
     assert irc.ifelse.ifelse is ifelse
+
+
+def test_inspection_and_graph_evaluation():
+    """The compiled graph shows Theano's `if{}` (an `IfElse`); the graph-level evaluator picks
+    the taken branch."""
+    from irc.frontend.evaluate import evaluate
+    c = T.dscalar("c")
+    x = T.dvector("x")
+    out = ifelse(c > 0, x * 2, x)
+    f = irc.function([c, x], out)
+    last = f.maker.fgraph.toposort()[-1]
+    assert str(last.op) == "if{}" and isinstance(last.op, IfElse)
+    np.testing.assert_array_equal(evaluate(out, {c: 1.0, x: [1.0, 2.0]}), [2.0, 4.0])
+    np.testing.assert_array_equal(evaluate(out, {c: -1.0, x: [1.0, 2.0]}), [1.0, 2.0])

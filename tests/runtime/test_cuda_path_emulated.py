@@ -190,3 +190,16 @@ def test_integer_indexing_on_the_cuda_path(cuda_emulated):
         assert e == mv[-1, iv]
     with pytest.raises(IndexError, match="index out of range for axis 0"):
         f(mv, 3)
+
+
+def test_ifelse_runs_on_the_cpu_with_one_warning(cuda_emulated):
+    """`tensor.if` is host-placed for now: a shared variable kept on the device that a branch
+    reads is brought to the host before it, and the function runs lazily on the cpu."""
+    w = irc.shared(rand(5), name="w")
+    c, x = T.fscalar("c"), T.fvector("x")
+    from irc.ifelse import ifelse
+    with pytest.warns(RuntimeWarning, match="runs on the cpu: no GPU kernel yet for"):
+        f = irc.function([c, x], ifelse(c > 0, T.exp(x) * w, x - w))
+    xv = rand(5, seed=2)
+    np.testing.assert_allclose(f(np.float32(1), xv), np.exp(xv) * w.get_value(), rtol=1e-6)
+    np.testing.assert_allclose(f(np.float32(-1), xv), xv - w.get_value(), rtol=1e-6)
