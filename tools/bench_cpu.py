@@ -205,6 +205,14 @@ def bench_ifelse(t: Table, repeat: int) -> None:
     one = t.add("ifelse tutorial 1e4x1e3 f64: one mean alone", median_us(lambda: f_one(big1), repeat, 3))
     t.ratio("  ifelse / switch", lazy, both, "of switch's time (only one branch runs)")
     t.ratio("  ifelse / one mean", lazy, one, "of one mean's time (the branch is all it costs)")
+    c, v = T.dscalar("c"), T.dvector("v")
+    f = irc.function([c, v], ifelse(c > 0, T.exp(T.sin(v)).sum(), v[0]))
+    data = np.random.RandomState(3).rand(10 ** 6)
+    np.testing.assert_allclose(f(1.0, data), np.exp(np.sin(data)).sum(), rtol=1e-12)
+    assert f(-1.0, data) == data[0]
+    heavy = t.add("ifelse 1e6 f64: sum(exp(sin v)) branch taken", median_us(lambda: f(1.0, data), repeat, 3))
+    light = t.add("ifelse 1e6 f64: v[0] branch taken", median_us(lambda: f(-1.0, data), repeat, 3))
+    t.ratio("  cheap / expensive branch", light, heavy, "of the expensive branch's time")
 
 
 def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:

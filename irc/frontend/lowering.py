@@ -25,12 +25,11 @@ from typing import Any, Sequence
 
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_if import IfOp, YieldOp
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
-from ..ir.core import OP_REGISTRY, Operation, Value, create_op
+from ..ir.core import OP_REGISTRY, Block, Operation, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from ..ir.types import scalar_from_numpy
-from ..dialects.tensor_if import IfOp, YieldOp
-from ..ir.core import Block
 from .graph import ir_result_types
 from .ifelse_op import IfElse
 from .transfers import PlacementHint, returned_on_device
