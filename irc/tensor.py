@@ -5,6 +5,8 @@ the op classes users test for (`T.Elemwise`, `T.DimShuffle`, `T.CAReduce`, ...) 
 `T.nnet`. Dtype promotion is documented in irc/frontend/dtypes.py."""
 from __future__ import annotations
 
+import sys
+
 from .frontend import nnet  # noqa: F401  (T.nnet.sigmoid, T.nnet.softmax, ...)
 from .frontend.basic import (  # noqa: F401
     abs_, add, and_, as_tensor_variable, cast, ceil, concatenate, constant, cos, dimshuffle, elemwise,
@@ -56,12 +58,16 @@ def round_half_away_from_zero(x):
 
 
 from . import extra_ops  # noqa: E402,F401  (T.extra_ops.cumsum, ...)
+from .frontend import random_streams as shared_randomstreams  # noqa: E402
+
+# `from irc.tensor.shared_randomstreams import RandomStreams` (this namespace is a module, so
+# Theano's submodule path is registered by hand)
+sys.modules[__name__ + ".shared_randomstreams"] = shared_randomstreams
 
 
 # Theano names this frontend does not have yet, and what to use (docs/frontend.md lists them)
 NOT_SUPPORTED = {
     "nonzero": "data-dependent shapes are not supported", "argwhere": "data-dependent shapes are not supported",
-    "shared_randomstreams": "random streams are not supported yet",
     "advanced_subtensor": "advanced (integer-array) indexing is not supported",
     "take": "advanced (integer-array) indexing is not supported",
 }

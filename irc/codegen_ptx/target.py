@@ -15,7 +15,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..codegen_llvm.identity import llvm_versions, sources_hash
-from ..codegen_llvm.optimize import parse_and_optimize_o3
+from ..codegen_llvm.optimize import parse_and_optimize as parse_and_optimize_llvm
 
 # libm-style intrinsics NVPTX has no lowering for (it aborts instead of failing)
 FORBIDDEN_PREFIXES = ("llvm.exp.", "llvm.exp10.", "llvm.log.", "llvm.log2.", "llvm.log10.",
@@ -60,12 +60,25 @@ def check_intrinsics(module: ir.Module) -> None:
 def optimize(module: ir.Module, arch: str) -> "llvm.ModuleRef":
     """Parse and run the O3 pipeline (after the intrinsic guard)."""
     check_intrinsics(module)
-    return parse_and_optimize_o3(module, target_machine(arch))
+    return parse_and_optimize_llvm(module, target_machine(arch), speed_level=3)
+
+
+class UnsupportedLLVMError(RuntimeError):
+    """The installed llvmlite's LLVM does not know an NVVM intrinsic irc emits."""
 
 
 def emit_ptx(module: ir.Module, arch: str) -> str:
-    """PTX text of `module` for `arch`."""
-    return target_machine(arch).emit_assembly(optimize(module, arch))
+    """PTX text of `module` for `arch`. An NVVM intrinsic this LLVM does not know comes out as
+    an external function the PTX assembler rejects: refused here with the reason."""
+    ptx = target_machine(arch).emit_assembly(optimize(module, arch))
+    for line in ptx.splitlines():
+        if line.startswith(".extern .func") and "llvm.nvvm." in line:
+            name = line[line.index("llvm.nvvm."):].split()[0]
+            raise UnsupportedLLVMError(
+                f"the LLVM of llvmlite {llvm_versions()} does not know the intrinsic '{name}' "
+                f"(the PTX would not assemble); the GPU backend needs llvmlite >= 0.50 - note that "
+                f"numba pins older versions")
+    return ptx
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,7 +7,7 @@ row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose
 broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_host),
 `tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
 softmax_grad), `tensor_index` (index, insert_index: integer indexing), `tensor_fused` (fused),
-`tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_if` (if, yield: a lazy conditional). Their numpy semantics are in `tensor_eval`.
+`tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_random` (random: Philox samples), `tensor_dynamic_slice` (run-time slice bounds), `tensor_if` (if, yield: a lazy conditional). Their numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ from .tensor_shape_ops import (BroadcastOp, ConcatOp, DimOp, DimShuffleOp, Inser
 from .tensor_transfers import ToDeviceOp, ToHostOp, transferred
 from .tensor_creation import AllocOp, FromElementsOp, IotaOp
 from .tensor_order import CumulativeOp, SortOp
+from .tensor_random import RandomOp
+from .tensor_dynamic_slice import DynamicSliceOp
 from .tensor_if import IfOp, YieldOp
 from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 
@@ -34,6 +36,7 @@ __all__ = [
     "constant_value",
     "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "IndexOp", "InsertIndexOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
-    "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "transferred",
+    "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "RandomOp", "DynamicSliceOp",
+    "transferred",
     "TransposeOp", "IfOp", "YieldOp", "InferError", "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
 ]

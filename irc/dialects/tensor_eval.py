@@ -17,6 +17,7 @@ from ..ir.transforms import values_from_above
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
+from .philox import sample
 from .tensor_semantics import DYNAMIC, accumulator_type, as_slice, slice_bounds
 
 Evaluator = Callable[[Operation, list], list]
@@ -446,3 +447,22 @@ def _sort(op, arrays):
     if op.attributes["kind"].value == "values":
         return [np.sort(arrays[0], axis=axis, kind="stable")]
     return [np.argsort(arrays[0], axis=axis, kind="stable").astype(np.int64)]
+
+
+@evaluator("tensor.random")
+def _random(op, arrays):
+    state, sizes = arrays[0], [int(a) for a in arrays[1:]]
+    if state.shape != (3,):
+        raise _fail(op, f"the generator state must hold 3 values [key0, key1, draw], got shape "
+                        f"{_shape_str(state.shape)}")
+    if any(n < 0 for n in sizes):
+        raise _fail(op, f"negative size {_shape_str(sizes)}")
+    return [sample(state, tuple(sizes), op.attributes["distribution"].value, op.results[0].type.element.numpy_name)]
+
+
+@evaluator("tensor.dynamic_slice")
+def _dynamic_slice(op, arrays):
+    x, start, stop = arrays
+    index = [slice(None)] * x.ndim
+    index[op.attributes["axis"].value] = slice(int(start), int(stop))
+    return [x[tuple(index)].copy()]

@@ -15,7 +15,7 @@ from .graph import Apply, Constant, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .shape_ops import Alloc, DimShuffle, MakeVector, Reshape, Shape_i
-from .subtensor import IncSubtensor, Subtensor
+from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
 from .tensor_type import TensorType, floatX
 
 
@@ -352,9 +352,23 @@ def _bound(v: Any, what: str) -> int:
     s = _static_int(v)
     if s is None:
         raise NotImplementedError(
-            f"slicing with a symbolic {what} ({v}) is not supported: the tensor dialect's slices "
-            f"have static bounds; use Python ints (a symbolic integer index x[i] is supported)")
+            f"slicing with a symbolic {what} ({v}) is not supported: symbolic bounds need step 1 "
+            f"(x[i:j]); a step must be a Python int")
     return s
+
+
+def _is_symbolic(v: Any) -> bool:
+    return isinstance(v, Variable) and _static_int(v) is None
+
+
+def _slice_bound(v: Any, absent: int) -> Variable:
+    """A slice bound as a 0-d int64 variable (`absent` where it is None)."""
+    if v is None:
+        return constant(np.int64(absent))
+    v = as_tensor_variable(v)
+    if v.ndim != 0 or not v.type.is_integer:
+        raise TypeError(f"a slice bound must be a 0-d integer, got {v} ({v.type})")
+    return cast(v, "int64")
 
 
 def _integer_index(it: Any) -> Variable:
@@ -383,6 +397,7 @@ def subtensor(x: Any, index: Any) -> Variable:
         return picked if not isinstance(index, slice) else (
             MakeVector(x.dtype)(*picked) if picked else constant(np.zeros(0, x.dtype)))
     bounds: dict[int, tuple[int, int, int]] = {}
+    dynamic: dict[int, tuple[Any, Any]] = {}
     axes: list[int] = []
     indices: list[Variable] = []
     pattern: list[int | str] = []
@@ -394,14 +409,21 @@ def subtensor(x: Any, index: Any) -> Variable:
             step = 1 if it.step is None else _bound(it.step, "step")
             if step == 0:
                 raise ValueError("slice step cannot be zero")
-            start, stop = _bound(it.start, "start"), _bound(it.stop, "stop")
-            if (start, stop, step) != (NO_BOUND, NO_BOUND, 1):
-                bounds[dim] = (start, stop, step)
+            if _is_symbolic(it.start) or _is_symbolic(it.stop):
+                if step != 1:
+                    raise NotImplementedError(f"slicing with symbolic bounds ({it}) needs step 1")
+                dynamic[dim] = (it.start, it.stop)
+            else:
+                start, stop = _bound(it.start, "start"), _bound(it.stop, "stop")
+                if (start, stop, step) != (NO_BOUND, NO_BOUND, 1):
+                    bounds[dim] = (start, stop, step)
             pattern.append(dim - len(axes))  # its place once the indexed axes are dropped
         else:
             axes.append(dim)
             indices.append(_integer_index(it))
     out = subtensor_static(x, bounds) if bounds else x
+    for dim, (start, stop) in dynamic.items():
+        out = DynamicSubtensor(dim)(out, _slice_bound(start, 0), _slice_bound(stop, np.iinfo(np.int64).max))
     if axes:
         out = IntegerIndex(axes)(out, *indices)
     return dimshuffle(out, pattern)

@@ -148,13 +148,17 @@ def _updates(updates: Any) -> list[tuple[Any, Variable]]:
     return result
 
 
-def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]]) -> list[tuple[Any, Variable]]:
+def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]],
+                     no_default_updates: Any = False) -> list[tuple[Any, Variable]]:
     """Theano's `default_update`: shared variables the graph reads that carry one are updated
-    with it unless the user gave an update."""
+    with it unless the user gave an update, or `no_default_updates` is True or lists them."""
+    if no_default_updates is True:
+        return []
+    skip = {id(v) for v in (no_default_updates or ())}
     extra = []
     for v in ancestors(roots):
         new = getattr(v, "default_update", None)
-        if _is_shared(v) and new is not None and not any(t is v for t, _ in upd):
+        if _is_shared(v) and new is not None and id(v) not in skip and not any(t is v for t, _ in upd):
             extra.append((v, new))
     return _updates(extra) if extra else []
 
@@ -194,9 +198,11 @@ def _check_float64(func: Any) -> None:
 
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
-             on_unused_input: str = "raise", allow_input_downcast: bool | None = None) -> Any:
+             on_unused_input: str = "raise", allow_input_downcast: bool | None = None,
+             no_default_updates: Any = False) -> Any:
     """Compile `outputs` as a function of `inputs` (Theano's `theano.function`); `mode` is a
-    mode name or an `irc.Mode`."""
+    mode name or an `irc.Mode`. `no_default_updates`: True, or a list of shared variables whose
+    `default_update` (a random draw's state, for one) is not applied."""
     location = user_location()
     check_mode(mode)
     in_specs = _inputs(inputs)
@@ -215,7 +221,7 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
             raise GraphCycleError(f"irc.function: givens {e}") from None
         out_vars = list(rebuilt[:len(out_vars)])
         upd = [(t, v) for (t, _), v in zip(upd, rebuilt[len(out_vars):])]
-    upd += _default_updates(out_vars + [v for _, v in upd], upd)
+    upd += _default_updates(out_vars + [v for _, v in upd], upd, no_default_updates)
     needed = {id(v) for v in ancestors(out_vars + [v for _, v in upd])}
     _check_unused(in_specs, needed, on_unused_input)
     return _compile(_Plan(in_specs, kind, out_vars, borrow, keys, upd, mode, name, profile,

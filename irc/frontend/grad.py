@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..ir.diagnostics import Diagnostic
 from .basic import add, as_tensor_variable, cast, flatten, stack, zeros_like
 from .evaluate import evaluate
 from .gradient_rules import op_grad, sum_to_pattern
@@ -78,7 +79,10 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
         wanted = [id(i) in connected and id(i) not in stop and i.type.is_float for i in node.inputs]
         if not any(wanted):
             continue
-        in_grads = op_grad(node.op, node.inputs, node.outputs, out_grads)
+        try:
+            in_grads = op_grad(node.op, node.inputs, node.outputs, out_grads)
+        except NotImplementedError as e:  # say which node of the user's program
+            raise NotImplementedError(Diagnostic(f"T.grad: {e}", node.location).render()) from None
         for inp, g, want in zip(node.inputs, in_grads, wanted):
             if want and g is not None:
                 contributions.setdefault(id(inp), []).append(g)

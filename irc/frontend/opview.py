@@ -151,6 +151,14 @@ class Join(ViewOp):
     pass
 
 
+class RandomFunction(ViewOp):
+    """A random draw (`RandomFunction{uniform}`, Theano's class and print)."""
+
+    def __str__(self) -> str:
+        distribution = self.ir.attributes["distribution"].value if self.ir is not None else ""
+        return f"RandomFunction{{{distribution}}}"
+
+
 class IncSubtensor(ViewOp):
     pass
 
@@ -237,6 +245,8 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.reshape": (Reshape, GpuReshape),
     "tensor.slice": (Subtensor, GpuSubtensor),
     "tensor.index": (Subtensor, GpuSubtensor),
+    "tensor.dynamic_slice": (Subtensor, GpuSubtensor),
+    "tensor.random": (RandomFunction, RandomFunction),
     "tensor.subtensor": (Subtensor, Subtensor),
     "tensor.concat": (Join, Join),
     "tensor.constant": (Constant, Constant),

@@ -33,7 +33,8 @@ class SharedVariable(Variable):
                  allow_downcast: bool | None = None):
         super().__init__(type, None, None, name)
         host = type.filter(value, strict=strict, allow_downcast=allow_downcast)
-        self.container = Container(active(config).to_storage(host))
+        self._to_storage = active(config).to_storage  # where the value lives, for good
+        self.container = Container(self._to_storage(host))
         self.default_update: Variable | None = None
 
     def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
@@ -56,7 +57,7 @@ class SharedVariable(Variable):
         elif old.shape == arr.shape and old.dtype == arr.dtype:
             old.set(np.ascontiguousarray(arr))  # a device array: copied over, same buffer
         else:
-            self.container.value = active(config).to_storage(arr)
+            self.container.value = self._to_storage(arr)  # on its device, whatever is active now
 
     @property
     def value(self) -> Any:

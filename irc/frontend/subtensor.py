@@ -1,5 +1,6 @@
-"""Basic indexing with static bounds: `Subtensor` (tensor.slice) and `IncSubtensor`
-(tensor.insert_slice: `x` with a slice replaced).
+"""Basic indexing: `Subtensor` (tensor.slice, static bounds), `IncSubtensor`
+(tensor.insert_slice: `x` with a slice replaced) and `DynamicSubtensor` (tensor.dynamic_slice:
+`x[i:j]` along one axis with symbolic bounds, step 1).
 
 Bounds follow numpy (negative counts from the end, out of range clips); an absent bound is
 `NO_BOUND`. `x[i]` is a slice of one element along that dim (declared broadcastable via
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..dialects.tensor_base import NO_BOUND
-from ..ir.attributes import Attribute, DenseArrayAttr
+from ..ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
 from .graph import Apply, Op, Variable, infer_via_dialect
 
 
@@ -74,3 +75,24 @@ class IncSubtensor(_Sliced):
         types = infer_via_dialect(self.ir_name, [dest.type, src.type], self.ir_attributes())
         assert types is not None, "the tensor dialect has no tensor.insert_slice"
         return Apply(self, [dest, src], [Variable(types[0])])
+
+
+class DynamicSubtensor(Op):
+    """`x[start:stop]` along `axis` with symbolic 0-d int64 bounds (tensor.dynamic_slice):
+    numpy's rules at run time (negative counts from the end, bounds clip)."""
+
+    __props__ = ("axis",)
+    ir_name = "tensor.dynamic_slice"
+
+    def __init__(self, axis: int):
+        self.axis = int(axis)
+
+    def ir_attributes(self) -> dict[str, Attribute]:
+        return {"axis": IntegerAttr(self.axis)}
+
+    def make_node(self, x: Variable, start: Variable, stop: Variable) -> Apply:  # type: ignore[override]
+        types = infer_via_dialect(self.ir_name, [x.type, start.type, stop.type], self.ir_attributes())
+        return Apply(self, [x, start, stop], [Variable(types[0])])
+
+    def __str__(self) -> str:
+        return f"Subtensor{{axis {self.axis}: symbolic start:stop}}"

@@ -5,7 +5,7 @@ Where an op runs comes from one table, `PLACEMENT` (part 1 of the GPU backend ha
 elementwise work only):
 
 * `DEVICE` — ops with a device kernel: every elementwise op (the elementwise table's rows,
-  comparisons, `select`, `cast`) and `tensor.fused` groups. Their operands are copied to the
+  comparisons, `select`, `cast`), `tensor.fused` groups and `tensor.random` (Philox draws). Their operands are copied to the
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
@@ -41,6 +41,7 @@ DEVICE, FOLLOW, HOST = "device", "follow", "host"
 # DEVICE, any other op HOST: to move an op to the device once it has a kernel, add it here.
 PLACEMENT: dict[str, str] = {
     "tensor.fused": DEVICE,
+    "tensor.random": DEVICE,  # one parallel nest, every element its own Philox block
     "tensor.dimshuffle": FOLLOW,
     "tensor.transpose": FOLLOW,
     "tensor.reshape": FOLLOW,

@@ -7,8 +7,8 @@ else a copy (of an argument, a view, a value computed before the if) — so the 
 always owns a fresh buffer, which `plan_buffers` frees after its last use. A result size is the
 branches' common size when both give the same index computed before the if, else read from the
 result (`loop.dim`): a function result must have sizes the runtime can compute from the
-arguments before the call, so `lower-to-loops` refuses one whose branches differ in size (the
-function then runs in the reference executor, with a warning).
+arguments before the call, so one whose branches differ in size makes the function run in the
+reference executor, with a warning (`irc.runtime.shapes`).
 
 Values the branches compute are scoped to them: what a branch binds for a value defined before
 the if (a one-element value it materialized as a buffer) is forgotten when the branch ends.

@@ -1,6 +1,8 @@
 """Loop lowerings of integer indexing: `tensor.index` is a view (a subview of one element on
 each indexed axis, those axes then dropped), or a single load when the result is one element;
-`tensor.insert_index` copies `dest` and writes `src` through the same view.
+`tensor.insert_index` copies `dest` and writes `src` through the same view;
+`tensor.dynamic_slice` is a subview whose bounds are read, made non-negative and clipped at
+run time (numpy's rules, so any bound is valid).
 
 Each index is read where the op stands (it may be computed at run time) and checked with
 `loop.check_index`: numpy's `-n <= i < n`, the function failing with an IndexError otherwise.
@@ -10,7 +12,7 @@ from __future__ import annotations
 from ..dialects import loop as L
 from ..dialects.builtin import TensorType
 from ..ir.core import Operation, Value
-from ..ir.types import index
+from ..ir.types import i64, index
 from .lower_scalars import single
 from .lower_to_loops import FuncLowering, lowering
 from .loop_builder import Index
@@ -77,3 +79,31 @@ def _insert_index(ctx: FuncLowering, op: Operation) -> None:
         ctx.lb.assert_eq(a, b, f"'tensor.insert_index': the source does not fit in dim {axis}")
     ctx.copy(src, view, src_sizes)
     ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
+
+
+def _clipped_bound(ctx: FuncLowering, v: Value, n: Index) -> Index:
+    """numpy's slice bound (step 1): negative counts from the end, then clipped to [0, n]."""
+    lb = ctx.lb
+    raw = ctx.broadcast_load(v, [])
+    size = lb.cast(n, i64)
+    zero = lb.scalar_const(0, i64)
+    wrapped = lb.scalar("select", [lb.scalar("lt", [raw, zero]), lb.scalar("add", [raw, size]), raw])
+    clipped = lb.scalar("minimum", [lb.scalar("maximum", [wrapped, zero]), size])
+    return lb.cast(clipped, index)
+
+
+@lowering("tensor.dynamic_slice")
+def _dynamic_slice(ctx: FuncLowering, op: Operation) -> None:
+    lb = ctx.lb
+    src = ctx.operand(op, 0)
+    axis = op.attributes["axis"].value
+    sizes = list(ctx.sizes_of(src))
+    start = _clipped_bound(ctx, op.operand(1), sizes[axis])
+    stop = _clipped_bound(ctx, op.operand(2), sizes[axis])
+    offsets = [lb.const(0)] * len(sizes)
+    offsets[axis] = start
+    sizes[axis] = lb.max(lb.const(0), lb.sub(stop, start))
+    t: TensorType = op.results[0].type
+    view = lb.create(L.SubviewOp, [src, *offsets, *sizes, *([lb.const(1)] * len(sizes))], {},
+                     L.view_type(t.shape, t.element, t.device))
+    ctx.bind(op.results[0], view, sizes)

@@ -28,7 +28,7 @@ from ..dialects.builtin import DenseAttr, MemRefType, ModuleOp, TensorType
 from ..dialects.elementwise import TABLE_ROWS
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr
-from ..ir.core import BlockArgument, Operation, Value
+from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
 from .simd import SimdRegisters, host_simd, parse_simd
 from .loop_builder import Index, LoopBuilder
@@ -107,12 +107,8 @@ class FuncLowering:
     def _return(self, op: Operation) -> None:
         results = []
         returned: set[Value] = set()
-        for k, (v, t) in enumerate(zip(op.operands, self.func.function_type.results)):
+        for v, t in zip(op.operands, self.func.function_type.results):
             m = self.materialize(v)
-            if not all(sized_by_arguments(s) for s in self.sizes[m]):
-                raise ValueError(f"lower-to-loops: result #{k} of '{self.func.sym_name}' has a size known "
-                                 f"only once it is computed (the branches of a 'tensor.if' give "
-                                 f"different sizes: {v.owner.location if isinstance(v.owner, Operation) else '?'})")
             owner = m.owner
             if not (isinstance(owner, L.AllocOp) and owner.parent is self.func.body) or m in returned \
                     or m.type != t:
@@ -235,19 +231,6 @@ class FuncLowering:
             return m
         t = m.type
         return self.copy_to_new(m, MemRefType(t.shape, t.element, device=t.device))
-
-
-def sized_by_arguments(size: Value) -> bool:
-    """Whether an index is computed from the arguments' sizes and constants alone (what the
-    runtime evaluates before the call to allocate the results)."""
-    owner = size.owner
-    if isinstance(owner, L.DimOp):
-        return isinstance(owner.operand(0), BlockArgument)
-    if isinstance(owner, L.ConstantOp):
-        return True
-    if isinstance(owner, Operation) and owner.op_name in L.INDEX_BINARY:
-        return all(sized_by_arguments(v) for v in owner.operands)
-    return False
 
 
 # ---------------------------------------------------------------------------- elementwise
@@ -380,5 +363,5 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import (lower_creation, lower_fused_matvec, lower_if, lower_index, lower_linalg,  # noqa: E402,F401
-               lower_order, lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)
+from . import (lower_creation, lower_fused_matvec, lower_if, lower_index, lower_linalg, lower_order,  # noqa: E402,F401
+               lower_random, lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)

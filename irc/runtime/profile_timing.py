@@ -62,6 +62,27 @@ def describe_ops(func: Any, ops: list[Any], kind: str) -> list[ApplyInfo]:
     return out
 
 
+def describe_launches(func: Any, launches: list[tuple[Any, Any]]) -> list[ApplyInfo]:
+    """ApplyInfo for kernel launches `(key, location)` of a device-placed tensor-level `func`,
+    named after the ops lowered into them: the ops at the launch's location (a kernel holds
+    the loop nest of one op; ops written on one Python line share their names)."""
+    ops = [op for op in func.regions[0].blocks[0].ops
+           if op.op_name not in ("func.return", "tensor.to_device", "tensor.to_host")]
+    described = {id(info.key): info for info in describe_ops(func, ops, "C")}
+    out = []
+    for i, (key, location) in enumerate(launches):
+        named = [described[id(op)] for op in ops if op.location == location]
+        named = [info for info in named if info.device == "gpu"] or named
+        if not named:
+            out.append(ApplyInfo(key, i, "irc.basic.GpuKernel", str(key), str(key), "C", "gpu"))
+            continue
+        first = named[0]
+        label = " + ".join(info.op_name for info in named)
+        apply_name = " + ".join(info.apply_name for info in named)
+        out.append(ApplyInfo(key, i, first.class_name, label, apply_name, "C", "gpu"))
+    return out
+
+
 def _family(cls: str) -> str:
     base = cls[3:] if cls.startswith("Gpu") else cls
     if base in ("Gemv", "CGemv", "Gemm", "CGemm", "Dot"):

@@ -226,6 +226,59 @@ def test_graph_replays_follow_new_data():
     assert plan.graphs.execs, "the borrowed result's launches were never captured as a graph"
 
 
+def test_dropped_results_are_recycled_held_ones_never_overwritten():
+    """Fresh device results come back once dropped (so the graph replays); a result the user
+    still holds - directly, through its allocation or through torch - is never written."""
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(1000), name="x")
+        f = irc.function([], gpu_from_host(T.exp(x)))
+    held = []
+    for i in range(6):
+        x.set_value(rand(1000, seed=i))
+        held.append((f(), np.exp(x.get_value())))
+    assert len({int(r.gpudata) for r, _ in held}) == 6
+    for r, expected in held:
+        np.testing.assert_allclose(np.asarray(r), expected, rtol=1e-6)
+    del held
+    addresses = set()
+    for _ in range(12):
+        r = f()
+        addresses.add(int(r.gpudata))
+    assert len(addresses) <= 3 and f._steady is not None, "the loop did not settle on recycled buffers"
+    data = r.gpudata
+    del r
+    for _ in range(4):
+        assert int(f().gpudata) != int(data)
+    torch = pytest.importorskip("torch")
+    r = f()
+    t = torch.as_tensor(r, device="cuda")
+    before = t.cpu().numpy().copy()
+    del r
+    x.set_value(rand(1000, seed=99))
+    for _ in range(4):
+        np.testing.assert_allclose(np.asarray(f()), np.exp(x.get_value()), rtol=1e-6)
+    np.testing.assert_array_equal(t.cpu().numpy(), before)
+
+
+def test_steady_calls_follow_set_value_and_updates():
+    """The replayed call reads the shared variables' current values; a new shape (a new
+    array) or an update that is not in place takes the general path again."""
+    with irc.config.change_flags(device="cuda"):
+        x = irc.shared(rand(500), name="x")
+        g = irc.function([], irc.Out(gpu_from_host(x * 2), borrow=True))
+        w = irc.shared(np.zeros(64, "float32"), name="w")
+        step = irc.function([], gpu_from_host(w + 1), updates={w: w + 1})
+    for i in range(6):
+        x.set_value(rand(500, seed=i))
+        np.testing.assert_allclose(np.asarray(g()), x.get_value() * 2, rtol=1e-6)
+    assert g._steady is not None
+    x.set_value(rand(700, seed=7))
+    np.testing.assert_allclose(np.asarray(g()), x.get_value() * 2, rtol=1e-6)
+    for i in range(8):
+        np.testing.assert_array_equal(np.asarray(step()), np.full(64, i + 1, "float32"))
+    np.testing.assert_array_equal(w.get_value(), np.full(64, 8, "float32"))
+
+
 def test_gpu_sync_flag_reports_kernel_errors_per_launch():
     with irc.config.change_flags(device="cuda", gpu_sync=True):
         x = T.fvector("x")
@@ -243,6 +296,48 @@ def test_results_never_alias_inputs_or_each_other():
                 int(x.get_value(borrow=True, return_internal_type=True).gpudata)}) == 4
     np.testing.assert_allclose(np.asarray(b), np.exp(x.get_value()), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(c), x.get_value())
+
+
+def test_profile_times_each_kernel_and_transfer():
+    """profile=True on the GPU: one row per kernel (named after its ops) and per transfer,
+    timed with CUDA events, and the results still right."""
+    import io
+    with irc.config.change_flags(device="cuda"):
+        x = T.fvector("x")
+        w = irc.shared(rand(1000), name="w")
+        f = irc.function([x], [T.exp(x) * w, T.tanh(w).T + 1], profile=True)
+    v = rand(1000, seed=3)
+    for _ in range(3):
+        a, b = f(v)
+    np.testing.assert_allclose(a, np.exp(v) * w.get_value(), rtol=1e-5)
+    times = f.profile.op_time
+    assert len(times) >= 3 and all(t > 0 for t in times.values()), times
+    out = io.StringIO()
+    f.profile.summary(out)
+    text = out.getvalue()
+    assert "GpuElemwise" in text and "GpuFromHost" in text and "HostFromGpu" in text, text
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_random_streams_on_the_gpu_draw_the_cpus_numbers(dtype):
+    """Philox runs in the kernel: uniform and binomial draws equal the CPU's bit for bit,
+    normal draws to the math library's ulps; each call draws new numbers on both."""
+    from irc.tensor.shared_randomstreams import RandomStreams
+
+    def draws(device):
+        with irc.config.change_flags(device=device):
+            srng = RandomStreams(seed=234)
+            outs = [srng.uniform((1000,), dtype=dtype), srng.normal((37, 5), dtype=dtype),
+                    srng.binomial((64,), p=0.3, dtype="int64")]
+            f = irc.function([], outs)
+        return [[np.asarray(v) for v in f()] for _ in range(3)]
+
+    cpu, gpu = draws("cpu"), draws("cuda")
+    for c, g in zip(cpu, gpu):
+        np.testing.assert_array_equal(g[0], c[0])
+        np.testing.assert_allclose(g[1], c[1], **TOL[dtype])
+        np.testing.assert_array_equal(g[2], c[2])
+    assert not np.array_equal(gpu[0][0], gpu[1][0])
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -37,3 +37,19 @@ func.func @from_elements_mixed(%a: tensor<i64>, %b: tensor<i32>) -> tensor<2xi64
   %0 = tensor.from_elements %a, %b : (tensor<i64>, tensor<i32>) -> tensor<2xi64>
   func.return %0 : tensor<2xi64>
 }
+
+// -----
+
+func.func @dynamic_slice_axis(%x: tensor<?xf32>, %i: tensor<i64>) -> tensor<?xf32> {
+  // CHECK: error: 'tensor.dynamic_slice' op axis 1 is out of range for tensor<?xf32>
+  %0 = tensor.dynamic_slice %x, %i, %i {axis = 1} : (tensor<?xf32>, tensor<i64>, tensor<i64>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_slice_bound(%x: tensor<?xf32>, %i: tensor<i32>) -> tensor<?xf32> {
+  // CHECK: error: 'tensor.dynamic_slice' op start must be a 0-d i64 tensor, got tensor<i32>
+  %0 = tensor.dynamic_slice %x, %i, %i {axis = 0} : (tensor<?xf32>, tensor<i32>, tensor<i32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}

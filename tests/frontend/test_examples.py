@@ -59,3 +59,8 @@ def test_logistic_regression_converges():
     out = _run("logistic_regression.py", IRC_EXAMPLE_STEPS="10000")
     assert "b is finite: True" in out
     assert "predictions match targets: True" in out
+
+
+def test_dlt_programs_run():
+    out = _run("dlt_programs.py", "floatX=float32")  # the numerics: tests/frontend/test_dlt_programs.py
+    assert "epoch 4: softmax regression" in out and "denoising autoencoder" in out

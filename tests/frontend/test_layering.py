@@ -51,7 +51,7 @@ def test_frontend_modules_form_no_cycle():
 
 
 CORE = {"tensor_type", "dtypes", "graph", "operators"}
-OPS = {"elemwise", "blas", "reduce", "shape_ops", "subtensor", "join", "creation_ops", "order_ops", "integer_index",
+OPS = {"elemwise", "blas", "reduce", "shape_ops", "subtensor", "join", "creation_ops", "order_ops", "integer_index", "random_op",
        "softmax_ops"}
 
 

@@ -3,8 +3,10 @@ repository, 1.0 era), with `theano` replaced by `irc`, one test per example, nam
 
 Pages: adding, examples, gradients, shape_info, printing_drawing, broadcasting (no runnable
 example: prose and figures only), numpy (numpy-only examples, kept as a baseline), conditions
-(its timing claim is a benchmark row: `tools/bench_cpu.py --only ifelse`). Examples
-that need `scan` or `RandomStreams` are not run here (not part of this frontend yet);
+(its timing claim is a benchmark row: `tools/bench_cpu.py --only ifelse`). Examples that need
+`scan` are not run here (not part of this frontend yet); the random-number examples run, and
+since irc's generator is Philox, not numpy's, they check the properties the page states rather
+than its printed numbers;
 an example whose output irc does not reproduce is marked `xfail` with the reason (strict, so it
 is noticed when it starts to pass). Values are checked against the tutorial's printed results
 with numpy's printing tolerance (1e-8 relative in float64)."""
@@ -16,6 +18,8 @@ import pytest
 import irc
 import irc.tensor as T
 from irc import In, Param, function, pp, shared
+from irc.sandbox.rng_mrg import MRG_RandomStreams
+from irc.tensor.shared_randomstreams import RandomStreams
 
 
 def close(a, b):
@@ -145,6 +149,87 @@ def test_examples_copying_functions():
     null_accumulator = accumulator.copy(delete_updates=True)
     null_accumulator(9000)
     assert state.get_value() == 10
+
+
+def _brief_example():
+    srng = RandomStreams(seed=234)
+    rv_u = srng.uniform((2, 2))
+    rv_n = srng.normal((2, 2))
+    f = function([], rv_u)
+    g = function([], rv_n, no_default_updates=True)  # Not updating rv_n.rng
+    nearly_zeros = function([], rv_u + rv_u - 2 * rv_u)
+    return srng, rv_u, rv_n, f, g, nearly_zeros
+
+
+def test_examples_random_numbers_brief_example():
+    _, _, _, f, g, nearly_zeros = _brief_example()
+    f_val0 = f()
+    f_val1 = f()  # different numbers from f_val0
+    assert f_val0.shape == (2, 2) and not np.array_equal(f_val0, f_val1)
+    assert ((0 <= f_val0) & (f_val0 < 1)).all()
+    g_val0 = g()  # different numbers from f_val0 and f_val1
+    g_val1 = g()  # same numbers as g_val0!
+    np.testing.assert_array_equal(g_val0, g_val1)
+    # a random variable is drawn at most once during any single function execution
+    np.testing.assert_allclose(nearly_zeros(), np.zeros((2, 2)), atol=1e-6)
+
+
+def test_examples_random_numbers_seeding_streams():
+    srng, rv_u, rv_n, f, g, _ = _brief_example()
+    rng_val = rv_u.rng.get_value(borrow=True)  # Get the rng for rv_u
+    rng_val.seed(89234)  # seeds the generator
+    rv_u.rng.set_value(rng_val, borrow=True)  # Assign back seeded rng
+    seeded = f()
+    rng_val.seed(89234)
+    rv_u.rng.set_value(rng_val, borrow=True)
+    np.testing.assert_array_equal(f(), seeded)
+    srng.seed(902340)  # seeds rv_u and rv_n with different seeds each
+    u0, n0 = f(), g()
+    srng.seed(902340)
+    np.testing.assert_array_equal(f(), u0)
+    np.testing.assert_array_equal(g(), n0)
+    assert not np.array_equal(u0, seeded)
+
+
+def test_examples_random_numbers_sharing_streams_between_functions():
+    _, rv_u, _, f, _, nearly_zeros = _brief_example()
+    f()
+    state_after_v0 = rv_u.rng.get_value().get_state()
+    nearly_zeros()  # this affects rv_u's generator
+    v1 = f()
+    rng = rv_u.rng.get_value(borrow=True)
+    rng.set_state(state_after_v0)
+    rv_u.rng.set_value(rng, borrow=True)
+    v2 = f()  # v2 != v1
+    v3 = f()  # v3 == v1
+    assert not np.array_equal(v1, v2)
+    np.testing.assert_array_equal(v3, v1)
+
+
+@pytest.mark.parametrize("streams", [RandomStreams, MRG_RandomStreams])
+def test_examples_copying_random_state_between_graphs(streams):
+    class Graph():
+        def __init__(self, seed=123):
+            self.rng = streams(seed)
+            self.y = self.rng.uniform(size=(1,))
+
+    g1 = Graph(seed=123)
+    f1 = function([], g1.y)
+    g2 = Graph(seed=987)
+    f2 = function([], g2.y)
+    # By default, the two functions are out of sync.
+    assert f1() != f2()
+
+    def copy_random_state(g1, g2):
+        if isinstance(g1.rng, MRG_RandomStreams):
+            g2.rng.rstate = g1.rng.rstate
+        for (su1, su2) in zip(g1.rng.state_updates, g2.rng.state_updates):
+            su2[0].set_value(su1[0].get_value())
+
+    # We now copy the state of the random number generators.
+    copy_random_state(g1, g2)
+    a, b = f1(), f2()
+    assert a == b and a.shape == (1,)
 
 
 def test_examples_logistic_regression():

@@ -20,7 +20,9 @@ import pytest
 import irc
 import irc.tensor as T
 from irc.codegen_ptx.pipeline import compile_kernels, lower_for_gpu
+from irc.dialects.philox import sample
 from irc.dialects.gpu import GpuFuncOp
+from irc.ifelse import ifelse
 from irc.frontend.lowering import LoweringSpec, lower
 from irc.passes.device_edges import HostOpsLeft, device_module
 from irc.passes.pipelines import optimize
@@ -28,6 +30,7 @@ from irc.runtime import targets
 from irc.runtime.cuda.host_fallback import run_on_cpu
 from irc.runtime.kernel_emulator import run_function
 from irc.sandbox.cuda.basic_ops import gpu_from_host
+from irc.tensor.shared_randomstreams import RandomStreams
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PTXAS = shutil.which("ptxas")
@@ -192,12 +195,60 @@ def test_integer_indexing_on_the_cuda_path(cuda_emulated):
         f(mv, 3)
 
 
+def _draws(dtype):
+    x = T.matrix("x", dtype=dtype)
+    srng = RandomStreams(seed=11)
+    u, z = srng.uniform(x.shape, dtype=dtype), srng.normal(x.shape, dtype=dtype)
+    return irc.function([x], [u, z * 1]), u.rng, z.rng
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_random_draws_on_the_device_equal_the_cpu_bit_for_bit(cuda_emulated, dtype):
+    """`tensor.random` runs as a kernel (no fallback to the cpu; the state and its update stay
+    on the device) and its grid computes the CPU's Philox words: uniform numbers equal the
+    compiled CPU function's bit for bit; normal ones too, to the math library's ulps (the
+    emulator's log/cos are numpy's)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # "runs on the cpu" would fail here
+        f, u_state, z_state = _draws(dtype)
+    assert any(isinstance(op, GpuFuncOp) for m in cuda_emulated for op in m.body.ops)
+    with irc.config.change_flags(device="cpu"):
+        f_cpu, _, _ = _draws(dtype)
+    tol = dict(rtol=2e-6, atol=2e-6) if dtype == "float32" else dict(rtol=1e-13, atol=1e-13)
+    xv = np.zeros((37, 29), dtype)
+    for _ in range(2):
+        state = u_state.get_value()
+        (gpu_u, gpu_z), (cpu_u, cpu_z) = f(xv), f_cpu(xv)
+        np.testing.assert_array_equal(np.asarray(gpu_u), cpu_u)
+        np.testing.assert_array_equal(np.asarray(gpu_u), sample(state, xv.shape, "uniform", dtype))
+        np.testing.assert_allclose(np.asarray(gpu_z), cpu_z, **tol)
+    assert int(u_state.get_value()[2]) == 2 and int(z_state.get_value()[2]) == 2
+
+
+def test_profile_names_each_kernel_after_its_ops(cuda_emulated):
+    """The GPU profiler's rows (one per kernel) carry the names of the tensor ops lowered
+    into the kernel, as `f.maker.fgraph` shows them (timing itself needs the GPU)."""
+    from irc.dialects.func import FuncOp
+    from irc.dialects.gpu import LaunchOp
+    from irc.runtime.profile_timing import describe_launches
+    x, m = T.fvector("x"), T.fmatrix("m")
+    y = T.exp(x) * 2
+    z = T.tanh(m.T + 1)
+    f = irc.function([x, m], [y, z])
+    placed, _ = device_module(f.maker.module, "cuda")
+    host = next(op for op in lower_for_gpu(placed).body.ops if type(op) is FuncOp)
+    launches = [(op.kernel, op.location) for op in host.walk() if isinstance(op, LaunchOp)]
+    infos = describe_launches(next(op for op in placed.body.ops if type(op) is FuncOp), launches)
+    assert len(infos) == len(launches) >= 2
+    assert all(info.device == "gpu" and info.op_name.startswith("GpuElemwise") for info in infos), \
+        [info.op_name for info in infos]
+
+
 def test_ifelse_runs_on_the_cpu_with_one_warning(cuda_emulated):
     """`tensor.if` is host-placed for now: a shared variable kept on the device that a branch
     reads is brought to the host before it, and the function runs lazily on the cpu."""
     w = irc.shared(rand(5), name="w")
     c, x = T.fscalar("c"), T.fvector("x")
-    from irc.ifelse import ifelse
     with pytest.warns(RuntimeWarning, match="runs on the cpu: no GPU kernel yet for"):
         f = irc.function([c, x], ifelse(c > 0, T.exp(x) * w, x - w))
     xv = rand(5, seed=2)

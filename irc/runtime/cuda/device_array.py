@@ -6,7 +6,8 @@ cupy see the same memory), and `sync()` from the GpuArray backend. Memory comes 
 process's `DeviceMemoryPool`.
 
 Making a GPUArray runs a page of Python; results of a compiled function are made by copying a
-template's attributes instead (`fresh_like`), which is what keeps a call's host cost small."""
+template's attributes instead (`ArrayFactory`), and an array the caller has dropped is handed
+out again as it is, which is what keeps a call's host cost small."""
 from __future__ import annotations
 
 import functools
@@ -16,6 +17,7 @@ import numpy as np
 import pycuda.gpuarray as gpuarray
 
 from .driver import device
+from .recycle import Recent
 
 
 class DeviceArray(gpuarray.GPUArray):
@@ -55,16 +57,25 @@ def to_device(value: Any) -> DeviceArray:
 
 
 class ArrayFactory:
-    """Fresh device arrays of one shape and dtype, made from a template's attributes."""
+    """Fresh device arrays of one shape and dtype, made from a template's attributes; an array
+    the caller has dropped is handed out again (`recycle.Recent`)."""
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
         self.template = empty(shape, dtype)
         self.attrs = {k: v for k, v in self.template.__dict__.items() if k != "address"}
         self.nbytes = max(self.template.nbytes, 1)
         self.allocate = device().pool.allocate
+        self.recent = Recent(self._new)
+        self.take = self.recent.take  # what the launch path calls
 
-    def __call__(self) -> DeviceArray:
+    def _new(self) -> DeviceArray:
         out = DeviceArray.__new__(DeviceArray)
         out.__dict__.update(self.attrs)
         out.gpudata = self.allocate(self.nbytes)
         return out
+
+    def __call__(self) -> DeviceArray:
+        return self.take()
+
+    def release(self) -> None:
+        self.recent.release()

@@ -34,6 +34,8 @@ from .device_array import ArrayFactory, DeviceArray, to_device
 from .driver import Device, device, synchronize_after_launch
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
+from .steady import SteadyRun
+from .timing import CudaTiming
 
 
 @dataclass
@@ -48,6 +50,7 @@ class CudaProgram:
     kernels: dict[str, GpuFuncOp]
     module: KernelModule
     inplace_results: dict[int, int] = field(default_factory=dict)
+    timing: Any = None            # the profiler's CudaTiming, when profiled
 
 
 def build_program(placed: Any, edges: Edges, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
@@ -79,7 +82,8 @@ class PreparedPlan:
         self.results = plan.results
         self.dtypes = list(arg_dtypes) + [a.dtype for a in plan.allocs]
         self.shapes = [None] * plan.n_args + [a.shape for a in plan.allocs]
-        self.makers = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
+        self.factories = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
+        self.makers = [f.take for f in self.factories]
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         self.graphs = GraphCache(dev.stream.handle)
         self.result_slots: list[int | None] = []
@@ -130,8 +134,9 @@ class CudaExecutor:
     constants: dict = {}
     fresh_results = True
 
-    def __init__(self, program: CudaProgram, dev: Device):
+    def __init__(self, program: CudaProgram, dev: Device, timing: CudaTiming | None = None):
         self.program = program
+        self.timing = timing  # profiling: every launch and transfer between CUDA events
         self.native = program
         self.dev = dev
         self.upload = program.edges.upload
@@ -139,6 +144,8 @@ class CudaExecutor:
         self.download = [k for k, down in enumerate(program.edges.download) if down]
         self.plans: dict[tuple, PreparedPlan] = {}
         self.sync_each = synchronize_after_launch()
+        self.one_by_one = self.sync_each or timing is not None  # no graphs
+        self.can_replay = not (self.any_upload or self.download or self.one_by_one)
 
     def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
         try:
@@ -149,6 +156,9 @@ class CudaExecutor:
             if not (isinstance(e, drv.MemoryError) or e.code == CUDA_ERROR_OUT_OF_MEMORY):
                 raise
             reason = str(e)
+        for plan in self.plans.values():
+            for factory in plan.factories:
+                factory.release()
         self.dev.pool.free_held()  # the failed call's buffers are back in the pool by now
         raise MemoryError(f"out of memory on {self.dev.name} in irc function '{self.program.name}' "
                           f"(input shapes {[getattr(a, 'shape', ()) for a in args]}): {reason}")
@@ -167,7 +177,7 @@ class CudaExecutor:
         addresses = tuple([b.address for b in bufs])
         graphs = plan.graphs
         graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
-        if graph is not None and not self.sync_each:
+        if graph is not None and not self.one_by_one:
             code = graphs.launch_graph(graph, graphs.stream)
             if code:
                 raise CudaError("launching a CUDA graph", code)
@@ -175,11 +185,16 @@ class CudaExecutor:
             for launch in plan.launches:
                 for slot_ref, slot, byte_offset in launch.patches:
                     slot_ref.value = addresses[slot] + byte_offset
-            if not self.sync_each and graphs.wants(addresses):
+            if not self.one_by_one and graphs.wants(addresses):
                 graphs.capture(addresses, [launch.launcher for launch in plan.launches])
             else:
                 for launch in plan.launches:
-                    code = launch.launcher.launch(*launch.launcher.args)
+                    launcher = launch.launcher
+                    if self.timing is None:
+                        code = launcher.launch(*launcher.args)
+                    else:
+                        code = self.timing.timed(self.timing.kernel_key(launch.name),
+                                                 lambda: launcher.launch(*launcher.args))
                     if code or self.sync_each:
                         self._check(launch, code)
         if plan.direct:
@@ -188,7 +203,25 @@ class CudaExecutor:
             results = [plan.result(k, bufs) for k in range(len(plan.results))]
         return self._download(results) if self.download else results
 
+    def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | None:
+        """A `SteadyRun` repeating this call (same argument arrays, same reused `outs`), once
+        its CUDA graph exists; None where a call must take the general path (uploads,
+        downloads, results that are copies, synchronizing launches)."""
+        if not self.can_replay:
+            return None
+        plan = self.plans.get(tuple([a.shape for a in args]))
+        if plan is None or not plan.direct or not plan.graphs.execs:
+            return None
+        fixed = list(args) + [None] * len(plan.makers)
+        if outs is not None:
+            fixed = self._buffers_with(plan, args, outs, fresh=False)
+        return SteadyRun(plan, fixed, [None] * len(args) + plan.makers)
+
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
+        timing = self.timing
+        if timing is not None:
+            return [timing.timed_on_host(timing.upload_key(k), lambda: to_device(a))
+                    if up or isinstance(a, np.ndarray) else a for k, (a, up) in enumerate(zip(args, self.upload))]
         return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
 
     def _plan(self, shapes: tuple, dargs: list) -> PreparedPlan:
@@ -198,17 +231,17 @@ class CudaExecutor:
         return plan
 
     @staticmethod
-    def _buffers_with(plan: PreparedPlan, dargs: list, outs: list) -> list:
+    def _buffers_with(plan: PreparedPlan, dargs: list, outs: list, fresh: bool = True) -> list:
         """The call's buffers, with the borrowed and in-place result buffers `outs` (last call's
-        results) used where they fit."""
-        fresh: list = [None] * len(plan.makers)
+        results) used where they fit; the others new (None with `fresh=False`)."""
+        reused: list = [None] * len(plan.makers)
         for k, i in plan.reusable:
             buf = outs[k]
             if type(buf) is DeviceArray and buf.shape == plan.alloc_shapes[i] and buf.dtype == plan.alloc_dtypes[i]:
-                fresh[i] = buf
-        bufs = list(dargs)
-        bufs += [make() if buf is None else buf for buf, make in zip(fresh, plan.makers)]
-        return bufs
+                reused[i] = buf
+        if fresh:
+            reused = [make() if buf is None else buf for buf, make in zip(reused, plan.makers)]
+        return list(dargs) + reused
 
     def _check(self, launch: PreparedLaunch, code: int) -> None:
         """A failed launch (or, with gpu_sync, a failed kernel) as an error naming the kernel."""
@@ -228,7 +261,11 @@ class CudaExecutor:
             buf = results[k]
             if buf.size:
                 host = self.dev.pinned.allocate(buf.shape, buf.dtype)
-                drv.memcpy_dtoh_async(host, buf.gpudata, stream)
+                if self.timing is None:
+                    drv.memcpy_dtoh_async(host, buf.gpudata, stream)
+                else:
+                    self.timing.timed(self.timing.downloads[k],
+                                      lambda: drv.memcpy_dtoh_async(host, buf.gpudata, stream))
                 results[k] = host
             else:
                 results[k] = np.empty(buf.shape, buf.dtype)
@@ -236,8 +273,16 @@ class CudaExecutor:
         return results
 
 
-def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any) -> tuple[Any, Any]:
-    """(executor, program) for a function whose edge transfers were taken (`device_module`)."""
+def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any,
+                       profiling: bool = False) -> tuple[Any, Any]:
+    """(executor, program) for a function whose edge transfers were taken (`device_module`);
+    with `profiling`, the program carries the profiler's timing source (`program.timing`)."""
     dev = device()
     program = build_program(placed, edges, func, dev, config.allow_gc)
-    return CudaExecutor(program, dev), program
+    timing = None
+    if profiling:
+        uploads = [k for k, up in enumerate(edges.upload) if up]
+        downloads = [k for k, down in enumerate(edges.download) if down]
+        placed_func = next(op for op in placed.body.ops if type(op) is FuncOp)
+        timing = program.timing = CudaTiming(placed_func, program.host_func, uploads, downloads, dev.stream)
+    return CudaExecutor(program, dev, timing), program

@@ -18,7 +18,7 @@ def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tu
     except HostOpsLeft as e:
         return run_on_cpu(module, func, config, profiling, e)
     from .executor import make_cuda_executor  # PyCUDA-backed: imported only on a usable GPU
-    return make_cuda_executor(placed, edges, func, config)
+    return make_cuda_executor(placed, edges, func, config, profiling)
 
 
 def kernel_module(module: Any) -> Any:

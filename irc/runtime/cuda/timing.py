@@ -1,0 +1,77 @@
+"""The profiler's GPU timing source: CUDA events around every kernel launch and transfer.
+
+With `profile=True` a GPU function runs its launches one by one (no graph replay, which would
+time only the whole) with an event recorded before and after each on the stream; the events
+are read when a summary asks (`collect`), so the profiled call itself only queues them. Each
+kernel is one apply of the profile, named after the tensor ops lowered into it; uploads and
+downloads are Theano's `GpuFromHost`/`HostFromGpu` rows."""
+from __future__ import annotations
+
+from time import perf_counter
+from typing import Any, Callable
+
+import pycuda.driver as drv
+
+from ...dialects.gpu import LaunchOp
+from ..profile_timing import ApplyInfo, describe_launches
+
+
+class CudaTiming:
+    """Per-kernel and per-transfer (seconds, calls) measured with CUDA events."""
+
+    name = "cuda-events"
+
+    def __init__(self, placed_func: Any, host_func: Any, uploads: list[int], downloads: list[int],
+                 stream: Any):
+        self.func = placed_func
+        self.stream = stream
+        launches = [op for op in host_func.walk() if isinstance(op, LaunchOp)]
+        self.kernels: dict[str, tuple[str, Any]] = {}  # name -> (key, location)
+        for op in launches:
+            self.kernels.setdefault(op.kernel, (op.kernel, op.location))
+        self.uploads = {k: f"GpuFromHost(input {k})" for k in uploads}
+        self.downloads = {k: f"HostFromGpu(output {k})" for k in downloads}
+        self.pending: list[tuple[str, Any, Any]] = []
+
+    def applies(self) -> list[ApplyInfo]:
+        infos = describe_launches(self.func, list(self.kernels.values()))
+        n = len(infos)
+        for table, cls in ((self.uploads, "GpuFromHost"), (self.downloads, "HostFromGpu")):
+            for key in table.values():
+                infos.append(ApplyInfo(key, n, f"irc.transfer.{cls}", cls, key, "C", "transfer"))
+                n += 1
+        return infos
+
+    def timed(self, key: str, work: Callable[[], Any]) -> Any:
+        """Run `work` (which queues on the stream) between two events."""
+        start, end = drv.Event(), drv.Event()
+        start.record(self.stream)
+        out = work()
+        end.record(self.stream)
+        self.pending.append((key, start, end))
+        return out
+
+    def timed_on_host(self, key: str, work: Callable[[], Any]) -> Any:
+        """Run `work`, a synchronous copy, timed by the host's clock."""
+        t0 = perf_counter()
+        out = work()
+        self.pending.append((key, perf_counter() - t0, None))
+        return out
+
+    def upload_key(self, k: int) -> str:
+        return self.uploads.setdefault(k, f"GpuFromHost(input {k})")
+
+    def kernel_key(self, name: str) -> str:
+        return self.kernels[name][0]
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        out: dict[Any, list] = {}
+        events = [end for _, _, end in self.pending if end is not None]
+        if events:
+            events[-1].synchronize()
+        for key, start, end in self.pending:
+            row = out.setdefault(key, [0.0, 0])
+            row[0] += start if end is None else start.time_till(end) / 1e3
+            row[1] += 1
+        self.pending.clear()
+        return {key: (s, c) for key, (s, c) in out.items()}
