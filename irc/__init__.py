@@ -40,13 +40,14 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "foldl": ("irc.frontend.scan", "foldl"),
     "foldr": ("irc.frontend.scan", "foldr"),
     "scan_module": ("irc.scan_module", None),
+    "ifelse": ("irc.ifelse", None),
 }
 
 __all__ = sorted(_LAZY)
 
 
 # Theano names not in irc yet (docs/frontend.md says what is supported)
-_NOT_YET = {"ifelse": "lazy conditionals (ifelse) are not supported yet; T.switch computes both sides"}
+_NOT_YET: dict[str, str] = {}
 
 
 def __getattr__(name: str) -> Any:

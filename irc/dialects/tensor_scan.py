@@ -3,7 +3,7 @@
     %ys, %hs = "tensor.scan"(%n, %xs, %h0, %w) ({
     ^bb0(%x: tensor<?xf32>, %h: tensor<?xf32>, %wi: tensor<?x?xf32>):
       ...
-      tensor.yield %y, %h1 : tensor<f32>, tensor<?xf32>
+      tensor.scan_yield %y, %h1 : tensor<f32>, tensor<?xf32>
     }) {sequences = 1 : i64, taps = [array<i64>, array<i64: -1>]}
       : (tensor<i64>, tensor<?x?xf32>, tensor<1x?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
 
@@ -40,9 +40,9 @@ def stacked_type(t: TensorType) -> TensorType:
 
 
 class ScanYieldOp(OperandListForm, Operation):
-    """`tensor.yield %a, %b : t1, t2` — ends a `tensor.scan` body with one step's results."""
+    """`tensor.scan_yield %a, %b : t1, t2` — ends a `tensor.scan` body with one step's results."""
 
-    name = "tensor.yield"
+    name = "tensor.scan_yield"
     traits = (Terminator, Pure)
 
 
@@ -140,7 +140,7 @@ class ScanOp(Operation):
                 raise self.error(f"body argument #{i} has type {arg.type} but the operands give {t}")
         term = block.ops[-1] if block.ops else None
         if not isinstance(term, ScanYieldOp):
-            raise self.error("body must end in 'tensor.yield'")
+            raise self.error("body must end in 'tensor.scan_yield'")
         if len(term.operands) != len(self.results):
             raise self.error(f"body yields {len(term.operands)} value(s) but the op has "
                              f"{len(self.results)} result(s)")

@@ -90,7 +90,8 @@ class FuncLowering:
         return self.func
 
     def lower_op(self, op: Operation) -> None:
-        """Lower one tensor op where the builder stands (also for the ops of a loop's body)."""
+        """Lower one tensor op at the builder's insertion point (also used for the ops of a
+        `tensor.if` branch, inside the `loop.if` region, and of a `tensor.scan` body)."""
         self.lb.location = op.location
         if lower_single_element(self, op):
             return
@@ -362,5 +363,5 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import (lower_creation, lower_fused_matvec, lower_index, lower_linalg, lower_order, lower_random,  # noqa: E402,F401
-               lower_reduce, lower_scan, lower_shapes, lower_softmax)  # (they register their lowerings here)
+from . import (lower_creation, lower_fused_matvec, lower_if, lower_index, lower_linalg, lower_order,  # noqa: E402,F401
+               lower_random, lower_reduce, lower_scan, lower_shapes, lower_softmax)  # (they register their lowerings here)

@@ -53,8 +53,9 @@ class ShapeProgram:
         known: set[Value] = set()  # values computed from sizes alone (not from loaded data)
         args = {a: i for i, a in enumerate(func.args)}
         steps = []
-        for op in body.ops:
-            if (isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) for v in op.operands)) or \
+        for op in body.ops:  # a loop.dim of a buffer computed in the body (a loop.if result) is data
+            if (isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) and v in args
+                                              for v in op.operands)) or \
                     _reads_integer_argument(op, args) or (_integer_scalar_op(op) and all(v in known for v in op.operands)):
                 steps.append(op)
                 known.update(op.results)
@@ -62,8 +63,9 @@ class ShapeProgram:
             if not all(v in known for v in alloc.operands):
                 raise NotImplementedError(
                     f"result #{k} of '{func.sym_name}' (at {alloc.location}) has a size that depends on values "
-                    f"read at run time (a slice with symbolic bounds, say; only input shapes and the values of "
-                    f"0-d integer inputs are read before the call): the caller cannot size it before the call")
+                    f"read at run time (a slice with symbolic bounds, or a tensor.if whose branches give different "
+                    f"sizes; only input shapes and the values of 0-d integer inputs are read before the call): the "
+                    f"caller cannot size it before the call")
         needed = _needed(steps, results)
         steps = [op for op in steps if op in needed]
         value_args = tuple(sorted({args[op.operand(0)] for op in steps if isinstance(op, L.LoadOp)}))

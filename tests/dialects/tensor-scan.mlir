@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @rnn
 // CHECK:       %ys:2 = "tensor.scan"(%n, %xs, %h0, %w) ({
 // CHECK-NEXT:  ^bb0(%x: tensor<?xf32>, %h2: tensor<?xf32>, %h1: tensor<?xf32>, %wi: tensor<?x?xf32>):
-// CHECK:         tensor.yield %h, %s : tensor<?xf32>, tensor<f32>
+// CHECK:         tensor.scan_yield %h, %s : tensor<?xf32>, tensor<f32>
 // CHECK-NEXT:  }) {sequences = 1, taps = [array<i64: -2, -1>, array<i64>]} : (tensor<i64>, tensor<?x?xf32>, tensor<2x?xf32>, tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>)
 // The body is optimized like a function body: its elementwise ops and reduction fuse.
 // OPT-LABEL:   func.func @rnn
@@ -14,7 +14,7 @@
 // OPT:         tensor.dot
 // OPT-NEXT:    tensor.fused_reduce
 // OPT:         scalar.tanh
-// OPT:         tensor.yield %0#0, %0#1
+// OPT:         tensor.scan_yield %0#0, %0#1
 func.func @rnn(%n: tensor<i64>, %xs: tensor<?x?xf32>, %h0: tensor<2x?xf32>, %w: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %ys:2 = "tensor.scan"(%n, %xs, %h0, %w) ({
   ^bb0(%x: tensor<?xf32>, %h2: tensor<?xf32>, %h1: tensor<?xf32>, %wi: tensor<?x?xf32>):
@@ -23,7 +23,7 @@ func.func @rnn(%n: tensor<i64>, %xs: tensor<?x?xf32>, %h0: tensor<2x?xf32>, %w: 
     %b = tensor.add %a, %h2 : tensor<?xf32>
     %h = tensor.tanh %b : tensor<?xf32>
     %s = tensor.reduce %h {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
-    tensor.yield %h, %s : tensor<?xf32>, tensor<f32>
+    tensor.scan_yield %h, %s : tensor<?xf32>, tensor<f32>
   }) {sequences = 1 : i64, taps = [array<i64: -2, -1>, array<i64>]} : (tensor<i64>, tensor<?x?xf32>, tensor<2x?xf32>, tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>)
   func.return %ys#0, %ys#1 : tensor<?x?xf32>, tensor<?xf32>
 }

@@ -33,7 +33,7 @@ func.func @cumulative(%n: tensor<i64>, %xs: tensor<?x?xf64>, %h0: tensor<1x?xf64
   %r = "tensor.scan"(%n, %xs, %h0) ({
   ^bb0(%x: tensor<?xf64>, %h: tensor<?xf64>):
     %s = tensor.add %x, %h : tensor<?xf64>
-    tensor.yield %s : tensor<?xf64>
+    tensor.scan_yield %s : tensor<?xf64>
   }) {sequences = 1 : i64, taps = [array<i64: -1>]} : (tensor<i64>, tensor<?x?xf64>, tensor<1x?xf64>) -> tensor<?x?xf64>
   func.return %r : tensor<?x?xf64>
 }
@@ -56,7 +56,7 @@ func.func @fibonacci(%n: tensor<i64>, %x0: tensor<?xi64>) -> tensor<?xi64> {
   %r = "tensor.scan"(%n, %x0) ({
   ^bb0(%a: tensor<i64>, %b: tensor<i64>):
     %s = tensor.add %a, %b : tensor<i64>
-    tensor.yield %s : tensor<i64>
+    tensor.scan_yield %s : tensor<i64>
   }) {sequences = 0 : i64, taps = [array<i64: -2, -1>]} : (tensor<i64>, tensor<?xi64>) -> tensor<?xi64>
   func.return %r : tensor<?xi64>
 }
@@ -74,7 +74,7 @@ func.func @row_sums(%xs: tensor<?x?xf32>) -> tensor<?xf32> {
   %r = "tensor.scan"(%n, %xs) ({
   ^bb0(%x: tensor<?xf32>):
     %s = tensor.reduce %x {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
-    tensor.yield %s : tensor<f32>
+    tensor.scan_yield %s : tensor<f32>
   }) {sequences = 1 : i64, taps = [array<i64>]} : (tensor<i64>, tensor<?x?xf32>) -> tensor<?xf32>
   func.return %r : tensor<?xf32>
 }
