@@ -61,6 +61,5 @@ def test_names_said_unsupported_raise_a_clear_error():
     for name in unsupported:
         with pytest.raises(AttributeError, match=f"irc.tensor.{name} is not supported"):
             getattr(T, name)
-    for name in ("scan", "map", "reduce", "foldl", "foldr"):
-        with pytest.raises(AttributeError, match="not supported"):
-            getattr(irc, name)
+    for name in ("scan", "map", "reduce", "foldl", "foldr"):  # supported now (frontend.md, "Scan")
+        assert callable(getattr(irc, name))
