@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 from ..dialects.tensor_base import NO_BOUND
 from .basic import (cast, dimshuffle, elemwise, eq, exp, fill, mul, reshape, shape, subtensor_static,
                     true_div, zeros_like)
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .blas import Dot
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
@@ -187,6 +188,28 @@ def set_integer_index_grad(op: SetIntegerIndex, inputs, outputs, output_grads):
     g_src = None
     if src.type.is_float:
         g_src = sum_to_pattern(IntegerIndex(op.axes)(gz, *indices), src.broadcastable)
+    return [g_dest, g_src] + [None] * len(indices)
+
+
+@grad_rule(AdvancedSubtensor)
+def advanced_subtensor_grad(op: AdvancedSubtensor, inputs, outputs, output_grads):
+    """A gather's gradient scatters-adds into zeros (a row read twice gets both gradients)."""
+    x, indices, gz = inputs[0], inputs[1:], output_grads[0]
+    gx = AdvancedIncSubtensor()(zeros_like(x), gz, *indices) if x.type.is_float else None
+    return [gx] + [None] * len(indices)
+
+
+@grad_rule(AdvancedIncSubtensor)
+def advanced_inc_subtensor_grad(op: AdvancedIncSubtensor, inputs, outputs, output_grads):
+    """Theano's rule: dest gets gz (where set, minus the overwritten places), src gets gz
+    gathered at the indices."""
+    dest, src, indices, gz = inputs[0], inputs[1], inputs[2:], output_grads[0]
+    g_dest = None
+    if dest.type.is_float:
+        g_dest = op(gz, zeros_like(src), *indices) if op.set_instead_of_inc else gz
+    g_src = None
+    if src.type.is_float:
+        g_src = sum_to_pattern(AdvancedSubtensor()(gz, *indices), src.broadcastable)
     return [g_dest, g_src] + [None] * len(indices)
 
 

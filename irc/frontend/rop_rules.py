@@ -15,6 +15,7 @@ from .elemwise import Cast, Elemwise
 from .creation_ops import AllocShape, Iota
 from .gradient_rules import build_expression, permutation_hits
 from .graph import Apply, Op, Variable
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
@@ -160,7 +161,7 @@ def sort_rop(op: Sort, inputs, outputs, tangents):
     return [dimshuffle(sum_(mul(hit, vj), axis=x.ndim), inverse)]
 
 
-@rop_rule(IntegerIndex)
+@rop_rule(IntegerIndex, AdvancedSubtensor)
 def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
     """Linear in x; the indices carry no tangent."""
     if tangents[0] is None or not outputs[0].type.is_float:
@@ -168,7 +169,7 @@ def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
     return [op(tangents[0], *inputs[1:])]
 
 
-@rop_rule(SetIntegerIndex)
+@rop_rule(SetIntegerIndex, AdvancedIncSubtensor)
 def set_integer_index_rop(op: SetIntegerIndex, inputs, outputs, tangents):
     """Linear in (dest, src); the indices carry no tangent."""
     if not outputs[0].type.is_float or (tangents[0] is None and tangents[1] is None):

@@ -357,5 +357,5 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import (lower_creation, lower_fused_matvec, lower_index, lower_linalg, lower_order, lower_random,  # noqa: E402,F401
+from . import (lower_creation, lower_fused_matvec, lower_gather, lower_index, lower_linalg, lower_order, lower_random,  # noqa: E402,F401
                lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)
