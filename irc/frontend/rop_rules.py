@@ -23,7 +23,7 @@ from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
-from .subtensor import IncSubtensor, Subtensor
+from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
 
 Tangents = Sequence["Variable | None"]
 RopRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Tangents], "list[Variable | None]"]
@@ -161,9 +161,9 @@ def sort_rop(op: Sort, inputs, outputs, tangents):
     return [dimshuffle(sum_(mul(hit, vj), axis=x.ndim), inverse)]
 
 
-@rop_rule(IntegerIndex, AdvancedSubtensor)
+@rop_rule(IntegerIndex, AdvancedSubtensor, DynamicSubtensor)
 def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
-    """Linear in x; the indices carry no tangent."""
+    """Linear in x; the indices (and bounds) carry no tangent."""
     if tangents[0] is None or not outputs[0].type.is_float:
         return [None]
     return [op(tangents[0], *inputs[1:])]
