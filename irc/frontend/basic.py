@@ -11,6 +11,7 @@ from ..dialects.elementwise import TABLE
 from ..dialects.tensor_base import DYNAMIC, NO_BOUND
 from . import dtypes
 from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
+from .creation_ops import AllocShape
 from .elemwise import Cast, Elemwise
 from .graph import Apply, Constant, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
@@ -517,7 +518,12 @@ def _advanced_inc_subtensor(sub: Variable, y: Any, set_instead_of_inc: bool) -> 
         return None
     x, node, ds = unwound
     y = cast(as_tensor_variable(y), x.dtype)
-    y = fill(sub, y) if y.ndim <= sub.ndim else y
+    if y.ndim > sub.ndim:
+        raise ValueError(f"{'set' if set_instead_of_inc else 'inc'}_subtensor: the value ({y.type}) has more "
+                         f"dims than x[indices] ({sub.type})")
+    if y.ndim < sub.ndim or any(b and not s for b, s in zip(y.broadcastable, sub.broadcastable)):
+        # broadcast to the sizes of x[indices] (not to the gather itself: it would stay alive)
+        y = AllocShape()(pad_left(y, sub.ndim), *shape(sub))
     gathered = node.outputs[0]
     if ds is not None:
         y = dimshuffle(y, _inverse_pattern(ds.new_order, gathered.ndim))
