@@ -424,6 +424,19 @@ def _advanced_subtensor(x: Variable, items: list) -> Variable:
                       + [rank + k for k in range(front, len(others))])
 
 
+def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
+    """numpy's take: `a[..., indices, ...]` with `indices` on `axis` (of the flattened `a` when
+    None); an integer array, list or scalar."""
+    a = as_tensor_variable(a)
+    if axis is None:
+        a, axis = flatten(a), 0
+    if not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"take: axis {axis} is out of range for {a.type}")
+    if not _is_index_array(indices):
+        return subtensor(a, (slice(None),) * (axis % a.ndim) + (indices,))
+    return _advanced_subtensor(a, [slice(None)] * (axis % a.ndim) + [indices] + [slice(None)] * (a.ndim - 1 - axis % a.ndim))
+
+
 def subtensor(x: Any, index: Any) -> Variable:
     """`x[index]` for integers (Python ints or symbolic 0-d integers, negative ones counting
     from the end), slices of Python ints/None (negative steps too), `None` (new axis), `...`,

@@ -239,3 +239,32 @@ def test_refused_combinations_say_why():
         m[T.dvector()]
     with pytest.raises(IndexError, match="integer type"):
         m[[0.5, 1.0]]
+
+
+def test_take_follows_numpy():
+    t, i = T.dtensor3(), T.lvector()
+    f = native([t, i], [T.take(t, i), T.take(t, i, axis=1), T.take(t, i, axis=-1), T.take(t, 2, axis=1)])
+    tv, iv = data((3, 4, 5)), np.array([1, -1, 0, 1])
+    for g, w in zip(f(tv, iv), [np.take(tv, iv), np.take(tv, iv, 1), np.take(tv, iv, -1), np.take(tv, 2, 1)]):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_categorical_crossentropy_with_labels_is_a_native_gather(dtype):
+    """-log p at each row's label, and its gradient through softmax (p - onehot) / n.
+    Tolerance: float64 1e-12, float32 1e-5 relative (a softmax and a log per element)."""
+    x, y = tensor(dtype, 2), T.ivector()
+    loss = T.mean(T.nnet.categorical_crossentropy(T.nnet.softmax(x), y))
+    f = native([x, y], [loss, T.grad(loss, x)])
+    assert "tensor.gather" in f.ir("optimized") and "log_softmax" in f.ir("optimized")
+    xv, yv = data((7, 4), dtype) * 3, np.array([0, 3, 1, 1, 2, 0, 3], "int32")
+    xd = xv.astype("float64")
+    p = np.exp(xd - xd.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    grad = p.copy()
+    grad[np.arange(7), yv] -= 1
+    tol = dict(rtol=1e-12, atol=1e-14) if dtype == "float64" else dict(rtol=1e-5, atol=1e-6)
+    got_loss, got_grad = f(xv, yv)
+    assert got_loss.dtype == dtype and got_grad.dtype == dtype
+    np.testing.assert_allclose(got_loss, -np.log(p[np.arange(7), yv]).mean(), **tol)
+    np.testing.assert_allclose(got_grad, grad / 7, **tol)
