@@ -38,6 +38,8 @@ from .frontend.shape_functions import (addbroadcast, diag, patternbroadcast, rep
                                        split, tile, unbroadcast)
 from .frontend.shared import SharedVariable, shared  # noqa: F401
 from .frontend.subtensor import IncSubtensor, Subtensor  # noqa: F401
+from .frontend.advanced_index import AdvancedIncSubtensor, AdvancedSubtensor  # noqa: F401
+from .frontend.opview import AdvancedIncSubtensor1, AdvancedSubtensor1  # noqa: F401
 from .frontend.tensor_type import TensorType  # noqa: F401
 
 TensorVariable = Variable

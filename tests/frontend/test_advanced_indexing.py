@@ -268,3 +268,15 @@ def test_categorical_crossentropy_with_labels_is_a_native_gather(dtype):
     assert got_loss.dtype == dtype and got_grad.dtype == dtype
     np.testing.assert_allclose(got_loss, -np.log(p[np.arange(7), yv]).mean(), **tol)
     np.testing.assert_allclose(got_grad, grad / 7, **tol)
+
+
+def test_toposort_shows_theanos_class_names():
+    m, i, j, y = T.dmatrix(), T.lvector(), T.lvector(), T.dmatrix()
+    f = native([m, i, j, y], [m[i], m[i, j], T.inc_subtensor(m[i], y), T.set_subtensor(m[i, j], 0.0)])
+    ops = [node.op for node in f.maker.fgraph.toposort()]
+    names = [str(op) for op in ops]
+    assert {"AdvancedSubtensor1", "AdvancedSubtensor", "AdvancedIncSubtensor1{inc}",
+            "AdvancedIncSubtensor{set}"} <= set(names)
+    assert sum(isinstance(op, T.AdvancedSubtensor1) for op in ops) == 1
+    assert sum(isinstance(op, T.AdvancedSubtensor) for op in ops) == 1
+    assert sum(isinstance(op, T.AdvancedIncSubtensor1) for op in ops) == 2  # (the general one is a kind of it)
