@@ -239,6 +239,8 @@ def test_refused_combinations_say_why():
         m[T.dvector()]
     with pytest.raises(IndexError, match="integer type"):
         m[[0.5, 1.0]]
+    with pytest.raises(ValueError, match="set_subtensor: the value .* has more dims than x\\[indices\\]"):
+        T.set_subtensor(m[i, i], m)
 
 
 def test_take_follows_numpy():

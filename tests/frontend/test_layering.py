@@ -51,7 +51,8 @@ def test_frontend_modules_form_no_cycle():
 
 
 CORE = {"tensor_type", "dtypes", "graph", "operators"}
-OPS = {"elemwise", "blas", "reduce", "shape_ops", "subtensor", "join", "creation_ops", "order_ops", "integer_index", "random_op",
+OPS = {"elemwise", "blas", "reduce", "shape_ops", "subtensor", "join", "creation_ops", "order_ops", "integer_index", "advanced_index",
+       "random_op",
        "softmax_ops"}
 
 
