@@ -34,7 +34,6 @@ class AdvancedSubtensor(Op):
         return Apply(self, [x, *indices], [Variable(out)])
 
 
-
 class AdvancedIncSubtensor(Op):
     """`dest` with `src` added to (`set_instead_of_inc=False`, repeated indices accumulate) or
     written at (`True`, the last write wins) `dest[indices]`. Value semantics: a new tensor."""

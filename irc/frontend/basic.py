@@ -397,8 +397,13 @@ def _index_array(it: Any) -> Variable:
     as an integer variable."""
     if isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)):
         return constant(np.int64(it))
-    v = it if isinstance(it, Variable) else constant(np.asarray(it, dtype=np.int64 if isinstance(it, list)
-                                                                  and all(isinstance(e, int) for e in it) else None))
+    if isinstance(it, Variable):
+        v = it
+    else:
+        array = np.asarray(it)
+        if isinstance(it, list) and (array.size == 0 or array.dtype.kind in "iu"):
+            array = array.astype(np.int64)  # a list of Python ints (or none): int64, as numpy
+        v = constant(array)
     if v.dtype == "bool":
         raise NotImplementedError(f"boolean mask indexing ({it}) is not supported: its result size depends on the "
                                   f"data; use T.switch(mask, x, 0) or integer indices")
@@ -432,9 +437,9 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
         a, axis = flatten(a), 0
     if not -a.ndim <= axis < a.ndim:
         raise ValueError(f"take: axis {axis} is out of range for {a.type}")
-    if not _is_index_array(indices):
-        return subtensor(a, (slice(None),) * (axis % a.ndim) + (indices,))
-    return _advanced_subtensor(a, [slice(None)] * (axis % a.ndim) + [indices] + [slice(None)] * (a.ndim - 1 - axis % a.ndim))
+    items = [slice(None)] * a.ndim
+    items[axis % a.ndim] = indices
+    return _advanced_subtensor(a, items) if _is_index_array(indices) else subtensor(a, tuple(items))
 
 
 def subtensor(x: Any, index: Any) -> Variable:
@@ -518,9 +523,11 @@ def _unwind_advanced(sub: Variable) -> tuple[Variable, Apply, DimShuffle | None]
         return None
     moved = node.inputs[0]
     axes = list(node.op.source_axes)
-    moved_axes = axes + [d for d in range(moved.ndim) if d not in axes]
-    x = moved if moved_axes == list(range(moved.ndim)) else moved.owner.inputs[0]
-    return x, node, ds
+    if axes + [d for d in range(moved.ndim) if d not in axes] == list(range(moved.ndim)):
+        return moved, node, ds
+    if moved.owner is None or not isinstance(moved.owner.op, DimShuffle):
+        return None  # not built by `subtensor`: nothing to undo
+    return moved.owner.inputs[0], node, ds
 
 
 def _advanced_inc_subtensor(sub: Variable, y: Any, set_instead_of_inc: bool) -> Variable | None:

@@ -282,3 +282,12 @@ def test_toposort_shows_theanos_class_names():
     assert sum(isinstance(op, T.AdvancedSubtensor1) for op in ops) == 1
     assert sum(isinstance(op, T.AdvancedSubtensor) for op in ops) == 1
     assert sum(isinstance(op, T.AdvancedIncSubtensor1) for op in ops) == 2  # (the general one is a kind of it)
+
+
+def test_an_empty_list_selects_nothing():
+    m = T.dmatrix()
+    f = native([m], [m[[]], T.inc_subtensor(m[[]], 1.0)])
+    mv = data((3, 2))
+    got = f(mv)
+    assert got[0].shape == (0, 2)
+    np.testing.assert_array_equal(got[1], mv)
