@@ -12,16 +12,16 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..dialects.tensor_base import NO_BOUND
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .basic import (add, cast, dimshuffle, elemwise, eq, exp, fill, lt, mul, reshape, shape, subtensor_static,
                     switch, true_div, zeros_like)
-from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .blas import Dot
+from .creation import arange
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
 from .graph import Op, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
-from .creation import arange
 from .mathops import clip, dot, keep_dims, sum as sum_
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
@@ -218,8 +218,8 @@ def advanced_subtensor_grad(op: AdvancedSubtensor, inputs, outputs, output_grads
 
 @grad_rule(AdvancedIncSubtensor)
 def advanced_inc_subtensor_grad(op: AdvancedIncSubtensor, inputs, outputs, output_grads):
-    """Theano's rule: dest gets gz (where set, minus the overwritten places), src gets gz
-    gathered at the indices."""
+    """Theano's rule: dest gets gz (for set, with the written places zeroed), src gets gz
+    gathered at the indices (for set with repeated indices, every write: Theano's answer)."""
     dest, src, indices, gz = inputs[0], inputs[1], inputs[2:], output_grads[0]
     g_dest = None
     if dest.type.is_float:

@@ -222,7 +222,7 @@ class DimOfElementwise(RewritePattern):
         return False
 
 
-class DimOfGather(RewritePattern):
+class DimFromSource(RewritePattern):
     """`dim(gather(x, i, j), a)` -> the index arrays' dim a (one not a static 1) for the
     broadcast dims, else x's matching dim; `dim(scatter(dest, ...), a) -> dim(dest, a)`;
     `dim(dimshuffle(x, p), a) -> dim(x, p[a])`: so a size (`set_subtensor`'s broadcast of its
@@ -284,7 +284,7 @@ class DimShuffleOfDimShuffle(RewritePattern):
 
 CANONICALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     *IDENTITY_PATTERNS, NegNeg(), SubSelf(), MulByZero(),
-    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), DimOfGather(), DimShuffleOfDimShuffle(),
+    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), DimFromSource(), DimShuffleOfDimShuffle(),
 )
 
 
