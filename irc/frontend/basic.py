@@ -576,9 +576,12 @@ def _inverse_pattern(new_order: Sequence[int | str], ndim: int) -> list:
     return [where[d] for d in range(ndim)]
 
 
-def inc_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
+def inc_subtensor(sub: Variable, y: Any, inplace: bool = False, set_instead_of_inc: bool = False,
+                  tolerate_inplace_aliasing: bool = False) -> Variable:
     """`x` with `y` added to `x[idx]`, where `sub` is `x[idx]` (repeated integer-array indices
-    accumulate, as numpy's `np.add.at`)."""
+    accumulate, as numpy's `np.add.at`); Theano's `set_instead_of_inc=True` is set_subtensor."""
+    if set_instead_of_inc:
+        return set_subtensor(sub, y)
     advanced = _advanced_inc_subtensor(sub, y, set_instead_of_inc=False)
     return advanced if advanced is not None else set_subtensor(sub, add(sub, y))
 

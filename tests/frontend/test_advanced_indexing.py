@@ -106,6 +106,8 @@ def test_inc_accumulates_repeats_and_set_keeps_the_last_write(dtype):
     want_cols[:, jv] = 0
     np.add.at(want_row, iv, rv)
     before = mv.copy()
+    theano_spelling = native([m, i, y], T.inc_subtensor(m[i], y, set_instead_of_inc=True))
+    np.testing.assert_array_equal(theano_spelling(mv, iv, yv), want_set)
     for g, w in zip(f(mv, iv, jv, yv, vv, rv), [want_inc, want_set, want_pair, want_cols, want_row]):
         assert g.dtype == mv.dtype
         np.testing.assert_array_equal(g, w)
