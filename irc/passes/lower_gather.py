@@ -5,7 +5,8 @@ makes the function fail, which a parallel body cannot do). Then:
 
 * gather: one `loop.parallel` over the result, each element reading its indices (negative ones
   wrapped), then the source there;
-* scatter: `dest` copied in parallel, then a *sequential* nest over the index positions (and the
+* scatter: `dest` copied in parallel (unless the `inplace` pass lets it write over a dead
+  `dest`), then a *sequential* nest over the index positions (and the
   unindexed axes inside it), so that repeated indices accumulate ("add", numpy's `np.add.at`)
   or the last write wins ("set") with no races. On a GPU target both stay on the host
   (`insert-transfers`' PLACEMENT puts every op without a kernel there).
@@ -17,7 +18,7 @@ from typing import Iterator
 
 from ..ir.core import Operation, Value
 from ..ir.types import i64, index
-from .lower_to_loops import FuncLowering
+from .lower_to_loops import FuncLowering, inplace_target
 from .lowering_registry import lowering
 from .loop_builder import Index
 
@@ -91,8 +92,10 @@ def _scatter(ctx: FuncLowering, op: Operation) -> None:
             lb.assert_eq(a, b, f"'tensor.scatter': src does not fit the places the indices select (dim {axis})")
     _check_indices(ctx, op, 2, isizes, dest_sizes)
     t = op.results[0].type
-    out = ctx.alloc(t, dest_sizes)
-    ctx.copy(dest, out, ctx.sizes_of(out))
+    out = inplace_target(ctx, op, 0)  # the `inplace` pass's mark: dest is dead, write over it
+    if out is None:
+        out = ctx.alloc(t, dest_sizes)
+        ctx.copy(dest, out, ctx.sizes_of(out))
     add = op.attributes["mode"].value == "add"
     with _sequential(ctx, target) as ivs:
         at = _places(ctx, op, 2, ivs[:len(isizes)], dest_sizes) + ivs[len(isizes):]

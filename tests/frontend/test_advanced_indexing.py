@@ -293,3 +293,24 @@ def test_an_empty_list_selects_nothing():
     got = f(mv)
     assert got[0].shape == (0, 2)
     np.testing.assert_array_equal(got[1], mv)
+
+
+def test_scatter_in_place_over_a_temporary_and_a_shared_table():
+    """The `inplace` pass lets a scatter write over a dead dest; the numbers do not change."""
+    x, i, y = T.dmatrix(), T.lvector(), T.dmatrix()
+    f = native([x, i, y], T.inc_subtensor((x * 2)[i], y))
+    assert "inplace" in f.ir("optimized").split("tensor.scatter", 1)[1].split("\n", 1)[0]
+    xv, iv, yv = data((4, 3)), np.array([1, 1, -1]), data((3, 3))
+    want = 2 * xv
+    np.add.at(want, iv, yv)
+    np.testing.assert_array_equal(f(xv, iv, yv), want)
+    table = irc.shared(xv.copy(), name="table")
+    step = native([i, y], [], updates=[(table, T.inc_subtensor(table[i], -0.5 * table[i] * y))])
+    want = xv.copy()
+    for _ in range(2):
+        np.add.at(want, iv, -0.5 * want[iv] * yv)
+        step(iv, yv)
+        np.testing.assert_allclose(table.get_value(), want, rtol=1e-15)
+    with pytest.raises(IndexError):
+        step(np.array([0, 4]), yv[:2])
+    np.testing.assert_allclose(table.get_value(), want, rtol=1e-15)  # a failed call writes nothing
