@@ -1,6 +1,7 @@
 """Advanced indexing: irc's compiled gather (`x[ivec]`), scatter-add (`inc_subtensor(x[ivec], y)`)
-and embedding gradient (`T.grad` of a gather: a scatter-add into zeros) against numpy's
-`x[idx]`, `np.add.at` and the same with a fresh zeros array; and the DLT's NLL
+embedding gradient (`T.grad` of a gather: a scatter-add into zeros) and a shared table's
+`inc_subtensor` update against numpy's `x[idx]`, `np.add.at` (on a copy, on zeros, in place);
+and the DLT's NLL
 `-mean(log(softmax(a))[arange(n), y])` with its gradient.
 
 Run: PYTHONPATH=. python tools/bench_gather.py [rows]. float32; `rows` rows of 64 gathered
@@ -49,6 +50,14 @@ def main(rows: int = 20000) -> None:
     mine = table.add("irc grad of sum(x[ivec] * y)", median_us(lambda: grad(tv, iv, yv), repeat, inner))
     base = table.add("numpy zeros + np.add.at", median_us(numpy_grad, repeat, inner))
     table.ratio("embedding gradient irc / numpy", mine, base, "the time")
+
+    shared = irc.shared(tv.copy(), name="table")
+    update = irc.function([i, y], [], updates=[(shared, T.inc_subtensor(shared[i], y))])
+    mine = table.add("irc update W <- inc_subtensor(W[ivec], y)", median_us(lambda: update(iv, yv), repeat, inner),
+                     "in place (a self-copy of W, then the rows)")
+    in_place = tv.copy()
+    base = table.add("numpy np.add.at(W, idx, y)", median_us(lambda: np.add.at(in_place, iv, yv), repeat, inner))
+    table.ratio("shared update irc / numpy", mine, base, "the time")
 
     a, labels = T.fmatrix(), T.ivector()
     nll = -T.mean(T.log(T.nnet.softmax(a))[T.arange(labels.shape[0]), labels])
