@@ -27,6 +27,17 @@ def median_us(fn: Callable[[], object], repeat: int, inner: int,
     return statistics.median(samples) * 1e6
 
 
+SETTLE_S = 0.25  # OpenBLAS's idle threads spin ~2^28 cycles (~0.1 s) after a call
+
+
+def settle(seconds: float = SETTLE_S) -> None:
+    """Sleep until the thread pools of libraries measured just before (numpy's OpenBLAS, torch,
+    jax) have stopped spinning: a spinning pool thread holds a core that the next library's
+    threads need, and on 2 cores halved irc's 2-thread gemm right after a numpy call (median
+    1456 µs against 789 µs). Call it between one library's measurement and another's."""
+    time.sleep(seconds)
+
+
 class Table:
     """Rows of (case, µs per call, notes); a case that could not run has no time."""
 

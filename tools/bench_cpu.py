@@ -5,6 +5,8 @@ installed; dense layers: `bench_dense.py`).
 
 Every time is the median over `repeat` samples, each the mean of several back-to-back calls;
 a ratio compares two rows measured in this same run (irc / baseline: below 1 is faster).
+Where a row of one library follows another's, `settle()` first lets the other's idle pool
+threads stop spinning (OpenBLAS's held a core for ~0.1 s after each call).
 Compile times run in fresh processes: cold (empty compile dir) and warm (from the disk cache).
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 import bench_dense  # noqa: E402  (beside this file)
 
-from bench_common import Table, median_us  # noqa: E402  (tools/ is on the path: this script's folder)
+from bench_common import Table, median_us, settle  # noqa: E402  (tools/ is on the path: this script's folder)
 
 
 def machine() -> str:
@@ -172,12 +174,14 @@ def bench_sums(t: Table, repeat: int) -> None:
     for axis, what in ((0, "over rows (axis=0)"), (1, "over columns (axis=1)")):
         f = irc.function([m], m.sum(axis=axis))
         np.testing.assert_allclose(f(a), a.sum(axis=axis), rtol=1e-4)
+        settle()
         mine = t.add(f"sum 2000x2000 {what}: irc", median_us(lambda: f(a), repeat, 5))
         base = t.add(f"sum 2000x2000 {what}: numpy", median_us(lambda: a.sum(axis=axis), repeat, 5))
         t.ratio(f"  sum axis={axis} ratio", mine, base, "of numpy's time")
         if torch is None:
             t.add(f"sum 2000x2000 {what}: torch", float("nan"), "skipped (torch not installed)")
             continue
+        settle()
         peer = t.add(f"sum 2000x2000 {what}: torch, 2 threads", median_us(lambda: ta.sum(dim=axis), repeat, 5),
                      f"torch {torch.__version__}")
         t.ratio(f"  sum axis={axis} ratio vs torch", mine, peer, "of torch's time")

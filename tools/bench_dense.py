@@ -12,6 +12,8 @@ from typing import Callable
 
 import numpy as np
 
+from bench_common import settle  # beside this file (tools/ is on the path)
+
 # (m, k, n, layout): out = op(A)·op(B), op(A) m×k, op(B) k×n; "TN": A transposed (Xᵀ·δ)
 GEMM_SHAPES = ((256, 784, 512, "NN"), (784, 256, 512, "TN"), (512, 512, 512, "NN"),
                (1024, 1024, 1024, "NN"), (256, 512, 10, "NN"))
@@ -52,7 +54,9 @@ def bench_gemm(t, repeat: int, median_us: Callable, threads_of: Callable) -> Non
         inner = max(1, int(1e8 // flop))
         name = f"gemm {m}x{k}x{n}{' (Aᵀ·B)' if layout[0] == 'T' else ''} {SHORT[dtype]}"
         for nthreads in (1, 2):
+            settle()
             mine = threads_of(nthreads, lambda: median_us(lambda: f(A, B), repeat, inner))
+            settle()
             with blas_threads(nthreads):
                 base = median_us(lambda: opA @ B, repeat, inner)
             t.add(f"{name}, {nthreads} thread(s): irc", mine, f"{flop / mine / 1e3:.0f} GFLOP/s")
@@ -141,9 +145,12 @@ def bench_mlp(t, repeat: int, median_us: Callable, threads_of: Callable) -> None
     f = mlp_irc(params)
     g = mlp_numpy(params)
     np.testing.assert_allclose(f(X, Y), g(X, Y), rtol=1e-4)
+    settle()
     mine = t.add("MLP step 256x784-512-10: irc", median_us(lambda: f(X, Y), repeat, 5))
+    settle()
     base = t.add("MLP step 256x784-512-10: numpy by hand", median_us(lambda: g(X, Y), repeat, 5))
     t.ratio("  MLP ratio vs numpy", mine, base, "of numpy's time")
+    settle()
     one = t.add("MLP step 256x784-512-10, 1 thread: irc",
                 threads_of(1, lambda: median_us(lambda: f(X, Y), repeat, 5)))
     with blas_threads(1):
@@ -156,6 +163,7 @@ def bench_mlp(t, repeat: int, median_us: Callable, threads_of: Callable) -> None
     run, version = jx
     import jax.numpy as jnp
     Xj, Yj = jnp.asarray(X), jnp.asarray(Y)
+    settle()
     peer = t.add("MLP step 256x784-512-10: jax.jit", median_us(lambda: run(Xj, Yj), repeat, 5),
                  f"jax {version}")
     t.ratio("  MLP ratio vs jax.jit", mine, peer, "of jax's time")

@@ -55,7 +55,7 @@ def emit_mlir(module: Any, generic: bool = False, debuginfo: bool = False) -> st
 
 register_target("mlir", emit_mlir, "MLIR text of the module (the default)")
 # Code generators register here, lazily (nothing is imported until the target is used).
-register_target("llvm", "irc.codegen_cpu.emit:emit_llvm_ir", "LLVM IR for the host CPU, optimized at O3")
+register_target("llvm", "irc.codegen_cpu.emit:emit_llvm_ir", "LLVM IR for the host CPU, optimized at O2")
 register_target("llvm-raw", "irc.codegen_cpu.emit:emit_llvm_ir_unoptimized",
                 "LLVM IR for the host CPU as generated, before optimization")
 register_target("asm", "irc.codegen_cpu.emit:emit_asm", "host assembly (x86-64, AArch64, ...)")

@@ -1,5 +1,5 @@
 """Text outputs for `irc-opt -t llvm` / `-t asm`: a module (tensor- or loop-level) lowered to
-loops if needed, converted to LLVM IR and optimized at O3 for the host."""
+loops if needed, converted to LLVM IR and optimized at O2 for the host."""
 from __future__ import annotations
 
 from ..dialects.builtin import ModuleOp
@@ -30,7 +30,7 @@ def optimized_module(module: ModuleOp):
 
 
 def emit_llvm_ir(module: ModuleOp) -> str:
-    """LLVM IR after the O3 pipeline (what the object code is made from)."""
+    """LLVM IR after the O2 pipeline (what the object code is made from)."""
     return str(optimized_module(module))
 
 

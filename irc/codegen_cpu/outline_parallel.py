@@ -14,8 +14,10 @@ Captured values are passed one by one, so a memref's pointer keeps its `noalias`
 strides and scalars stay SSA values. Constants and globals are not passed at all.
 
 `work` is an estimate of the nest's cost in "scalar op" units (math functions weigh more),
-computed at run time from the trip counts that are known outside the nest; the pool runs
-small nests on the calling thread (see `min_work` there).
+computed at run time from the trip counts that are known outside the nest, or that index
+arithmetic inside it gives at its first iteration (a kernel's chunk of rows, a block of a
+product: that iteration stands for every one); the pool runs small nests on the calling
+thread (see `min_work` there).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import Callable
 from llvmlite import ir
 
 from ..dialects import loop as L
-from ..ir.core import Block, Operation, Value
+from ..ir.core import Block, Operation, OpResult, Value
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
@@ -116,6 +118,45 @@ def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Val
     return _add(b, total, i64(max(static, 1)))
 
 
+class FirstIteration:
+    """`known` for `work_estimate`: a value defined before the nest, or one of the nest's
+    index arithmetic (constants, add, sub, mul, floordiv, min, max of such values and of the
+    parallel induction variables) evaluated at the first iteration, its code emitted before the
+    nest; None for anything else (a value of an inner loop, a load)."""
+
+    def __init__(self, conv, op: L.ParallelOp, lower_bounds: list[ir.Value]) -> None:
+        self.conv, self.b = conv, conv.b
+        self.first: dict[Value, ir.Value | None] = dict(zip(op.body.args, lower_bounds))
+
+    def __call__(self, v: Value) -> ir.Value | None:
+        outside = self.conv.values.get(v)
+        if outside is not None:
+            return outside
+        if v not in self.first:
+            self.first[v] = self._evaluate(v)
+        return self.first[v]
+
+    def _evaluate(self, v: Value) -> ir.Value | None:
+        if not isinstance(v, OpResult):
+            return None
+        op = v.owner
+        if op.op_name == "loop.constant":
+            return i64(op.value)
+        if op.op_name not in L.INDEX_BINARY:
+            return None
+        a, c = (self(x) for x in op.operands)
+        if a is None or c is None:
+            return None
+        if isinstance(a, ir.Constant) and isinstance(c, ir.Constant) and (op.op_name != "loop.floordiv" or c.constant):
+            return i64(L.INDEX_BINARY[op.op_name](a.constant, c.constant))
+        b = self.b
+        if op.op_name in ("loop.min", "loop.max"):
+            return b.select(b.icmp_signed("<" if op.op_name == "loop.min" else ">", a, c), a, c)
+        if op.op_name == "loop.floordiv":  # an estimate: truncation is close enough, never / 0
+            return b.sdiv(a, b.select(b.icmp_signed("==", c, i64(0)), i64(1), c))
+        return {"loop.add": b.add, "loop.sub": b.sub, "loop.mul": b.mul}[op.op_name](a, c)
+
+
 class ParallelOutliner:
     """Outlines one top-level `loop.parallel` of the function `conv` is converting."""
 
@@ -145,7 +186,7 @@ class ParallelOutliner:
         inner_trips: ir.Value = i64(1)
         for d in dims[1:]:
             inner_trips = mul(b, inner_trips, trip_count(b, *d))
-        known = lambda v: conv.values.get(v)  # noqa: E731  (only values defined before the nest)
+        known = FirstIteration(conv, op, [d[0] for d in dims])
         work = mul(b, mul(b, n, inner_trips), work_estimate(b, op.body, known))
 
         name = f"{conv.fn.name}.par{conv.outlined}"

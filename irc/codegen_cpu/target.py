@@ -1,4 +1,4 @@
-"""The host CPU as an LLVM target: target machine (CPU name and features), the O3 pipeline of
+"""The host CPU as an LLVM target: target machine (CPU name and features), the O2 pipeline of
 the new pass manager with loop and SLP vectorization, and object code / assembly emission.
 
 `codegen_identity()` is what a cached object depends on besides the IR: the triple, the CPU
@@ -13,7 +13,12 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..codegen_llvm.identity import llvm_versions, sources_hash
-from ..codegen_llvm.optimize import parse_and_optimize_o3
+from ..codegen_llvm import optimize as llvm_optimize
+
+# O2, not O3: O3 doubled the LLVM time of a function with a gemm (its 12×32 tile of sums:
+# 0.93 s against 0.48 s) and made no kernel measurably faster (gemm, exp, the LR and MLP
+# steps, column sums: CPU time on one thread within 1.5%)
+HOST_SPEED_LEVEL = 2
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,8 +66,8 @@ def codegen_identity() -> str:
 
 
 def parse_and_optimize(module: ir.Module) -> "llvm.ModuleRef":
-    """Parse the llvmlite module and run the O3 pipeline (with both vectorizers) over it."""
-    return parse_and_optimize_o3(module, host_target_machine(), vectorize=True)
+    """Parse the llvmlite module and run the O2 pipeline (with both vectorizers) over it."""
+    return llvm_optimize.parse_and_optimize(module, host_target_machine(), HOST_SPEED_LEVEL, vectorize=True)
 
 
 def emit_object(mod: "llvm.ModuleRef") -> bytes:

@@ -15,7 +15,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..codegen_llvm.identity import llvm_versions, sources_hash
-from ..codegen_llvm.optimize import parse_and_optimize_o3
+from ..codegen_llvm.optimize import parse_and_optimize as parse_and_optimize_llvm
 
 # libm-style intrinsics NVPTX has no lowering for (it aborts instead of failing)
 FORBIDDEN_PREFIXES = ("llvm.exp.", "llvm.exp10.", "llvm.log.", "llvm.log2.", "llvm.log10.",
@@ -60,7 +60,7 @@ def check_intrinsics(module: ir.Module) -> None:
 def optimize(module: ir.Module, arch: str) -> "llvm.ModuleRef":
     """Parse and run the O3 pipeline (after the intrinsic guard)."""
     check_intrinsics(module)
-    return parse_and_optimize_o3(module, target_machine(arch))
+    return parse_and_optimize_llvm(module, target_machine(arch), speed_level=3)
 
 
 class UnsupportedLLVMError(RuntimeError):

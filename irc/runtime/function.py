@@ -170,7 +170,7 @@ class Function:
         """The module text at `stage`: "tensor" (as lowered), a pass name (after it; `name#2`
         for its second run), "optimized" (final tensor level), "loop" (what the native code is
         built from), or a stage only the target has, generated on request: on the cpu "llvm"
-        (LLVM IR after O3) and "asm" (host assembly), on a GPU "gpu" (kernels) and "ptx"."""
+        (LLVM IR after O2) and "asm" (host assembly), on a GPU "gpu" (kernels) and "ptx"."""
         stages = self.maker.stages
         render = self.maker.target.stages.get(stage)
         if render is not None and stage not in stages:

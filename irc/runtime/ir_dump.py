@@ -3,7 +3,7 @@
     000_input.mlir            the tensor-level function as the frontend built it
     001_canonicalize.mlir     after each pass of the mode's pipeline ...
     NNN_lower-to-loops.mlir   the loop level
-    NNN_llvm-raw.ll           convert-to-llvm's output;  NNN_llvm.ll  after LLVM's O3
+    NNN_llvm-raw.ll           convert-to-llvm's output;  NNN_llvm.ll  after LLVM's O2
 
 The files are made by replaying the pipeline from the first file's text, one pass at a time,
 exactly as `irc-opt` would — so each `.mlir` file's first line,

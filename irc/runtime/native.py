@@ -1,6 +1,6 @@
 """Native CPU execution: `compile_cpu(module) -> NativeFunction`.
 
-    fn = compile_cpu(tensor_module)        # lower-to-loops, convert-to-llvm, O3, MCJIT
+    fn = compile_cpu(tensor_module)        # lower-to-loops, convert-to-llvm, O2, MCJIT
     outs = fn(x, y)                        # numpy arrays in (any strides), a list of arrays out
 
 A call checks the inputs' dtypes and ranks, looks the result shapes up in a cache keyed by the
@@ -238,7 +238,7 @@ def inplace_results(loop_func: FuncOp) -> dict[int, int]:
 
 
 def build_object(loop_module: ModuleOp, layout=None) -> bytes:
-    """convert-to-llvm, the O3 pipeline, object code."""
+    """convert-to-llvm, the O2 pipeline, object code."""
     return emit_object(parse_and_optimize(convert_to_llvm(loop_module, numpy_layout=layout)))
 
 

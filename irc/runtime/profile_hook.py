@@ -42,7 +42,7 @@ class CompileClock:
         st = getattr(native, "stats", None)
         if st is not None:
             out["lower-to-loops"] = st.lower_s
-            out["LLVM (O3 + codegen)" + (" [cache hit]" if st.cache_hit else "")] = st.llvm_s
+            out["LLVM (optimize + codegen)" + (" [cache hit]" if st.cache_hit else "")] = st.llvm_s
             out["load (MCJIT)"] = st.load_s
         return out
 

@@ -83,12 +83,14 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 
 // -----
 
-// gemm: B is packed into panels of 32 columns (parallel over panels, zero past n), A into
-// tiles of 12 rows (zero past m; none when one panel covers n); then ONE parallel loop over
+// gemm of Aᵀ (the gradient's Xᵀ·δ): B is packed into panels of 32 columns (parallel over
+// panels, zero past n), Aᵀ into tiles of 12 rows, each step copying a run of A's row (zero
+// past m; none when one panel covers n; a row-major A is read in place); then ONE parallel loop over
 // output blocks; per slice of k, per panel, per tile: one loop over the slice carries the
 // 12×32 tile in iter_args as fmas (not a `reduction`: SLP vectorizes across the lanes),
-// stores it to a scratch tile, and a loop with run-time bounds writes its valid rows and
-// columns: alpha·tile + beta·C on the first slice, out + alpha·tile after (a select).
+// stores it to a scratch tile; on the first slice a loop folds beta·C into the tile (so that
+// no loop reads C while it writes out: C may be out's own storage), then a loop with run-time
+// bounds writes the valid rows and columns: that tile first, out + alpha·tile after (a select).
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %[[OUT:.*]] = loop.alloc
 // CHECK:         %[[PANELS:.*]] = loop.alloc %[[NP:.*]], %{{.*}} : (index, index) -> memref<?x?x32xf32>
@@ -103,15 +105,16 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK-NEXT:          loop.store %{{.*}}, %[[PANELS]][%g, %q_1, %w_1]
 // CHECK:         %[[TILES:.*]] = loop.alloc {{.*}} -> memref<?x?x12xf32>
 // CHECK-NEXT:    loop.parallel (%g_1)
-// CHECK:           loop.for %w_2 = {{.*}} {
-// CHECK-NEXT:        loop.for %q_2 = {{.*}} {
-// CHECK:               %[[A:.*]] = loop.load %A[%{{.*}}, %q_2]
+// CHECK:           loop.for %q_2 = {{.*}} {
+// CHECK-NEXT:        loop.for %w_2 = {{.*}} {
+// CHECK:               %[[A:.*]] = loop.load %At[%{{.*}}, %q_2]
 // CHECK-NEXT:          loop.store %[[A]], %[[TILES]][%g_1, %q_2, %w_2]
 // CHECK:         %[[TILE:.*]] = loop.alloc %{{.*}} : (index) -> memref<?x12x32xf32>
 // CHECK:         loop.parallel (%blk) =
 // CHECK-NOT:       loop.parallel
 // CHECK:           loop.for %kb = {{.*}} {
 // CHECK:             %[[LATER:.*]] = scalar.gt %kb,
+// CHECK:             %[[FIRST:.*]] = loop.max %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:        loop.for %p = {{.*}} {
 // CHECK:               loop.for %s = {{.*}} {
 // CHECK:                 %{{.*}}:384 = loop.for %q_4 = {{.*}} -> (f32, {{.*}}, f32) {
@@ -122,34 +125,45 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK-NEXT:            }
 // CHECK-NOT:             {reduction}
 // CHECK-COUNT-384:       loop.store %{{.*}}, %[[TILE]][%blk,
-// CHECK:                 loop.for %r = {{.*}} {
+// CHECK:                 %[[ROWS:.*]] = loop.mul %{{.*}}, %[[FIRST]] : index
+// CHECK-NEXT:            loop.for %r = %{{.*}} to %[[ROWS]] step
 // CHECK-NEXT:              loop.for %t = {{.*}} {
-// CHECK:                     loop.load %[[TILE]][%blk, %r, %t]
 // CHECK:                     loop.load %C[
-// CHECK:                     loop.load %[[OUT]][
-// CHECK-NEXT:                scalar.select %[[LATER]],
-// CHECK:                     loop.store %{{.*}}, %[[OUT]][
+// CHECK:                     loop.load %[[TILE]][%blk, %r, %t]
+// CHECK:                     loop.store %{{.*}}, %[[TILE]][%blk, %r, %t]
+// CHECK:                 loop.for %r_1 = {{.*}} {
+// CHECK-NEXT:              loop.for %t_1 = {{.*}} {
+// CHECK-NEXT:                loop.add
+// CHECK-NEXT:                loop.add
+// CHECK-NEXT:                loop.load %[[TILE]][%blk, %r_1, %t_1]
+// CHECK-NEXT:                loop.load %[[OUT]][
+// CHECK:                     scalar.select %[[LATER]],
+// CHECK-NEXT:                loop.store %{{.*}}, %[[OUT]][
 // CHECK:               loop.for %s_1 = {{.*}} {
 // CHECK:                 %{{.*}}:384 = loop.for %q_5 =
-// CHECK:                   loop.load %A[
+// CHECK:                   loop.load %At[
 // CHECK:         loop.dealloc %[[TILE]]
 func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %C: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %out = tensor.gemm %A, %B, %C {alpha = 2.0, beta = 0.5} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %At = tensor.transpose %A {permutation = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %out = tensor.gemm %At, %B, %C {alpha = 2.0, beta = 0.5} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   func.return %out : tensor<?x?xf32>
 }
 
 // -----
 
-// A·Wᵀ (f64: panels of 16): the same kernel; only the packing walks W's rows (contiguous).
+// A·Wᵀ (f64: panels of 16): the same kernel; only the packing reads 16 of W's rows side by
+// side (the last valid one again past n, then 0), so each step stores one contiguous run.
 // CHECK-LABEL: func.func @gemm_bt
 // CHECK:         %[[WT:.*]] = loop.transpose %W
 // CHECK:         %[[PANELS:.*]] = loop.alloc {{.*}} -> memref<?x?x16xf64>
 // CHECK-NEXT:    loop.parallel (%g)
-// CHECK:           loop.for %w = {{.*}} {
-// CHECK-NEXT:        loop.for %q = {{.*}} {
-// CHECK:               loop.load %[[WT]][%q,
+// CHECK-COUNT-16:  scalar.lt
+// CHECK:           loop.for %q = {{.*}} {
+// CHECK-COUNT-16:    loop.load %[[WT]][%q,
+// CHECK-NEXT:        scalar.select
+// CHECK-NEXT:        loop.store %{{.*}}, %[[PANELS]][%g, %q,
 // CHECK:         loop.parallel (%blk)
-// CHECK:           %{{.*}}:192 = loop.for %q_4 =
+// CHECK:           %{{.*}}:192 = loop.for %q_{{[0-9]+}} =
 func.func @gemm_bt(%A: tensor<?x?xf64>, %W: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %Wt = tensor.transpose %W {permutation = array<i64: 1, 0>} : (tensor<?x?xf64>) -> tensor<?x?xf64>
   %out = tensor.dot %A, %Wt : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
@@ -166,4 +180,23 @@ func.func @gemm_bt(%A: tensor<?x?xf64>, %W: tensor<?x?xf64>) -> tensor<?x?xf64> 
 func.func @vecmat(%x: tensor<?xf32>, %B: tensor<?x?xf32>) -> tensor<?xf32> {
   %out = tensor.dot %x, %B : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
   func.return %out : tensor<?xf32>
+}
+
+// -----
+
+// An epilogue (tanh of a hidden layer) is applied as the tile is written on the last slice of
+// k: the write is two loops, the first for the other slices, the second (its trip count times
+// 1 on the last slice only) with the function; no pass over the block after it.
+// CHECK-LABEL: func.func @gemm_tanh
+// CHECK:         loop.parallel (%blk)
+// CHECK:           scalar.select
+// CHECK-NEXT:      loop.store %{{.*}}, %out[
+// CHECK:           scalar.select
+// CHECK-NEXT:      scalar.tanh
+// CHECK-NEXT:      loop.store %{{.*}}, %out[
+// CHECK-NOT:       scalar.tanh
+// CHECK:         loop.parallel (%g_1)
+func.func @gemm_tanh(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %b: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %out = tensor.gemm %A, %B, %b {alpha = 1.0, beta = 1.0, epilogue = "tanh"} : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  func.return %out : tensor<?x?xf32>
 }
