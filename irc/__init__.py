@@ -34,6 +34,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "gpu_from_host": ("irc.frontend.transfers", "gpu_from_host"),
     "host_from_gpu": ("irc.frontend.transfers", "host_from_gpu"),
     "sandbox": ("irc.sandbox", None),
+    "ifelse": ("irc.ifelse", None),
 }
 
 __all__ = sorted(_LAZY)
@@ -41,7 +42,6 @@ __all__ = sorted(_LAZY)
 
 # Theano names not in irc yet (docs/frontend.md says what is supported)
 _NOT_YET = {"scan": "symbolic loops (scan) are not supported yet",
-            "ifelse": "lazy conditionals (ifelse) are not supported yet; T.switch computes both sides",
             "map": "scan-based map is not supported yet", "reduce": "scan-based reduce is not supported yet",
             "foldl": "scan-based folds are not supported yet", "foldr": "scan-based folds are not supported yet"}
 

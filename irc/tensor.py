@@ -10,7 +10,7 @@ import sys
 from .frontend import nnet  # noqa: F401  (T.nnet.sigmoid, T.nnet.softmax, ...)
 from .frontend.basic import (  # noqa: F401
     abs_, add, and_, as_tensor_variable, cast, ceil, concatenate, constant, cos, dimshuffle, elemwise,
-    eq, erf, erfc, erfinv, exp, expm1, gammaln, psi, fill, flatten, floor, ge, gt, inc_subtensor, int_div, inv, invert, join, le, log,
+    eq, erf, erfc, erfcinv, erfinv, exp, expm1, gamma, gammaln, psi, fill, flatten, floor, ge, gt, inc_subtensor, int_div, inv, invert, join, le, log,
     log1p, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, reciprocal, relu, reshape,
     round, set_subtensor, sgn, shape_i, sigmoid, sign, sin, softplus, sqr, sqrt, square, stack,
     sub, switch, tanh, transpose, true_div, where, xor, zeros_like, log2, log10, exp2, isnan, isinf,
@@ -69,8 +69,6 @@ sys.modules[__name__ + ".shared_randomstreams"] = shared_randomstreams
 
 # Theano names this frontend does not have yet, and what to use (docs/frontend.md lists them)
 NOT_SUPPORTED = {
-    "gamma": "no gamma function yet (exp(T.gammaln(x)) for x > 0)",
-    "erfcinv": "no inverse complementary error function yet (T.erfinv(1 - y) loses accuracy near 0)",
     "nonzero": "data-dependent shapes are not supported", "argwhere": "data-dependent shapes are not supported",
     "advanced_subtensor": "write x[ivec, jvec] (advanced indexing is supported by indexing)",
 }

@@ -187,6 +187,38 @@ def bench_sums(t: Table, repeat: int) -> None:
         t.ratio(f"  sum axis={axis} ratio vs torch", mine, peer, "of torch's time")
 
 
+def bench_ifelse(t: Table, repeat: int) -> None:
+    """Theano's tutorial `conditions`: the mean of one of two 10000x1000 float64 matrices,
+    chosen by `T.switch` (computes both means) or `ifelse` (only the taken one)."""
+    import irc
+    import irc.tensor as T
+    from irc.ifelse import ifelse
+    a, b = T.dscalars("a", "b")
+    x, y = T.dmatrices("x", "y")
+    f_switch = irc.function([a, b, x, y], T.switch(T.lt(a, b), T.mean(x), T.mean(y)))
+    f_lazy = irc.function([a, b, x, y], ifelse(T.lt(a, b), T.mean(x), T.mean(y)))
+    f_one = irc.function([x], T.mean(x))
+    big1 = np.ones((10000, 1000))
+    big2 = 2 * np.ones((10000, 1000))
+    assert f_switch(0.0, 1.0, big1, big2) == f_lazy(0.0, 1.0, big1, big2) == 1.0
+    assert f_lazy(1.0, 0.0, big1, big2) == 2.0
+    both = t.add("ifelse tutorial 2x(1e4x1e3) f64: switch (both means)",
+                 median_us(lambda: f_switch(0.0, 1.0, big1, big2), repeat, 3))
+    lazy = t.add("ifelse tutorial 2x(1e4x1e3) f64: ifelse (the taken mean)",
+                 median_us(lambda: f_lazy(0.0, 1.0, big1, big2), repeat, 3))
+    one = t.add("ifelse tutorial 1e4x1e3 f64: one mean alone", median_us(lambda: f_one(big1), repeat, 3))
+    t.ratio("  ifelse / switch", lazy, both, "of switch's time (only one branch runs)")
+    t.ratio("  ifelse / one mean", lazy, one, "of one mean's time (the branch is all it costs)")
+    c, v = T.dscalar("c"), T.dvector("v")
+    f = irc.function([c, v], ifelse(c > 0, T.exp(T.sin(v)).sum(), v[0]))
+    data = np.random.RandomState(3).rand(10 ** 6)
+    np.testing.assert_allclose(f(1.0, data), np.exp(np.sin(data)).sum(), rtol=1e-12)
+    assert f(-1.0, data) == data[0]
+    heavy = t.add("ifelse 1e6 f64: sum(exp(sin v)) branch taken", median_us(lambda: f(1.0, data), repeat, 3))
+    light = t.add("ifelse 1e6 f64: v[0] branch taken", median_us(lambda: f(-1.0, data), repeat, 3))
+    t.ratio("  cheap / expensive branch", light, heavy, "of the expensive branch's time")
+
+
 def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
     import irc
     import irc.tensor as T
@@ -268,7 +300,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=30, help="samples per case (median)")
     ap.add_argument("--quick", action="store_true", help="fewer samples and sizes")
     ap.add_argument("--only", default="", help="comma-separated groups to run (default: all): "
-                    "exp,lr,chain,sums,blas,gemm,mlp,overhead,compile")
+                    "exp,lr,chain,sums,ifelse,blas,gemm,mlp,overhead,compile")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"
@@ -280,6 +312,7 @@ def main() -> None:
         "lr": lambda: bench_lr(t, repeat),
         "chain": lambda: bench_chain(t, repeat),
         "sums": lambda: bench_sums(t, repeat),
+        "ifelse": lambda: bench_ifelse(t, repeat),
         "blas": lambda: bench_blas(t, repeat, (256, 512) if args.quick else (256, 512, 1024)),
         "gemm": lambda: bench_dense.bench_gemm(t, max(5, repeat // 3), median_us, with_threads),
         "mlp": lambda: bench_dense.bench_mlp(t, repeat, median_us, with_threads),

@@ -20,6 +20,9 @@ size (outputs to 16 bytes, numpy's allocation alignment). Temporaries come from
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import llvmlite.binding as llvm
 from llvmlite import ir
 
@@ -154,7 +157,7 @@ class FunctionConverter(LoopEmitter):
                 ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
             else:
                 ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
-                if op.parent is self.func.body:
+                if self.parallel_depth == 0:
                     self.live_temps[op.result] = ptr
             self.noalias.add(id(ptr))
         self.values[op.result] = M.contiguous(self.b, t, ptr, sizes)
@@ -181,6 +184,19 @@ class FunctionConverter(LoopEmitter):
 
     def op_loop_global(self, op: Operation) -> None:
         self.global_constant(op, f"{self.func.sym_name}.const{len(self.llmod.globals)}", TEMP_ALIGN)
+
+    # -- branches: a failing check frees what is allocated on its own path
+    def op_loop_if(self, op: Operation) -> None:
+        super().op_loop_if(op)
+        for r in op.results:
+            if isinstance(r.type, MemRefType):
+                self.live_temps[r] = self.get(r).ptr
+
+    @contextmanager
+    def branch_scope(self) -> Iterator[None]:
+        saved = dict(self.live_temps)
+        yield
+        self.live_temps = saved
 
     # -- loops
     def op_loop_parallel(self, op: Operation) -> None:

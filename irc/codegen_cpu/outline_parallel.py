@@ -27,6 +27,7 @@ from llvmlite import ir
 
 from ..dialects import loop as L
 from ..ir.core import Block, Operation, OpResult, Value
+from ..ir.transforms import values_from_above
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
@@ -49,21 +50,7 @@ def outlinable(op: Operation) -> bool:
 def captured_values(op: Operation) -> list[Value]:
     """The values used inside `op` (its operands included) that are defined outside it, in
     first-use order."""
-    inside: set[int] = set()
-    for inner in op.walk():
-        if inner is not op:
-            inside.update(id(r) for r in inner.results)
-        for region in inner.regions:
-            for block in region.blocks:
-                inside.update(id(a) for a in block.args)
-    seen: set[int] = set()
-    out: list[Value] = []
-    for inner in op.walk():
-        for v in inner.operands:
-            if id(v) not in inside and id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-    return out
+    return values_from_above(op, with_operands=True)
 
 
 def context_slot(b: ir.IRBuilder, ctx: ir.Value, k: int) -> ir.Value:

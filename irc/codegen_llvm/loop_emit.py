@@ -8,7 +8,8 @@ is held in registers versus memory, the type a scalar is computed in, fast-math 
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 from llvmlite import ir
 
@@ -201,6 +202,49 @@ class LoopEmitter:
         b.branch(header)
         b.position_at_end(exit_bb)
         return phis
+
+    # ------------------------------------------------------------------ branches
+    def op_loop_if(self, op: Operation) -> None:
+        """Two basic blocks joined by phis of the yielded values (a memref's pointer, offset,
+        sizes and strides each; equal constants stay constants, so a known stride stays known)."""
+        b = self.b
+        then_bb, else_bb, end_bb = (b.append_basic_block(n) for n in ("if.then", "if.else", "if.end"))
+        b.cbranch(self.get(op.operand(0)), then_bb, else_bb)
+        arms: list[tuple[list, ir.Block]] = []
+        for taken, bb in ((True, then_bb), (False, else_bb)):
+            b.position_at_end(bb)
+            with self.branch_scope():
+                block = op.branch(taken)
+                for inner in block.ops[:-1]:
+                    self.op(inner)
+                arms.append(([self.get(v) for v in block.terminator.operands], b.block))
+            b.branch(end_bb)
+        b.position_at_end(end_bb)
+        blocks = [bb for _, bb in arms]
+        for k, r in enumerate(op.results):
+            values = [vals[k] for vals, _ in arms]
+            if isinstance(values[0], MemRef):
+                self.values[r] = MemRef(values[0].type, self._phi([m.ptr for m in values], blocks),
+                                        self._phi([m.offset for m in values], blocks),
+                                        [self._phi(list(s), blocks) for s in zip(*(m.sizes for m in values))],
+                                        [self._phi(list(s), blocks) for s in zip(*(m.strides for m in values))])
+            else:
+                self.values[r] = self._phi(values, blocks)
+
+    @contextmanager
+    def branch_scope(self) -> Iterator[None]:
+        """Around the emission of one branch of a `loop.if` (a target keeps per-path state)."""
+        yield
+
+    def _phi(self, values: list, blocks: list) -> ir.Value:
+        first = values[0]
+        if all(v is first or (isinstance(v, ir.Constant) and isinstance(first, ir.Constant)
+                              and v.type == first.type and v.constant == first.constant) for v in values):
+            return first
+        phi = self.b.phi(first.type)
+        for v, bb in zip(values, blocks):
+            phi.add_incoming(v, bb)
+        return phi
 
     # ------------------------------------------------------------------ index arithmetic
     def op_loop_constant(self, op: Operation) -> None:

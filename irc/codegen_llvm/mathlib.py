@@ -16,8 +16,8 @@ from llvmlite import ir
 from .mathlib_activation import emit_sigmoid, emit_softplus, emit_tanh
 from .mathlib_common import elem_type, intrinsic, with_elem
 from .mathlib_erf import emit_erf, emit_erfc
-from .mathlib_erfinv import emit_erfinv
-from .mathlib_gamma import emit_lgamma, emit_psi
+from .mathlib_erfinv import emit_erfcinv, emit_erfinv
+from .mathlib_gamma import emit_gamma, emit_lgamma, emit_psi
 from .mathlib_exp_log import emit_exp, emit_expm1, emit_log, emit_log1p
 from .mathlib_pow import emit_pow
 from .mathlib_trig import emit_cos, emit_sin
@@ -60,6 +60,8 @@ MATH_EMITTERS: dict[str, Callable[..., ir.Value]] = {
         ("gammaln", emit_lgamma),
         ("psi", emit_psi),
         ("erfinv", emit_erfinv),
+        ("erfcinv", emit_erfcinv),
+        ("gamma", emit_gamma),
     )
 }
 
@@ -67,4 +69,5 @@ ARITY: dict[str, int] = {name: 2 if name == "pow" else 1 for name in MATH_EMITTE
 
 __all__ = ["MATH_EMITTERS", "ARITY", "emit_exp", "emit_log", "emit_log1p", "emit_expm1",
            "emit_tanh", "emit_sigmoid", "emit_softplus", "emit_sin", "emit_cos", "emit_pow",
-           "emit_sqrt", "emit_erf", "emit_erfc", "emit_lgamma", "emit_psi", "emit_erfinv"]
+           "emit_sqrt", "emit_erf", "emit_erfc", "emit_lgamma", "emit_psi", "emit_erfinv", "emit_erfcinv",
+           "emit_gamma"]

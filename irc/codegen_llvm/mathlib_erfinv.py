@@ -7,6 +7,13 @@ and x Q(sqrt(w) - 3) up to the last float below 1, P and Q minimax for relative 
 range of Q, the asymptotic x^2 = L - log(pi L)/2, L = -log(1 - a)), then three Newton steps on
 erf(x) = a (a <= 1/2) or on erfc(x) = 1 - a (exact) with the inline erf/erfc, so the tail keeps
 its relative accuracy. erfinv(+-1) = +-inf, |x| > 1 and NaN -> NaN, erfinv(+-0) = +-0.
+
+erfcinv(x) = erfinv(1 - x) without forming 1 - x where it is inexact: by symmetry on t = x or
+2 - x (exact for x >= 1), so t <= 1; w = -log(t (2 - t)); the same estimate, or the asymptotic
+form from L = -log t; then Newton steps on erf(r) = 1 - t (t >= 1/2, exact) or erfc(r) = t —
+below 2^-1000, where erfc and its slope leave the normal range, on log erfc(r) = log t with
+log erfc(r) = -r^2 - log(r sqrt(pi)) + log(1 - 1/(2r^2) + 3/(4r^4) - ...). float32 computes in
+float64 and rounds once. erfcinv(0) = +inf, erfcinv(2) = -inf, x outside [0, 2] and NaN -> NaN.
 """
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from math import pi, sqrt
 
 from llvmlite import ir
 
-from .mathlib_common import copysign, fabs, fcmp, fconst, horner, intrinsic, is_f32, select
+from .mathlib_common import copysign, fabs, fcmp, fconst, horner, intrinsic, is_f32, select, with_elem
 from .mathlib_erf import emit_erf, emit_erfc
 from .mathlib_exp_log import emit_exp, emit_log, emit_log1p
 
@@ -67,3 +74,47 @@ def emit_erfinv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
             value = _newton(b, a, value)
     value = copysign(b, value, x)
     return select(b, fcmp(b, "==", a, fconst(ty, 1.0)), copysign(b, fconst(ty, float("inf")), x), value)
+
+
+TAIL_T = 2.0 ** -1000
+# log of the asymptotic series of erfc(r) r sqrt(pi) e^(r^2) = 1 - 1/(2r^2) + 3/(4r^4) - ...,
+# as a polynomial in u = 1/(2 r^2): sum (-1)^k (2k-1)!! u^k
+ERFC_ASYMPTOTIC = (1.0, -1.0, 3.0, -15.0, 105.0, -945.0, 10395.0, -135135.0)
+
+
+def _erfcinv_f64(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    ty = x.type
+    one, two = fconst(ty, 1.0), fconst(ty, 2.0)
+    upper = fcmp(b, ">", x, one)
+    t = select(b, upper, b.fsub(two, x), x)                # in [0, 1], exact
+    y = b.fsub(one, t)                                      # erfinv's argument, >= 0
+    w = b.fneg(emit_log(b, b.fmul(t, b.fsub(two, t))))
+    big_l = b.fneg(emit_log(b, t))
+    asym = intrinsic(b, "sqrt", [b.fsub(big_l, b.fmul(fconst(ty, 0.5), emit_log(b, b.fmul(fconst(ty, pi), big_l))))])
+    beyond = fcmp(b, ">", intrinsic(b, "sqrt", [w]), fconst(ty, Q_LIMIT))
+    r = select(b, beyond, asym, b.fmul(_estimate(b, y, w), y))
+    log_t = b.fneg(big_l)
+    for _ in range(NEWTON_STEPS_F64):
+        slope = b.fmul(fconst(ty, 2 / sqrt(pi)), emit_exp(b, b.fneg(b.fmul(r, r))))
+        near = b.fsub(emit_erf(b, r), y)                      # erf(r) - (1 - t)
+        far = b.fsub(t, emit_erfc(b, r))                       # = erf(r) - (1 - t)
+        normal = b.fsub(r, b.fdiv(select(b, fcmp(b, ">=", t, fconst(ty, 0.5)), near, far), slope))
+        # the far tail in logs: f(r) = log erfc(r) - log t, f'(r) = -(2r + 1/r) to first order
+        u = b.fdiv(fconst(ty, 0.5), b.fmul(r, r))
+        log_erfc = b.fsub(b.fsub(emit_log(b, horner(b, u, ERFC_ASYMPTOTIC)), b.fmul(r, r)),
+                          emit_log(b, b.fmul(r, fconst(ty, sqrt(pi)))))
+        tail = b.fadd(r, b.fdiv(b.fsub(log_erfc, log_t), b.fadd(b.fmul(two, r), b.fdiv(one, r))))
+        r = select(b, fcmp(b, "<", t, fconst(ty, TAIL_T)), tail, normal)
+    r = select(b, upper, b.fneg(r), r)
+    r = select(b, fcmp(b, "==", t, fconst(ty, 0.0)), copysign(b, fconst(ty, float("inf")), b.fsub(one, x)), r)
+    ok = b.and_(fcmp(b, ">=", x, fconst(ty, 0.0)), fcmp(b, "<=", x, two))
+    return select(b, ok, r, b.fadd(x, fconst(ty, float("nan"))))  # a NaN input passes through
+
+
+def emit_erfcinv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """erfcinv(x) = erfinv(1 - x) on [0, 2] (see the module's docstring)."""
+    ty = x.type
+    if not is_f32(ty):
+        return _erfcinv_f64(b, x)
+    wide = with_elem(ty, ir.DoubleType())
+    return b.fptrunc(_erfcinv_f64(b, b.fpext(x, wide)), ty)

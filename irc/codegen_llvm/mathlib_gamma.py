@@ -1,4 +1,5 @@
-"""lgamma (log |Gamma|, Theano's gammaln) and digamma (psi) as inline, vectorizable LLVM IR.
+"""lgamma (log |Gamma|, Theano's gammaln), Gamma itself and digamma (psi) as inline,
+vectorizable LLVM IR.
 
 For z > 0 every lane is moved to one of two kernels and corrected:
   z >= BIG: the asymptotic series (Stirling for lgamma: (z - 1/2) log z - z + log(2 pi)/2 +
@@ -14,6 +15,13 @@ psi(z) = psi(1 - z) - pi / tan(pi z), with sin/cos of pi r, r = z - rint(z) exac
 Poles: lgamma = +inf at 0 and the negative integers; psi = -inf at +0 (+inf at -0), NaN at
 the negative integers (scipy's conventions; lgamma(-inf) = -inf as scipy's gammaln). Near the roots of the results (lgamma at 1 and 2 aside, which
 are exact) the error is small in absolute terms, not in ulps (see docs/mathlib.md).
+Gamma(z) for z > 0 reuses the lgamma kernel: exp(v P(v)) on [1.5, 2.5) (an exponent below 0.33
+in magnitude, so exp keeps its ulp), times (z-1)...(z-n) going down or divided by z (z + 1)
+going up; from BIG on Stirling split so that nothing overflows early: sqrt(2 pi) v (v e^-z)
+e^(z^-1 S(z^-2)) with v = z^(z/2 - 1/4); +inf past the overflow threshold. For z < 0 the
+reflection Gamma(z) = pi / (sin(pi z) Gamma(1 - z)), which underflows to +-0 once Gamma(1 - z)
+overflows (z < -170.6 in float64, -34.0 in float32: the true values there are below 1e-306,
+resp. 1e-37); NaN at the negative integers and -inf, +-inf at +-0.
 Kernel coefficients: `python -m irc.codegen_llvm.mathlib_remez --gamma`.
 """
 from __future__ import annotations
@@ -23,8 +31,9 @@ from math import log, pi
 from llvmlite import ir
 
 from .mathlib_activation import log1p_unit
-from .mathlib_common import copysign, fabs, fcmp, fconst, fma, horner, is_f32, rint, select, trunc
-from .mathlib_exp_log import emit_log
+from .mathlib_common import copysign, fabs, fcmp, fconst, fma, horner, is_f32, rint, select, trunc, two_sum
+from .mathlib_exp_log import emit_exp, emit_log
+from .mathlib_pow import emit_pow
 from .mathlib_trig import emit_sin
 
 
@@ -152,6 +161,54 @@ def emit_lgamma(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     neg = select(b, fcmp(b, "<", fabs(b, x), fconst(ty, 2.0 ** -40)), tiny, neg)
     out = select(b, fcmp(b, ">", x, fconst(ty, 0.0)), pos, neg)
     return select(b, fcmp(b, "==", fabs(b, x), inf), x, out)
+
+
+# Gamma overflows beyond these (the largest z with a finite Gamma(z), rounded down)
+GAMMA_OVERFLOW = {"f32": 35.04, "f64": 171.624}
+
+
+def _gamma_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
+    """Gamma(z) for z > 0 (see the module's docstring)."""
+    ty = z.type
+    key = _key(ty)
+    one = fconst(ty, 1.0)
+    m, up, err = _shift_up(b, z, 0.5, 1.5)
+    steps = int(BIG[key]) - 2
+    n, down = _down_steps(b, z, 1.5, steps)
+    prod = one
+    for k in range(1, steps + 1):
+        use = fcmp(b, "<=", fconst(ty, k), n)
+        prod = b.fmul(prod, select(b, use, b.fsub(z, fconst(ty, k)), one))
+    zr = select(b, fcmp(b, ">", m, fconst(ty, 0.0)), up, down)
+    v = b.fsub(zr, fconst(ty, 2.0))
+    kernel = b.fmul(v, horner(b, v, LGAMMA_P[key]))
+    kernel = fma(b, err, fma(b, v, fconst(ty, TRIGAMMA_2), fconst(ty, PSI_2)), kernel)  # + err * psi(zr)
+    g = emit_exp(b, kernel)                                                           # Gamma(zr)
+    below = select(b, fcmp(b, "<", z, fconst(ty, 0.5)), b.fmul(z, b.fadd(z, one)), z)
+    out = select(b, fcmp(b, "<", z, fconst(ty, 1.5)), b.fdiv(g, below), b.fmul(g, prod))
+    r = b.fdiv(one, z)
+    series = emit_exp(b, b.fmul(r, horner(b, b.fmul(r, r), STIRLING)))
+    half_power = emit_pow(b, z, fma(b, z, fconst(ty, 0.5), fconst(ty, -0.25)))
+    big = b.fmul(b.fmul(half_power, b.fmul(half_power, emit_exp(b, b.fneg(z)))),
+                 b.fmul(series, fconst(ty, (2 * pi) ** 0.5)))
+    big = select(b, fcmp(b, ">", z, fconst(ty, GAMMA_OVERFLOW[key])), fconst(ty, float("inf")), big)
+    return select(b, fcmp(b, "<", z, fconst(ty, BIG[key])), out, big)
+
+
+def emit_gamma(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """Gamma(x); +-inf at +-0, NaN at the negative integers and -inf, +inf at +inf."""
+    ty = x.type
+    zero = fconst(ty, 0.0)
+    pos = _gamma_positive(b, x)
+    s, _ = _sin_cos_pi(b, x)
+    # 1 - x rounds when it crosses a binade: Gamma(1 - x) = Gamma(z)(1 + psi(z) e), z + e = 1 - x
+    z, e = two_sum(b, fconst(ty, 1.0), b.fneg(x))
+    reflected = b.fmul(_gamma_positive(b, z), fma(b, _psi_positive(b, z), e, fconst(ty, 1.0)))
+    neg = b.fdiv(fconst(ty, pi), b.fmul(s, reflected))
+    neg = select(b, fcmp(b, "==", rint(b, x), x), fconst(ty, float("nan")), neg)  # poles and -inf
+    out = select(b, fcmp(b, ">", x, zero), pos, neg)
+    out = select(b, fcmp(b, "==", x, fconst(ty, float("inf"))), x, out)
+    return select(b, fcmp(b, "==", x, zero), copysign(b, fconst(ty, float("inf")), x), out)
 
 
 def _psi_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:

@@ -77,6 +77,16 @@ def _erfinv_mp(mp, v):
     return x - (mp.erf(x) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-x * x))
 
 
+def _erfcinv_mp(mp, v):
+    """erfcinv(v) to ~30 digits: the float64 reference (within an ulp) plus one Newton step on
+    erfc in mpmath, which squares its error (accurate for denormal v too: mpmath's erfc does
+    not underflow)."""
+    if not 0 < v < 2:
+        return mp.inf if v == 0 else -mp.inf if v == 2 else mp.nan
+    r = mp.mpf(float(TABLE["erfcinv"].reference(np.float64(float(v)))))
+    return r + (mp.erfc(r) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-r * r))
+
+
 def _lgamma_float(x: float) -> float:
     return float(TABLE["gammaln"].reference(np.float64(x)))
 
@@ -93,7 +103,14 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "psi": _positive_special(_digamma_float, lambda mp, v: mp.digamma(v)),
     "erfinv": _positive_special(lambda v: float(TABLE["erfinv"].reference(np.float64(v))),
                                 lambda mp, v: _erfinv_mp(mp, v)),
+    "erfcinv": _positive_special(lambda v: float(TABLE["erfcinv"].reference(np.float64(v))),
+                                 lambda mp, v: _erfcinv_mp(mp, v)),
+    # past 180 Gamma overflows float64 by far: inf (formatting mpmath's huge values is slow)
+    "gamma": _positive_special(lambda v: float(TABLE["gamma"].reference(np.float64(v))),
+                               lambda mp, v: mp.gamma(v) if v < 180 else mp.inf),
 }
+# below this Gamma is denormal or zero and the emitter returns +-0 (docs/mathlib.md)
+GAMMA_UNDERFLOW = {"float32": -34.0, "float64": -170.0}
 
 
 def wide(dtype) -> type:
@@ -208,6 +225,29 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
                  (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 3 + k)
                                   for k, c in enumerate((0.5, 1, 1.5, 2, 2.5, 10, 12))]),)),
                 ("edge values, x > 0", (edge[~(edge <= 0)],))]
+    if name == "gamma":
+        low = GAMMA_UNDERFLOW[dtype.name]
+        edge = edge_values(dtype)
+        top = 35.0 if dtype == np.float32 else 171.6
+        return [(f"random bits, x > {low:g}", (bits[~(bits <= low)],)),
+                (f"uniform (0, {top:g})", (uniform(dtype, 1e-6, top, m, seed + 1),)),
+                (f"uniform ({low:g}, 0)", (uniform(dtype, low, -1e-6, m, seed + 2),)),
+                ("|x| log-uniform in 2^[-60, 5]", (log_uniform(dtype, -60, 5, m, seed + 3),)),
+                ("x near 0.5, 1, 1.5, 2, 2.5, 10, 12",
+                 (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 4 + k)
+                                  for k, c in enumerate((0.5, 1, 1.5, 2, 2.5, 10, 12))]),)),
+                (f"edge values, x > {low:g}", (edge[~(edge <= low)],))]
+    if name == "erfcinv":
+        p = 1074 if dtype == np.float64 else 149
+        if dtype == np.float64:
+            m = max(m // 4, 1)  # its mpmath reference (a Newton step on erfc) is the slow part
+        tiny = log_uniform(np.float64, -p, 0, m, seed + 2, signed=False).astype(dtype)
+        return [("random bits", (bits,)), ("uniform [0, 2]", (uniform(dtype, 0, 2, m, seed + 1),)),
+                (f"x log-uniform in 2^[-{p}, 0]", (tiny,)),
+                ("2 - x log-uniform in 2^[-p, 0]",
+                 ((2 - log_uniform(np.float64, -53 if dtype == np.float64 else -24, 0, m, seed + 3,
+                                   signed=False)).astype(dtype),)),
+                ("edge values", (edge_values(dtype),))]
     if name == "erfinv":
         edge = edge_values(dtype)
         near1 = 1 - log_uniform(np.float64, -53 if dtype == np.float64 else -24, -1, m, seed + 3, signed=False)

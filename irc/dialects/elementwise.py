@@ -132,6 +132,46 @@ def _erfinv(y: float) -> float:
     return math.copysign(x, y)
 
 
+def _erfcinv(x: float) -> float:
+    """erfcinv in float64: erfinv(1 - x) where 1 - x is exact (x >= 1/2, and 2 - x for x > 1),
+    else Newton's method on erfc — in logs below the normal range, through erfc's asymptotic
+    series (erfc itself is denormal there)."""
+    if math.isnan(x) or not 0 <= x <= 2:
+        return math.nan
+    if x > 1:
+        return -_erfcinv(2 - x)
+    if x == 0:
+        return math.inf
+    if x >= 0.5:
+        return _erfinv(1 - x)
+    r = math.sqrt(-math.log(x))
+    for _ in range(100):
+        if x > 1e-300:
+            step = (math.erfc(r) - x) / (2 / math.sqrt(math.pi) * math.exp(-r * r))
+        else:
+            u = 0.5 / (r * r)
+            series = 1 + sum((-1) ** k * math.prod(range(1, 2 * k, 2)) * u ** k for k in range(1, 9))
+            log_erfc = -r * r - math.log(r * math.sqrt(math.pi)) + math.log(series)
+            step = (log_erfc - math.log(x)) / (2 * r + 1 / r)
+        r += step
+        if abs(step) <= 2e-16 * r:  # Newton doubles the digits: one more step is below an ulp
+            break
+    return r
+
+
+def _gamma(x: float) -> float:
+    """Gamma with scipy's values at the poles: +-inf at +-0, NaN at the negative integers and
+    -inf; +inf on overflow."""
+    if math.isnan(x) or x == -math.inf or (x < 0 and x == math.floor(x)):
+        return math.nan
+    if x == 0:
+        return math.copysign(math.inf, x)
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.inf
+
+
 def _lgamma(x: float) -> float:
     """log |Gamma(x)| with scipy's values at the poles (+inf) and at -inf (-inf)."""
     if x == -math.inf:
@@ -221,7 +261,10 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
          ("neg", ("mul", "gz", ("mul", _TWO_OVER_SQRT_PI, ("exp", ("neg", ("square", "x")))))), kinds=_U),
     _row("erfinv", 1, _per_element(_erfinv),
          ("mul", "gz", ("mul", 0.886226925452758, ("exp", ("square", "out")))), kinds=_U),
+    _row("erfcinv", 1, _per_element(_erfcinv),
+         ("neg", ("mul", "gz", ("mul", 0.886226925452758, ("exp", ("square", "out"))))), kinds=_U),
     _row("gammaln", 1, _per_element(_lgamma), ("mul", "gz", ("psi", "x")), kinds=_U),
+    _row("gamma", 1, _per_element(_gamma), ("mul", "gz", ("mul", "out", ("psi", "x"))), kinds=_U),
     _row("psi", 1, _per_element(_digamma), None, kinds=_U),  # no trigamma: no gradient (as Theano)
     _row("relu", 1, _relu, ("select", ("gt", "x", 0.0), "gz", 0.0),
          expansion=("maximum", "x", 0.0)),

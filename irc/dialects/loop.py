@@ -13,7 +13,7 @@ from typing import Sequence
 from ..ir.assembly_forms import OperandListForm
 from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
-from ..ir.types import ScalarType, Type, index
+from ..ir.types import ScalarType, Type, i1, index
 from .builtin import DenseAttr, MemRefType
 
 
@@ -436,15 +436,44 @@ class ParallelOp(Operation):
             raise self.error("body must end with an empty 'loop.yield'")
 
 
+class IfOp(Operation):
+    """`%r = "loop.if"(%c) ({ ... loop.yield %a } , { ... loop.yield %b }) : (i1) -> memref<?xf32>`.
+
+    scf.if: runs the then-region when the i1 condition holds, else the else-region; each ends
+    in a `loop.yield` of one value per result (scalars, indices or memrefs of the result's exact
+    type). A yielded memref is a buffer its branch allocated and hands over: the op's result
+    owns it (`plan_buffers` frees it after its last use)."""
+
+    name = "loop.if"
+
+    def branch(self, taken: bool) -> Block:
+        return self.regions[0 if taken else 1].blocks[0]
+
+    def verify_(self) -> None:
+        if len(self.operands) != 1 or self.operand(0).type != i1:
+            raise self.error("expects one i1 operand (the condition)")
+        if len(self.regions) != 2 or any(len(r.blocks) != 1 or r.blocks[0].args for r in self.regions):
+            raise self.error("expects two regions (then, else) of one block without arguments")
+        for taken in (True, False):
+            term = self.branch(taken).terminator
+            what = "then" if taken else "else"
+            if not isinstance(term, YieldOp):
+                raise self.error(f"the {what} region must end with 'loop.yield'")
+            if [v.type for v in term.operands] != self.result_types:
+                raise self.error(f"the {what} region yields ({', '.join(str(v.type) for v in term.operands)})"
+                                 f" but the results are ({', '.join(map(str, self.result_types))})")
+
+
 class YieldOp(OperandListForm, Operation):
-    """`loop.yield %a, %b : f32, f32`: ends a loop body, passing the next iter_args."""
+    """`loop.yield %a, %b : f32, f32`: ends a loop body (passing the next iter_args) or a
+    branch of `loop.if` (passing its results)."""
 
     name = "loop.yield"
     traits = (Terminator, Pure)
 
     def verify_(self) -> None:
-        if not isinstance(self.parent_op, (ForOp, ParallelOp)):
-            raise self.error("must end a 'loop.for' or 'loop.parallel' body")
+        if not isinstance(self.parent_op, (ForOp, ParallelOp, IfOp)):
+            raise self.error("must end a 'loop.for' or 'loop.parallel' body or a 'loop.if' branch")
 
 
 # ---------------------------------------------------------------------------- index arithmetic

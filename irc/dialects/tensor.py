@@ -7,8 +7,8 @@ row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose
 broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_host),
 `tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
 softmax_grad), `tensor_index` (index, insert_index: integer indexing), `tensor_fused` (fused),
-`tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_random` (random: Philox samples), `tensor_dynamic_slice` (run-time slice bounds), `tensor_gather` (gather, scatter:
-advanced indexing). Their numpy semantics are in `tensor_eval`.
+`tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_random` (random: Philox samples), `tensor_dynamic_slice` (run-time slice bounds), `tensor_if` (if, yield: a lazy conditional), `tensor_gather` (gather,
+scatter: advanced indexing). Their numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from .tensor_order import CumulativeOp, SortOp
 from .tensor_random import RandomOp
 from .tensor_dynamic_slice import DynamicSliceOp
 from .tensor_gather import GatherOp, ScatterOp
+from .tensor_if import IfOp, YieldOp
 from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 
 __all__ = [
@@ -40,5 +41,5 @@ __all__ = [
     "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "RandomOp", "DynamicSliceOp",
     "GatherOp", "ScatterOp",
     "transferred",
-    "TransposeOp", "InferError", "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
+    "TransposeOp", "IfOp", "YieldOp", "InferError", "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
 ]

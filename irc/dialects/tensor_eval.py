@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..ir.core import Operation, Value
+from ..ir.core import IsolatedFromAbove, Operation, Value
+from ..ir.transforms import values_from_above
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
@@ -47,14 +48,24 @@ def _shape_str(shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
+def evaluated_inputs(op: Operation) -> list[Value]:
+    """The values `evaluate` takes arrays for: the operands, then (for an op whose regions read
+    values from above, `tensor.if`) those values in first-use order."""
+    if op.regions and not op.has_trait(IsolatedFromAbove):
+        return [*op.operands, *values_from_above(op)]
+    return list(op.operands)
+
+
 def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:
-    """Run one tensor op on numpy arrays; returns one array per result."""
+    """Run one tensor op on numpy arrays (one per `evaluated_inputs(op)`); returns one array
+    per result."""
     fn = EVALUATORS.get(op.op_name)
     if fn is None:
         raise NotImplementedError(f"no reference semantics for '{op.op_name}'")
-    if len(input_arrays) != len(op.operands):
-        raise _fail(op, f"expects {len(op.operands)} input(s), got {len(input_arrays)}")
-    arrays = [_check_input(op, i, v, a) for i, (v, a) in enumerate(zip(op.operands, input_arrays))]
+    inputs = evaluated_inputs(op)
+    if len(input_arrays) != len(inputs):
+        raise _fail(op, f"expects {len(inputs)} input(s), got {len(input_arrays)}")
+    arrays = [_check_input(op, i, v, a) for i, (v, a) in enumerate(zip(inputs, input_arrays))]
     try:
         with np.errstate(all="ignore"):
             outs = fn(op, arrays)
@@ -135,6 +146,17 @@ def _fused(op, arrays):
             return [np.broadcast_to(a, shape) for a in args]
         env[id(inner.results[0])] = evaluate_scalar(inner, args)
     raise _fail(op, "body has no 'scalar.yield'")
+
+
+@evaluator("tensor.if")
+def _if(op, arrays):
+    """Only the taken region runs (its ops through `evaluate`, nested ifs included)."""
+    env: dict[int, np.ndarray] = {id(v): a for v, a in zip(evaluated_inputs(op), arrays)}
+    block = op.regions[0 if bool(arrays[0]) else 1].blocks[0]
+    for inner in block.ops[:-1]:
+        outs = evaluate(inner, [env[id(v)] for v in evaluated_inputs(inner)])
+        env.update((id(r), a) for r, a in zip(inner.results, outs))
+    return [env[id(v)] for v in block.ops[-1].operands]
 
 
 def evaluate_scalar(op: Operation, args: list) -> np.ndarray:

@@ -155,7 +155,8 @@ neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
     _unary(n) for n in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh",
                         "sigmoid", "softplus"))
 sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
-erf, erfc, erfinv, gammaln, psi = (_unary(n) for n in ("erf", "erfc", "erfinv", "gammaln", "psi"))
+erf, erfc, erfinv, erfcinv, gamma, gammaln, psi = (
+    _unary(n) for n in ("erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
 sub, true_div, int_div, mod, pow, maximum, minimum = (
     _binary(n) for n in ("sub", "div", "floordiv", "mod", "pow", "maximum", "minimum"))
 

@@ -3,8 +3,10 @@
 Each Apply is turned into its tensor-dialect op (`op.ir_name`, `op.ir_attributes()`, the
 inputs' and outputs' IR types) and run through the dialect's reference semantics
 (irc/dialects/tensor_eval.py), so the frontend has no numpy semantics of its own and every
-node is checked to lower mechanically. Meant for tests and debugging (`x.tag.test_value`);
-`irc.function` compiles through the IR instead."""
+node is checked to lower mechanically — except `IfElse`, whose region op needs the compiled
+path: here it picks the value of the taken branch (both branches are evaluated, so this
+evaluator is not lazy). Meant for tests and debugging (`x.tag.test_value`); `irc.function`
+compiles through the IR instead."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -15,6 +17,7 @@ from ..dialects import tensor  # noqa: F401  (registers the ops)
 from ..dialects.tensor_eval import evaluate as run_op
 from ..ir.core import Value, create_op
 from .graph import Apply, Constant, Variable, toposort
+from .ifelse_op import IfElse
 from .shared import SharedVariable
 
 
@@ -44,7 +47,12 @@ def evaluate(outputs: Variable | Sequence[Variable], inputs: Mapping[Variable, A
                 else:
                     raise ValueError(f"no value given for input {i} ({i.type}) of {node}")
             args.append(env[i])
-        for o, value in zip(node.outputs, run_op(ir_op_of(node), args)):
+        if isinstance(node.op, IfElse):
+            thens, elses = node.op.branches(args)
+            values = [np.asarray(v, dtype=o.dtype) for v, o in zip(thens if args[0] else elses, node.outputs)]
+        else:
+            values = run_op(ir_op_of(node), args)
+        for o, value in zip(node.outputs, values):
             env[o] = value
     results = []
     for o in outs:

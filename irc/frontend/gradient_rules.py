@@ -20,6 +20,7 @@ from .creation import arange
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
 from .graph import Op, Variable
+from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .mathops import clip, dot, keep_dims, sum as sum_
@@ -98,6 +99,28 @@ def cast_grad(op: Cast, inputs, outputs, output_grads):
     if gz is None or not x.type.is_float:
         return [None]
     return [cast(gz, x.dtype)]
+
+
+@grad_rule(IfElse)
+def ifelse_grad(op: IfElse, inputs, outputs, output_grads):
+    """The output gradient flows to the taken branch's value, zeros to the other: one ifelse
+    of them (lazy too), none to the condition."""
+    thens, elses = op.branches(inputs)
+    flowing = [k for k, (g, out) in enumerate(zip(output_grads, outputs)) if g is not None and out.type.is_float]
+    if not flowing:
+        return [None] * len(inputs)
+    gs = {k: cast(output_grads[k], outputs[k].dtype) for k in flowing}
+    to_then = [cast(sum_to_pattern(gs[k], thens[k].broadcastable), thens[k].dtype) for k in flowing]
+    to_else = [cast(sum_to_pattern(gs[k], elses[k].broadcastable), elses[k].dtype) for k in flowing]
+    zeros_then = [zeros_like(thens[k]) for k in flowing]
+    zeros_else = [zeros_like(elses[k]) for k in flowing]
+    n = len(flowing)
+    res = IfElse(2 * n).make_node(inputs[0], *to_then, *zeros_else, *zeros_then, *to_else).outputs
+    grads: list[Variable | None] = [None] * len(inputs)
+    for j, k in enumerate(flowing):
+        grads[1 + k] = res[j]
+        grads[1 + op.n_outs + k] = res[n + j]
+    return grads
 
 
 # ---------------------------------------------------------------------------- reductions, products

@@ -11,6 +11,11 @@ the device (`tensor<?xf32, "cuda">`: the runtime keeps them there) read through 
 `tensor.to_host` each, so the body stays a host graph that `insert-transfers` places; an output
 written `gpu_from_host(...)` gets `irc.device = "cuda"`. User transfers are placement hints
 (`transfers.py`), bound to their input.
+
+An `IfElse` becomes a `tensor.if` whose regions compute what only their branch needs: the
+graph is walked as if an ifelse depended on its condition alone (`_parents`), so a value is
+lowered in the enclosing block only when something outside the branches needs it too
+(`self.eager`); the rest of each branch is lowered inside its region, in a scope of its own.
 """
 from __future__ import annotations
 
@@ -20,11 +25,13 @@ from typing import Any, Sequence
 
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_if import IfOp, YieldOp
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, UnitAttr
-from ..ir.core import OP_REGISTRY, Operation, Value, create_op
+from ..ir.core import OP_REGISTRY, Block, Operation, Value, create_op
 from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from ..ir.types import scalar_from_numpy
 from .graph import ir_result_types
+from .ifelse_op import IfElse
 from .transfers import PlacementHint, returned_on_device
 
 
@@ -101,6 +108,7 @@ class _Lowerer:
         self.shared: list[Any] = []
         self.block = None
         self.func = None
+        self.eager: set[int] = set()         # ids of variables the current block needs anyway
 
     # -- entry
     def lower(self) -> Lowered:
@@ -108,6 +116,7 @@ class _Lowerer:
         shared = self._collect_shared()
         self.shared = shared
         arg_vars = list(spec.inputs) + shared
+        self.eager = self._unconditional([*spec.outputs, *(e for _, e in spec.updates)])
         arg_types = [v.type.to_ir() for v in spec.inputs] + [s.type.to_ir(spec.device) for s in shared]
         arg_attrs: list[dict[str, Attribute]] = [{} for _ in spec.inputs]
         arg_attrs += [{"irc.shared": StringAttr(str(s.name or f"shared{i}"))} for i, s in enumerate(shared)]
@@ -154,8 +163,24 @@ class _Lowerer:
         self.values[id(var)] = value
 
     def _parents(self, var: Any) -> list[Any]:
+        """What must be lowered before `var`: an ifelse's condition only (its branches are
+        lowered inside its regions)."""
         owner = getattr(var, "owner", None)
-        return list(owner.inputs) if owner is not None else []
+        if owner is None:
+            return []
+        return [owner.inputs[0]] if isinstance(owner.op, IfElse) else list(owner.inputs)
+
+    def _unconditional(self, roots: list[Any]) -> set[int]:
+        """Ids of the variables computing `roots` needs whatever the conditions on the way."""
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack:
+            v = stack.pop()
+            if id(v) in seen or id(v) in self.values:
+                continue
+            seen.add(id(v))
+            stack.extend(self._parents(v))
+        return seen
 
     def _collect_shared(self) -> list[Any]:
         """Shared variables read by the graph (in first-use order) or updated."""
@@ -171,7 +196,8 @@ class _Lowerer:
             seen.add(id(v))
             if _is_shared(v):
                 found.append(v)
-            stack.extend(reversed(self._parents(v)))
+            owner = getattr(v, "owner", None)
+            stack.extend(reversed(owner.inputs if owner is not None else []))
         for svar, _ in self.spec.updates:
             if not any(svar is s for s in found):
                 found.append(svar)
@@ -216,6 +242,9 @@ class _Lowerer:
         if isinstance(op_def, PlacementHint):
             self._bind(apply.outputs[0], self.values[id(apply.inputs[0])])
             return
+        if isinstance(op_def, IfElse):
+            self._lower_ifelse(apply)
+            return
         name = op_def.ir_name
         attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}
         operands = [self.values[id(v)] for v in apply.inputs]
@@ -231,6 +260,48 @@ class _Lowerer:
         for out, res in zip(apply.outputs, op.results):
             res.name_hint = name_hint(out)
             self._bind(out, res)
+
+    def _lower_ifelse(self, apply: Any) -> None:
+        thens, elses = apply.op.branches(apply.inputs)
+        for v in self._branch_vars(list(thens) + list(elses)):  # needed outside anyway: first
+            if id(v) in self.eager:
+                self.value_of(v)
+        blocks = [self._lower_region(list(vs), _location(apply)) for vs in (thens, elses)]
+        types = [o.type.to_ir() for o in apply.outputs]
+        op = IfOp.create(self.values[id(apply.inputs[0])], blocks[0], blocks[1], types, _location(apply))
+        self.block.append(op)
+        for out, res in zip(apply.outputs, op.results):
+            res.name_hint = name_hint(out)
+            self._bind(out, res)
+
+    def _branch_vars(self, roots: list[Any]) -> list[Any]:
+        """The not yet lowered variables of the branches' graphs (conditions of inner ifelses
+        and their branches included)."""
+        seen: set[int] = set()
+        out: list[Any] = []
+        stack = list(roots)
+        while stack:
+            v = stack.pop()
+            if id(v) in seen or id(v) in self.values:
+                continue
+            seen.add(id(v))
+            out.append(v)
+            owner = getattr(v, "owner", None)
+            stack.extend(owner.inputs if owner is not None else [])
+        return out
+
+    def _lower_region(self, roots: list[Any], loc: Location) -> Block:
+        """One branch in a block of its own, ending in `tensor.yield`; what it lowers stays in
+        its scope (the other branch and the code after the ifelse lower it again if needed)."""
+        saved = self.block, self.values, self.eager
+        self.block, self.values = Block([]), dict(self.values)
+        self.eager = saved[2] | self._unconditional(roots)
+        try:
+            yields = [self.value_of(v) for v in roots]
+            self.block.append(YieldOp(yields, [], {}, (), (), loc))
+            return self.block
+        finally:
+            self.block, self.values, self.eager = saved
 
 
 def lower(spec: LoweringSpec) -> Lowered:

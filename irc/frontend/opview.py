@@ -11,6 +11,7 @@ from ..ir.core import ElementwiseTrait, Operation
 from . import blas as front_blas, join as front_join, reduce as front_reduce
 from . import advanced_index as front_advanced, shape_ops as front_shape, subtensor as front_subtensor
 from .elemwise import THEANO_NAMES, Cast, Elemwise as FrontElemwise
+from .ifelse_op import IfElse as IfElseOp
 from .tensor_type import TensorType
 
 
@@ -239,6 +240,13 @@ class CustomOp(ViewOp):
     pass
 
 
+class IfElse(ViewOp):
+    """`if{}`, as Theano prints its lazy IfElse (also an `irc.ifelse.IfElse`)."""
+
+    def __str__(self) -> str:
+        return "if{}"
+
+
 class GenericOp(ViewOp):
     """An op with no Theano counterpart; prints its IR name."""
 
@@ -275,6 +283,7 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.to_device": (GpuFromHost, GpuFromHost),
     "tensor.to_host": (HostFromGpu, HostFromGpu),
     "tensor.custom": (CustomOp, CustomOp),
+    "tensor.if": (IfElse, IfElse),
 }
 
 
@@ -302,7 +311,7 @@ _MERGED: dict[type, type] = {}
 _FRONTEND_OPS: dict[str, type] = {c.__name__: c for c in (
     front_shape.DimShuffle, front_shape.Reshape, front_shape.Shape_i, front_shape.Alloc,
     front_reduce.CAReduce, front_blas.Dot, front_subtensor.Subtensor, front_subtensor.IncSubtensor,
-    front_join.Join, front_advanced.AdvancedSubtensor, front_advanced.AdvancedIncSubtensor)}
+    front_join.Join, IfElseOp, front_advanced.AdvancedSubtensor, front_advanced.AdvancedIncSubtensor)}
 
 
 def _merged(cls: type[ViewOp]) -> type:

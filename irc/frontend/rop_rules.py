@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .basic import add, cast, dimshuffle, eq, exp, mul, sub, true_div, zeros_like
 from .blas import Dot
 from .elemwise import Cast, Elemwise
 from .creation_ops import AllocShape, Iota
 from .gradient_rules import build_expression, permutation_hits
 from .graph import Apply, Op, Variable
-from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
+from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
 from .mathops import dot, keep_dims, sum as sum_
@@ -201,3 +202,16 @@ def softmax_grad_rop(op: SoftmaxGrad, inputs, outputs, tangents):
         s = sum_(mul(g, p), -1, keepdims=True)
         terms.append(sub(mul(sub(g, s), vp), mul(p, sum_(mul(g, vp), -1, keepdims=True))))
     return [None if not terms else terms[0] if len(terms) == 1 else add(*terms)]
+
+
+@rop_rule(IfElse)
+def ifelse_rop(op: IfElse, inputs, outputs, tangents):
+    """The taken branch's tangents (zeros where a branch value has none)."""
+    n = op.n_outs
+    if all(t is None for t in tangents[1:]):
+        return [None] * n
+    values = _or_zeros(tangents[1:], inputs[1:])
+    floats = [out.type.is_float for out in outputs]
+    res = IfElse(n).make_node(inputs[0], *[cast(v, out.dtype) for v, out in zip(values[:n], outputs)],
+                              *[cast(v, out.dtype) for v, out in zip(values[n:], outputs)]).outputs
+    return [r if f else None for r, f in zip(res, floats)]

@@ -32,6 +32,30 @@ def is_trivially_dead(op: Operation) -> bool:
     return op.parent is not None and not op.has_trait(Terminator) and is_side_effect_free(op)
 
 
+# ---------------------------------------------------------------------------- regions
+def values_from_above(op: Operation, with_operands: bool = False) -> list[Value]:
+    """The values used inside `op`'s regions (and, `with_operands`, by `op` itself) that are
+    defined outside `op`, in first-use order: what a region op reads from its surroundings (an
+    interpreter passes them in, an outliner captures them)."""
+    inside: set[int] = set()
+    for inner in op.walk():
+        if inner is not op:
+            inside.update(id(r) for r in inner.results)
+        for region in inner.regions:
+            for block in region.blocks:
+                inside.update(id(a) for a in block.args)
+    seen: set[int] = set()
+    out: list[Value] = []
+    for inner in op.walk():
+        if inner is op and not with_operands:
+            continue
+        for v in inner.operands:
+            if id(v) not in inside and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
 # ---------------------------------------------------------------------------- bulk erasure
 def erase_ops(ops: list[Operation]) -> None:
     """Erase many ops at once, each use list and block list rewritten once.

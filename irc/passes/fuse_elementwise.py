@@ -24,6 +24,7 @@ from ..ir.attributes import TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.pass_manager import Pass, option, register_pass
+from ..ir.transforms import values_from_above
 from .fusion_groups import Group, Grouping, inlinable_constant
 
 def emit_member(b: Builder, op: Operation, env: dict[Value, Value]) -> None:
@@ -97,7 +98,8 @@ def topological_order(block: Block) -> None:
                 raise AssertionError(f"fuse-elementwise made a cycle through '{op.op_name}'")
             open_.add(op)
             stack.append((op, True))
-            for v in reversed(op.operands):
+            reads = [*op.operands, *values_from_above(op)] if op.regions else op.operands  # a branch's too
+            for v in reversed(reads):
                 d = v.owner
                 if isinstance(d, Operation) and d in in_block and d not in placed:
                     stack.append((d, False))

@@ -67,7 +67,7 @@ def reduce_key(op: Operation) -> tuple[str, tuple[int, ...]]:
 
 def reduce_keys(g: "Group") -> set[tuple[str, tuple[int, ...]]]:
     """The (kind, axes) of the reductions reading g's results."""
-    return {reduce_key(u) for r in g.outputs for u in r.users if reducible(u)}
+    return {reduce_key(u) for r in g.outputs for u in r.users if reducible(u) and u.parent is r.owner.parent}
 
 
 @dataclass(eq=False)
@@ -249,7 +249,8 @@ class Grouping:
     def _take_reductions(self, g: Group) -> None:
         """The reductions of g's results that one loop nest computes with g: those of the
         first (kind, axes) in block order, while the results fit in `max-outputs`."""
-        found = sorted({u for r in g.outputs for u in r.users if reducible(u)}, key=self.pos.__getitem__)
+        found = sorted({u for r in g.outputs for u in r.users if reducible(u) and u in self.pos},  # not nested
+                       key=self.pos.__getitem__)
         if not found:
             return
         key = reduce_key(found[0])

@@ -61,9 +61,9 @@ class Liveness:
         for op in block.ops:
             if op.op_name in VIEW_OPS:
                 self.root[op.results[0]] = self.root_of(op.operand(0))
-            for v in op.operands:
-                r = self.root_of(v)
-                self.last[r] = self.pos[op]
+            for inner in op.walk():  # a read inside a region (a `tensor.if` branch) counts here
+                for v in inner.operands:
+                    self.last[self.root_of(v)] = self.pos[op]
 
     def root_of(self, v: Value) -> Value:
         return self.root.get(v, v)

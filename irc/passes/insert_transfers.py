@@ -34,6 +34,7 @@ from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import ElementwiseTrait, Operation, Value, create_op
 from ..ir.diagnostics import PassError
 from ..ir.pass_manager import Pass, register_pass
+from ..ir.transforms import values_from_above
 
 DEVICE, FOLLOW, HOST = "device", "follow", "host"
 
@@ -48,6 +49,7 @@ PLACEMENT: dict[str, str] = {
     "tensor.broadcast": FOLLOW,
     "tensor.slice": FOLLOW,
     "tensor.dim": FOLLOW,
+    "tensor.if": HOST,  # a branch on the host (its regions' ops stay host ops for now)
     # advanced indexing: a gather is data-dependent reads, a scatter-add needs atomics (or a
     # sort) on a GPU; both sequential checks of the indices run on the host for now
     "tensor.gather": HOST,
@@ -144,12 +146,25 @@ class _Placer:
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
                 op.set_operand(i, self.on(v, where))
+        if op.regions and where is None:  # a host region op (`tensor.if`): its branches too
+            self._bring_captures_to_host(op)
         for r in op.results:
             if isinstance(r.type, TensorType) and r.type.device != where:
                 self.original.setdefault(r, r.type.device)
                 r.type = r.type.with_device(where)
         if where is not None:
             self.stats["ops-on-device"] += 1
+
+    def _bring_captures_to_host(self, op: Operation) -> None:
+        """The ops inside a host op's regions stay host ops: what they read from above comes
+        to the host once, before the op."""
+        for v in values_from_above(op):
+            if not (isinstance(v.type, TensorType) and v.type.device is not None):
+                continue
+            host = self.on(v, None)
+            for use in list(v.uses):
+                if use.owner is not op and op.is_ancestor_of(use.owner):
+                    use.owner.set_operand(use.index, host)
 
     def feeds_device_only(self, op: Operation) -> bool:
         """A view whose every reader runs on the device (through other views, maybe): it runs

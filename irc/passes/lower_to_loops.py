@@ -81,22 +81,28 @@ class FuncLowering:
             if new.type.device is not None:
                 self.contiguous.add(new)
         for op in self.src.body.ops:
-            lb.location = op.location
             if isinstance(op, ReturnOp):
+                lb.location = op.location
                 self._return(op)
                 continue
-            if lower_single_element(self, op):
-                continue
-            fn = LOWERINGS.get(op.op_name)
-            if fn is None:
-                raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
-                                 f"(at {op.location})")
-            if op.op_name not in BY_ELEMENT:
-                for v in op.operands:
-                    self.materialize(v)
-            fn(self, op)
+            self.lower_op(op)
         plan_buffers(self.func, allow_gc=self.allow_gc)
         return self.func
+
+    def lower_op(self, op: Operation) -> None:
+        """Lower one tensor op at the builder's insertion point (also used for the ops of a
+        `tensor.if` branch, inside the `loop.if` region)."""
+        self.lb.location = op.location
+        if lower_single_element(self, op):
+            return
+        fn = LOWERINGS.get(op.op_name)
+        if fn is None:
+            raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
+                             f"(at {op.location})")
+        if op.op_name not in BY_ELEMENT:
+            for v in op.operands:
+                self.materialize(v)
+        fn(self, op)
 
     def _return(self, op: Operation) -> None:
         results = []
@@ -357,5 +363,5 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import (lower_creation, lower_fused_matvec, lower_gather, lower_index, lower_linalg, lower_order, lower_random,  # noqa: E402,F401
-               lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)
+from . import (lower_creation, lower_fused_matvec, lower_gather, lower_if, lower_index, lower_linalg,  # noqa: E402,F401
+               lower_order, lower_random, lower_reduce, lower_shapes, lower_softmax)  # (they register their lowerings here)

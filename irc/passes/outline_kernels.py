@@ -29,7 +29,7 @@ from ..ir.attributes import DenseArrayAttr, IntegerAttr
 from ..ir.builder import InsertionPoint
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
-from ..ir.transforms import eliminate_dead_code
+from ..ir.transforms import eliminate_dead_code, values_from_above
 from ..ir.types import index
 from .loop_builder import Index, LoopBuilder
 
@@ -53,19 +53,8 @@ def touches_device(op: Operation) -> bool:
 
 
 def captured_values(op: Operation) -> list[Value]:
-    """Values used inside `op` but defined outside it, in order of first use."""
-    inside: set[int] = set()
-    for o in op.walk():
-        inside.update(id(r) for r in o.results)
-        for region in o.regions:
-            for block in region.blocks:
-                inside.update(id(a) for a in block.args)
-    seen: dict[int, Value] = {}
-    for o in op.walk():
-        for v in o.operands:
-            if id(v) not in inside and id(v) not in seen:
-                seen[id(v)] = v
-    return list(seen.values())
+    """Values used inside `op` (its operands included) but defined outside it, in order of first use."""
+    return values_from_above(op, with_operands=True)
 
 
 def _is_const(v: Value, value: int) -> bool:

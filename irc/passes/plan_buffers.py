@@ -6,6 +6,12 @@ keeps its root buffer alive; returned buffers are never freed nor reused (the ca
 them). One forward sweep with a free pool keyed by (type, size values): a buffer whose last use
 is before an allocation of the same key replaces it — linear in the number of ops.
 
+A `loop.if` branch is planned the same way as a block of its own (its yielded buffers are what
+it returns: the `loop.if` result owns them, and is freed after its last use at the level of the
+if); liveness at one level counts the uses nested inside its ops, so a buffer read in a branch
+lives until that branch's op is done. Buffers allocated in a branch are always freed there (not
+kept in the workspace) and are not counted in the peak.
+
 `allow_gc=False` (Theano's flag): temporaries are never freed; each is marked
 `irc.workspace = slot` and code generation keeps it in a per-function workspace that is
 allocated on the first call and grown only when shapes grow, so a call after the first
@@ -17,9 +23,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from ..dialects import loop as L
+from ..dialects.builtin import MemRefType
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr, StringAttr
-from ..ir.core import Operation, Value
+from ..ir.core import Block, Operation, Value
 
 VIEW_OPS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
 
@@ -45,12 +52,12 @@ class SizeClasses:
         return (op.result.type, tuple(self.find(v) for v in op.operands))
 
 
-def _liveness(func: FuncOp) -> tuple[dict[Operation, int], dict[Value, int]]:
-    """Top-level positions and, per root buffer, the position of its last reader."""
+def _liveness(body: Block) -> tuple[dict[Operation, int], dict[Value, int]]:
+    """Positions in `body` and, per root buffer, the position of its last reader."""
     pos: dict[Operation, int] = {}
     alias: dict[Value, Value] = {}
     last: dict[Value, int] = {}
-    for i, top in enumerate(func.body.ops):
+    for i, top in enumerate(body.ops):
         pos[top] = i
         for op in top.walk():
             if isinstance(op, VIEW_OPS):
@@ -61,13 +68,25 @@ def _liveness(func: FuncOp) -> tuple[dict[Operation, int], dict[Value, int]]:
 
 
 def plan_buffers(func: FuncOp, reuse: bool = True, allow_gc: bool = True) -> None:
-    body = func.body
+    _plan_block(func.body, reuse, allow_gc)
+    func.attributes["irc.peak_bytes"] = peak_bytes_attr(func)
+
+
+def _plan_block(body: Block, reuse: bool, allow_gc: bool) -> None:
+    for op in body.ops:
+        if isinstance(op, L.IfOp):
+            for taken in (True, False):
+                _plan_block(op.branch(taken), reuse, True)
     ret = body.terminator
-    returned = set(ret.operands) if isinstance(ret, ReturnOp) else set()
-    pos, last = _liveness(func)
+    returned = set(ret.operands) if isinstance(ret, (ReturnOp, L.YieldOp)) else set()
+    pos, last = _liveness(body)
     temps = [op for op in body.ops if isinstance(op, L.AllocOp) and op.result not in returned]
     for op in temps:
         last.setdefault(op.result, pos[op])
+    owned = [r for op in body.ops if isinstance(op, L.IfOp) for r in op.results
+             if isinstance(r.type, MemRefType) and r not in returned]
+    for r in owned:
+        last.setdefault(r, pos[r.owner])
     kept: list[L.AllocOp] = []
     if reuse:
         sizes = SizeClasses()
@@ -94,19 +113,18 @@ def plan_buffers(func: FuncOp, reuse: bool = True, allow_gc: bool = True) -> Non
                 pool[sizes.key(buf.owner)].append(buf)
     else:
         kept = temps
-    if allow_gc:
-        at = {p: op for op, p in pos.items()}
-        for alloc in sorted(kept, key=lambda a: -last[a.result]):
-            anchor = _surviving(body, at, last[alloc.result])
-            dealloc = L.DeallocOp([alloc.result], [], {}, (), (), anchor.location)
-            if anchor is body.terminator:
-                body.insert_before(anchor, dealloc)
-            else:
-                body.insert_after(anchor, dealloc)
-    else:
+    freed = [a.result for a in kept] if allow_gc else []
+    if not allow_gc:
         for slot, alloc in enumerate(kept):
             alloc.attributes["irc.workspace"] = IntegerAttr(slot)
-    func.attributes["irc.peak_bytes"] = peak_bytes_attr(func)
+    at = {p: op for op, p in pos.items()}
+    for buf in sorted(freed + owned, key=lambda b: -last[b]):
+        anchor = _surviving(body, at, last[buf])
+        dealloc = L.DeallocOp([buf], [], {}, (), (), anchor.location)
+        if anchor is body.terminator:
+            body.insert_before(anchor, dealloc)
+        else:
+            body.insert_after(anchor, dealloc)
 
 
 def _surviving(body, at: dict[int, Operation], i: int) -> Operation:

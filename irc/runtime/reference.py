@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
-from ..dialects.tensor_eval import evaluate
+from ..dialects.tensor_eval import evaluate, evaluated_inputs
 from ..ir.core import Operation, Value
 from .errors import ExecutionError, IndexOutOfRangeError
 
@@ -46,7 +46,7 @@ class ReferenceExecutor:
         steps: list[_Step] = []
         ret = body.ops[-1]
         for op in body.ops[:-1]:
-            ins = tuple(slots[v] for v in op.operands)
+            ins = tuple(slots[v] for v in evaluated_inputs(op))
             outs = []
             for r in op.results:
                 slots[r] = len(slots)

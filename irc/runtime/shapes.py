@@ -46,16 +46,18 @@ class ShapeProgram:
         kinds = (L.DimOp, L.ConstantOp, L.AssertEqOp, *[OP_REGISTRY[n] for n in L.INDEX_BINARY])
         known: set[Value] = set()  # values computed from sizes alone (not from loaded data)
         steps = []
-        for op in body.ops:
-            if isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) for v in op.operands):
+        args = set(func.args)
+        for op in body.ops:  # a loop.dim of a buffer computed in the body (a loop.if result) is data
+            if isinstance(op, kinds) and all(v in known or isinstance(op, L.DimOp) and v in args
+                                             for v in op.operands):
                 steps.append(op)
                 known.update(op.results)
         for k, alloc in enumerate(results):
             if not all(v in known for v in alloc.operands):
                 raise NotImplementedError(
                     f"result #{k} of '{func.sym_name}' (at {alloc.location}) has a size that depends on values "
-                    f"read at run time (a slice with symbolic bounds, say): the caller cannot size it before "
-                    f"the call")
+                    f"read at run time (a slice with symbolic bounds, or a tensor.if whose branches give different "
+                    f"sizes): the caller cannot size it before the call")
         return ShapeProgram(steps, {a: i for i, a in enumerate(func.args)}, results)
 
     def run(self, shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:

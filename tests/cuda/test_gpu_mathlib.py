@@ -19,14 +19,15 @@ F32, F64 = np.float32, np.float64
 FRONTEND = {"exp": T.exp, "log": T.log, "log1p": T.log1p, "expm1": T.expm1, "tanh": T.tanh,
             "sigmoid": T.nnet.sigmoid, "softplus": T.nnet.softplus, "sin": T.sin, "cos": T.cos,
             "sqrt": T.sqrt, "pow": lambda x, y: x ** y, "erf": T.erf, "erfc": T.erfc,
-            "erfinv": T.erfinv, "gammaln": T.gammaln, "psi": T.psi}
+            "erfinv": T.erfinv, "erfcinv": T.erfcinv, "gamma": T.gamma, "gammaln": T.gammaln, "psi": T.psi}
 # Functions swept over every 64th float32 (the others' domains are ranges: their sample sets)
 SWEPT = {"exp", "log", "log1p", "expm1", "tanh", "sigmoid", "softplus", "sin", "cos", "sqrt"}
 BOUNDS = {
     "exp": (2.5, 1.0), "log": (1.0, 1.0), "log1p": (1.0, 1.0), "expm1": (1.5, 1.5),
     "tanh": (1.75, 1.75), "sigmoid": (1.75, 1.75), "softplus": (1.75, 1.75), "sin": (2.5, 1.5),
     "cos": (2.5, 1.5), "pow": (0.501, 1.5), "sqrt": (0.5, 0.5), "erf": (1.5, 1.5),
-    "erfc": (3.5, 3.5), "erfinv": (3.0, 2.5), "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),
+    "erfc": (3.5, 3.5), "erfinv": (3.0, 2.5), "erfcinv": (1.0, 2.0), "gamma": (6.5, 7.0),
+    "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),
 }
 MEASURED: dict = {}
 

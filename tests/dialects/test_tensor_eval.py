@@ -7,7 +7,7 @@ from irc.dialects.builtin import TensorType
 from irc.dialects.elementwise import TABLE_ROWS
 from irc.dialects.tensor_eval import EVALUATORS, EvalError, evaluate
 from irc.ir.attributes import DenseArrayAttr, FloatAttr, IntegerAttr, StringAttr, TypeAttr
-from irc.ir.core import OP_REGISTRY, Block
+from irc.ir.core import OP_REGISTRY, Block, Terminator
 from irc.ir.location import FileLineColLoc
 from irc.ir.types import ScalarType, i32
 
@@ -33,8 +33,8 @@ def arr(*values):
 
 
 def test_every_registered_tensor_op_has_semantics():
-    names = {n for n in OP_REGISTRY if n.startswith("tensor.")}
-    assert names <= set(EVALUATORS)
+    names = {n for n, cls in OP_REGISTRY.items() if n.startswith("tensor.") and not cls.has_trait_cls(Terminator)}
+    assert names <= set(EVALUATORS)  # a terminator (tensor.yield) is run by its region op
 
 
 @pytest.mark.parametrize("row", TABLE_ROWS, ids=lambda r: r.name)

@@ -52,7 +52,8 @@ def check_grad(build, values, broadcastable=None, rtol=1e-5, atol=1e-7, wrt=None
 # ---------------------------------------------------------------------------- every table row
 _DOMAINS = {  # inputs chosen away from discontinuities and outside singularities
     "log": [[0.5, 1.3, 2.2]], "log1p": [[0.5, 1.3, 2.2]], "sqrt": [[0.5, 1.3, 2.2]],
-    "erfinv": [[0.3, -0.7, 0.5, -0.2]],
+    "erfinv": [[0.3, -0.7, 0.5, -0.2]], "erfcinv": [[0.3, 1.7, 0.9, 1.2]],
+    "gamma": [[0.5, 1.3, 2.2, -0.4]],
     "reciprocal": [[0.5, -1.3, 2.2]],
     "div": [[0.4, -1.2, 2.0], [0.7, 1.5, -0.9]],
     "pow": [[0.6, 1.3, 2.1], [1.5, -0.7, 2.2]],

@@ -201,6 +201,41 @@ def test_gammaln_psi_values_and_gradient(dtype, rtol):
 
 
 @pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])
+def test_gamma_values_and_gradient(dtype, rtol):
+    """Values against math.gamma (the mathlib's ulp bounds: tests/codegen_cpu/test_mathlib.py),
+    the poles as scipy's gamma, d gamma / dx = gamma psi."""
+    from irc.dialects.elementwise import TABLE
+    x = T.vector("x", dtype=dtype)
+    top = 34.5 if dtype == "float32" else 170.5
+    values = np.array([1e-3, 0.3, 0.5, 1.0, 1.3, 2.0, 2.7, 5.5, 9.99, 12.5, top, -0.5, -2.3, -15.6], dtype)
+    gm, g = native([x], [T.gamma(x), T.grad(T.gamma(x).sum(), x)])(values)
+    np.testing.assert_allclose(gm, [math.gamma(v) for v in values.astype(np.float64)], rtol=rtol, atol=0)
+    np.testing.assert_allclose(g, gm * TABLE["psi"].reference(values.astype(np.float64)), rtol=rtol * 10)
+    poles = native([x], T.gamma(x))(np.array([0.0, -0.0, -3.0, np.inf, 200.0], dtype))
+    np.testing.assert_array_equal(poles, [np.inf, -np.inf, np.nan, np.inf, np.inf])
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])
+def test_erfcinv_values_and_gradient(dtype, rtol):
+    """erfc(erfcinv(y)) = y down to the smallest denormal (where erfinv(1 - y) would give inf),
+    values against the float64 reference, d erfcinv/dy = -sqrt(pi)/2 exp(erfcinv(y)^2)."""
+    from irc.dialects.elementwise import TABLE
+    y = T.vector("y", dtype=dtype)
+    tiny = np.finfo(dtype).smallest_subnormal
+    values = np.array([tiny, 1e-30, 1e-6, 0.1, 0.5, 1.0, 1.5, 1.9, 2 - 1e-6], dtype)
+    inv, g = native([y], [T.erfcinv(y), T.grad(T.erfcinv(y).sum(), y)])(values)
+    ref = TABLE["erfcinv"].reference(values.astype(np.float64))
+    np.testing.assert_allclose(inv, ref, rtol=rtol, atol=0)
+    np.testing.assert_allclose([math.erfc(v) for v in inv[1:].astype(np.float64)], values[1:], rtol=rtol * 50)
+    assert np.isfinite(inv[0]) and inv[0] > 5
+    with np.errstate(over="ignore"):  # at the smallest denormal the slope overflows float32
+        slope = (-math.sqrt(math.pi) / 2 * np.exp(ref ** 2)).astype(dtype)
+    np.testing.assert_allclose(g, slope, rtol=rtol * 20)
+    ends = native([y], T.erfcinv(y))(np.array([0.0, 2.0, -1.0, 3.0], dtype))
+    np.testing.assert_array_equal(ends, [np.inf, -np.inf, np.nan, np.nan])
+
+
+@pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])
 def test_erfinv_values_and_gradient(dtype, rtol):
     """erf(erfinv(y)) = y, values against the float64 reference, d erfinv/dy = sqrt(pi)/2
     exp(erfinv(y)^2)."""

@@ -2,10 +2,11 @@
 repository, 1.0 era), with `theano` replaced by `irc`, one test per example, named by page.
 
 Pages: adding, examples, gradients, shape_info, printing_drawing, broadcasting (no runnable
-example: prose and figures only), numpy (numpy-only examples, kept as a baseline). Examples
-that need `scan` or `ifelse` are not run here (not part of this frontend yet); the random-number
-examples run, and since irc's generator is Philox, not numpy's, they check the properties the
-page states rather than its printed numbers;
+example: prose and figures only), numpy (numpy-only examples, kept as a baseline), conditions
+(its timing claim is a benchmark row: `tools/bench_cpu.py --only ifelse`). Examples that need
+`scan` are not run here (not part of this frontend yet); the random-number examples run, and
+since irc's generator is Philox, not numpy's, they check the properties the page states rather
+than its printed numbers;
 an example whose output irc does not reproduce is marked `xfail` with the reason (strict, so it
 is noticed when it starts to pass). Values are checked against the tutorial's printed results
 with numpy's printing tolerance (1e-8 relative in float64)."""
@@ -466,3 +467,27 @@ def test_tutorial_prints_nothing_unexpected(capsys):
     """Building and compiling the examples writes nothing to stdout."""
     _logreg_for_printing()
     assert capsys.readouterr().out == ""
+
+
+# ---------------------------------------------------------------------------- conditions.txt
+def test_conditions_ifelse_vs_switch():
+    """The page's program (with `time` left out: the claim that ifelse takes about half
+    switch's time is measured in tools/bench_cpu.py), on smaller matrices; both functions give
+    the mean of the matrix the condition picks, and ifelse computes only that one."""
+    from irc.ifelse import ifelse
+
+    a, b = T.scalars("a", "b")
+    x, y = T.matrices("x", "y")
+    z_switch = T.switch(T.lt(a, b), T.mean(x), T.mean(y))
+    z_lazy = ifelse(T.lt(a, b), T.mean(x), T.mean(y))
+    f_switch = irc.function([a, b, x, y], z_switch, mode=irc.Mode(linker="vm"))
+    f_lazyifelse = irc.function([a, b, x, y], z_lazy, mode=irc.Mode(linker="vm"))
+    val1 = 0.0
+    val2 = 1.0
+    big_mat1 = np.ones((100, 10))
+    big_mat2 = np.ones((100, 10))
+    for _ in range(10):
+        assert f_switch(val1, val2, big_mat1, big_mat2) == 1.0
+        assert f_lazyifelse(val1, val2, big_mat1, big_mat2) == 1.0
+    assert f_lazyifelse(val2, val1, big_mat1, 3 * big_mat2) == 3.0
+    assert '"tensor.if"' in f_lazyifelse.ir("optimized") and "loop.if" in f_lazyifelse.ir("loop")

@@ -22,6 +22,7 @@ import irc.tensor as T
 from irc.codegen_ptx.pipeline import compile_kernels, lower_for_gpu
 from irc.dialects.philox import sample
 from irc.dialects.gpu import GpuFuncOp
+from irc.ifelse import ifelse
 from irc.frontend.lowering import LoweringSpec, lower
 from irc.passes.device_edges import HostOpsLeft, device_module
 from irc.passes.pipelines import optimize
@@ -258,3 +259,15 @@ def test_profile_names_each_kernel_after_its_ops(cuda_emulated):
     assert len(infos) == len(launches) >= 2
     assert all(info.device == "gpu" and info.op_name.startswith("GpuElemwise") for info in infos), \
         [info.op_name for info in infos]
+
+
+def test_ifelse_runs_on_the_cpu_with_one_warning(cuda_emulated):
+    """`tensor.if` is host-placed for now: a shared variable kept on the device that a branch
+    reads is brought to the host before it, and the function runs lazily on the cpu."""
+    w = irc.shared(rand(5), name="w")
+    c, x = T.fscalar("c"), T.fvector("x")
+    with pytest.warns(RuntimeWarning, match="runs on the cpu: no GPU kernel yet for"):
+        f = irc.function([c, x], ifelse(c > 0, T.exp(x) * w, x - w))
+    xv = rand(5, seed=2)
+    np.testing.assert_allclose(f(np.float32(1), xv), np.exp(xv) * w.get_value(), rtol=1e-6)
+    np.testing.assert_allclose(f(np.float32(-1), xv), xv - w.get_value(), rtol=1e-6)
