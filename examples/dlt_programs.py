@@ -4,9 +4,9 @@ autoencoder (dA.py), each trained by minibatch SGD on a synthetic dataset held i
 variables, the minibatch picked by `givens` with a symbolic index.
 
 Run: python examples/dlt_programs.py [epochs]. `tests/frontend/test_dlt_programs.py` checks
-every step against numpy. Differences from the tutorials: the negative log-likelihood is
-`categorical_crossentropy` with integer labels (irc has no advanced indexing for
-`log(p)[T.arange(n), y]`), and the data are synthetic."""
+every step against numpy. The negative log-likelihood is the tutorials' own
+`-T.mean(T.log(p_y_given_x)[T.arange(y.shape[0]), y])` (advanced indexing: a gather); the
+data are synthetic."""
 from __future__ import annotations
 
 import sys
@@ -50,7 +50,7 @@ class LogisticRegression:
         self.params = [self.W, self.b]
 
     def negative_log_likelihood(self, y):
-        return T.mean(T.nnet.categorical_crossentropy(self.p_y_given_x, y))
+        return -T.mean(T.log(self.p_y_given_x)[T.arange(y.shape[0]), y])
 
     def errors(self, y):
         return T.mean(T.neq(self.y_pred, y))

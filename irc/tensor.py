@@ -14,7 +14,7 @@ from .frontend.basic import (  # noqa: F401
     log1p, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, reciprocal, relu, reshape,
     round, set_subtensor, sgn, shape_i, sigmoid, sign, sin, softplus, sqr, sqrt, square, stack,
     sub, switch, tanh, transpose, true_div, where, xor, zeros_like, log2, log10, exp2, isnan, isinf,
-    shape_padleft, shape_padright, pad_left)
+    shape_padleft, shape_padright, pad_left, take)
 from .frontend.basic import shape_vector as shape  # noqa: F401  (T.shape(x) is x.shape)
 from .frontend.blas import Dot  # noqa: F401
 from .frontend.creation import alloc, arange, eye, identity_like, ones, zeros  # noqa: F401
@@ -38,6 +38,8 @@ from .frontend.shape_functions import (addbroadcast, diag, patternbroadcast, rep
                                        split, tile, unbroadcast)
 from .frontend.shared import SharedVariable, shared  # noqa: F401
 from .frontend.subtensor import IncSubtensor, Subtensor  # noqa: F401
+from .frontend.advanced_index import AdvancedIncSubtensor, AdvancedSubtensor  # noqa: F401
+from .frontend.opview import AdvancedIncSubtensor1, AdvancedSubtensor1  # noqa: F401
 from .frontend.tensor_type import TensorType  # noqa: F401
 
 TensorVariable = Variable
@@ -68,8 +70,7 @@ sys.modules[__name__ + ".shared_randomstreams"] = shared_randomstreams
 # Theano names this frontend does not have yet, and what to use (docs/frontend.md lists them)
 NOT_SUPPORTED = {
     "nonzero": "data-dependent shapes are not supported", "argwhere": "data-dependent shapes are not supported",
-    "advanced_subtensor": "advanced (integer-array) indexing is not supported",
-    "take": "advanced (integer-array) indexing is not supported",
+    "advanced_subtensor": "write x[ivec, jvec] (advanced indexing is supported by indexing)",
 }
 
 

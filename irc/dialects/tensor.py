@@ -7,7 +7,8 @@ row of the elementwise table, `cast`), `tensor_shape_ops` (dimshuffle, transpose
 broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_host),
 `tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
 softmax_grad), `tensor_index` (index, insert_index: integer indexing), `tensor_fused` (fused),
-`tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_random` (random: Philox samples), `tensor_dynamic_slice` (run-time slice bounds), `tensor_if` (if, yield: a lazy conditional), `tensor_scan` (scan, scan_yield: a loop with a body region). Their numpy semantics are in `tensor_eval`.
+`tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_random` (random: Philox samples), `tensor_dynamic_slice` (run-time slice bounds), `tensor_if` (if, yield: a lazy conditional), `tensor_gather` (gather,
+scatter: advanced indexing), `tensor_scan` (scan, scan_yield: a loop with a body region). Their numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from .tensor_creation import AllocOp, FromElementsOp, IotaOp
 from .tensor_order import CumulativeOp, SortOp
 from .tensor_random import RandomOp
 from .tensor_dynamic_slice import DynamicSliceOp
+from .tensor_gather import GatherOp, ScatterOp
 from .tensor_if import IfOp, YieldOp
 from .tensor_scan import ScanOp, ScanYieldOp
 from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
@@ -38,6 +40,7 @@ __all__ = [
     "ELEMENTWISE_OPS", "CastOp", "ElementwiseOp", "FusedOp", "IndexOp", "InsertIndexOp", "FusedReduceOp", "FusedMatvecOp", "REDUCE_KINDS", "DotOp", "GemmOp", "GemvOp",
     "ReduceOp", "BroadcastOp", "ConcatOp", "DimOp", "DimShuffleOp", "InsertSliceOp", "ReshapeOp", "SliceOp",
     "ToDeviceOp", "ToHostOp", "AllocOp", "FromElementsOp", "IotaOp", "CumulativeOp", "SortOp", "RandomOp", "DynamicSliceOp",
+    "GatherOp", "ScatterOp",
     "transferred",
     "TransposeOp", "IfOp", "YieldOp", "InferError", "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
     "ScanOp", "ScanYieldOp",

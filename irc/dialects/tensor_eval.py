@@ -268,6 +268,39 @@ def _insert_index(op, arrays):
     return [out]
 
 
+def _index_arrays(op, x: np.ndarray, indices: Sequence[np.ndarray]) -> tuple:
+    """The numpy index of `tensor.gather`/`scatter`: every index checked, -n <= i < n."""
+    for axis, i in enumerate(indices):
+        n = x.shape[axis]
+        bad = (i < -n) | (i >= n)
+        if np.any(bad):
+            raise _fail(op, f"index {int(i[bad].flat[0])} is out of range for axis {axis} of size {n}",
+                        EvalIndexError)
+    return tuple(np.broadcast_arrays(*indices))
+
+
+@evaluator("tensor.gather")
+def _gather(op, arrays):
+    x = arrays[0]
+    return [x[_index_arrays(op, x, arrays[1:])]]
+
+
+@evaluator("tensor.scatter")
+def _scatter(op, arrays):
+    dest, src = arrays[:2]
+    index = _index_arrays(op, dest, arrays[2:])
+    out = dest.copy()
+    target = out[index].shape
+    if src.shape != target:
+        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the places of shape "
+                        f"{_shape_str(target)} the indices select in dest {_shape_str(dest.shape)}")
+    if op.attributes["mode"].value == "add":
+        np.add.at(out, index, src)
+    else:
+        out[index] = src
+    return [out]
+
+
 @evaluator("tensor.concat")
 def _concat(op, arrays):
     axis = op.attributes["axis"].value

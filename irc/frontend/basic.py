@@ -10,6 +10,8 @@ import numpy as np
 from ..dialects.elementwise import TABLE
 from ..dialects.tensor_base import DYNAMIC, NO_BOUND
 from . import dtypes
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
+from .creation_ops import AllocShape
 from .elemwise import Cast, Elemwise
 from .graph import Apply, Constant, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
@@ -387,10 +389,68 @@ def _integer_index(it: Any) -> Variable:
     return it
 
 
+def _is_index_array(it: Any) -> bool:
+    return (isinstance(it, (list, np.ndarray)) and np.ndim(it) > 0) or (isinstance(it, Variable) and it.ndim != 0)
+
+
+def _index_array(it: Any) -> Variable:
+    """An advanced index (an integer array, list or variable; or a scalar broadcast with them)
+    as an integer variable."""
+    if isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)):
+        return constant(np.int64(it))
+    if isinstance(it, Variable):
+        v = it
+    else:
+        array = np.asarray(it)
+        if isinstance(it, list) and (array.size == 0 or array.dtype.kind in "iu"):
+            array = array.astype(np.int64)  # a list of Python ints (or none): int64, as numpy
+        v = constant(array)
+    if v.dtype == "bool":
+        raise NotImplementedError(f"boolean mask indexing ({it}) is not supported: its result size depends on the "
+                                  f"data; use T.switch(mask, x, 0) or integer indices")
+    if not v.type.is_integer:
+        raise IndexError(f"arrays used as indices must be of integer type, got {it} ({v.type})")
+    return v
+
+
+def _advanced_subtensor(x: Variable, items: list) -> Variable:
+    """numpy's advanced indexing when every index is an integer array (or an int) or a full
+    slice `:`: the arrays broadcast together; their result dims stand where the first array
+    was when the arrays are adjacent, else in front (numpy's rule)."""
+    if any(it is None or (isinstance(it, slice) and it != slice(None)) for it in items):
+        raise NotImplementedError(f"advanced indexing combines integer arrays only with full slices ':' and "
+                                  f"integers, got {tuple(items)}; index in two steps (x[a:b][ivec])")
+    axes = [d for d, it in enumerate(items) if not isinstance(it, slice)]
+    indices = [_index_array(items[d]) for d in axes]
+    rank = max(i.ndim for i in indices)
+    others = [d for d in range(x.ndim) if d not in axes]
+    gathered = AdvancedSubtensor(axes)(dimshuffle(x, axes + others), *(pad_left(i, rank) for i in indices))
+    front = axes[0] if axes == list(range(axes[0], axes[0] + len(axes))) else 0
+    return dimshuffle(gathered, [rank + k for k in range(front)] + list(range(rank))
+                      + [rank + k for k in range(front, len(others))])
+
+
+def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
+    """numpy's take: `a[..., indices, ...]` with `indices` on `axis` (of the flattened `a` when
+    None); an integer array, list or scalar."""
+    a = as_tensor_variable(a)
+    if axis is None:
+        a, axis = flatten(a), 0
+    if not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"take: axis {axis} is out of range for {a.type}")
+    items = [slice(None)] * a.ndim
+    items[axis % a.ndim] = indices
+    return _advanced_subtensor(a, items) if _is_index_array(indices) else subtensor(a, tuple(items))
+
+
 def subtensor(x: Any, index: Any) -> Variable:
     """`x[index]` for integers (Python ints or symbolic 0-d integers, negative ones counting
-    from the end), slices of Python ints/None (negative steps too), `None` (new axis) and `...`."""
+    from the end), slices of Python ints/None (negative steps too), `None` (new axis), `...`,
+    and integer arrays (advanced indexing, with full slices: `_advanced_subtensor`)."""
     x = as_tensor_variable(x)
+    items = _normalize_index(x, index) if x.ndim else []
+    if any(_is_index_array(it) for it in items):
+        return _advanced_subtensor(x, items)
     elements = size_list(x) if x.owner is not None else None
     if elements is not None and isinstance(index, (int, np.integer, slice)):  # x.shape[0], x.shape[1:]
         picked = elements[index]
@@ -455,8 +515,49 @@ def _unwind_subtensor(sub: Variable) -> tuple[Variable, Apply | None, Apply | No
     return x, sliced, indexed, ds
 
 
+def _unwind_advanced(sub: Variable) -> tuple[Variable, Apply, DimShuffle | None] | None:
+    """`x[arrays]` taken apart: (x, the AdvancedSubtensor node, the final dimshuffle), or None."""
+    node, ds = sub.owner, None
+    if node is not None and isinstance(node.op, DimShuffle):
+        ds, node = node.op, node.inputs[0].owner
+    if node is None or not isinstance(node.op, AdvancedSubtensor):
+        return None
+    moved = node.inputs[0]
+    axes = list(node.op.source_axes)
+    if axes + [d for d in range(moved.ndim) if d not in axes] == list(range(moved.ndim)):
+        return moved, node, ds
+    if moved.owner is None or not isinstance(moved.owner.op, DimShuffle):
+        return None  # not built by `subtensor`: nothing to undo
+    return moved.owner.inputs[0], node, ds
+
+
+def _advanced_inc_subtensor(sub: Variable, y: Any, set_instead_of_inc: bool) -> Variable | None:
+    """set_subtensor/inc_subtensor of `x[arrays]`: one scatter (repeated indices accumulate
+    for inc, the last write wins for set); None if `sub` is not advanced indexing."""
+    unwound = _unwind_advanced(sub)
+    if unwound is None:
+        return None
+    x, node, ds = unwound
+    y = cast(as_tensor_variable(y), x.dtype)
+    if y.ndim > sub.ndim:
+        raise ValueError(f"{'set' if set_instead_of_inc else 'inc'}_subtensor: the value ({y.type}) has more "
+                         f"dims than x[indices] ({sub.type})")
+    if y.ndim < sub.ndim or any(b and not s for b, s in zip(y.broadcastable, sub.broadcastable)):
+        # broadcast to the sizes of x[indices] (not to the gather itself: it would stay alive)
+        y = AllocShape()(pad_left(y, sub.ndim), *shape(sub))
+    gathered = node.outputs[0]
+    if ds is not None:
+        y = dimshuffle(y, _inverse_pattern(ds.new_order, gathered.ndim))
+    moved = AdvancedIncSubtensor(set_instead_of_inc)(node.inputs[0], y, *node.inputs[1:])
+    axes = list(node.op.source_axes)
+    return dimshuffle(moved, _inverse_pattern(axes + [d for d in range(x.ndim) if d not in axes], x.ndim))
+
+
 def set_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
     """`x` with `x[idx]` replaced by `y` (broadcast to the indexed part), where `sub` is `x[idx]`."""
+    advanced = _advanced_inc_subtensor(sub, y, set_instead_of_inc=True)
+    if advanced is not None:
+        return advanced
     x, sliced, indexed, ds = _unwind_subtensor(sub)
     y = cast(as_tensor_variable(y), x.dtype)
     y = fill(sub, y) if y.ndim <= sub.ndim else y
@@ -476,9 +577,14 @@ def _inverse_pattern(new_order: Sequence[int | str], ndim: int) -> list:
     return [where[d] for d in range(ndim)]
 
 
-def inc_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:
-    """`x` with `y` added to `x[idx]`, where `sub` is `x[idx]`."""
-    return set_subtensor(sub, add(sub, y))
+def inc_subtensor(sub: Variable, y: Any, inplace: bool = False, set_instead_of_inc: bool = False,
+                  tolerate_inplace_aliasing: bool = False) -> Variable:
+    """`x` with `y` added to `x[idx]`, where `sub` is `x[idx]` (repeated integer-array indices
+    accumulate, as numpy's `np.add.at`); Theano's `set_instead_of_inc=True` is set_subtensor."""
+    if set_instead_of_inc:
+        return set_subtensor(sub, y)
+    advanced = _advanced_inc_subtensor(sub, y, set_instead_of_inc=False)
+    return advanced if advanced is not None else set_subtensor(sub, add(sub, y))
 
 
 # ---------------------------------------------------------------------------- joins and fills

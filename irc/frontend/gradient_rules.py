@@ -12,21 +12,23 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..dialects.tensor_base import NO_BOUND
-from .basic import (cast, dimshuffle, elemwise, eq, exp, fill, mul, reshape, shape, subtensor_static,
-                    true_div, zeros_like)
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
+from .basic import (add, cast, dimshuffle, elemwise, eq, exp, fill, lt, mul, reshape, shape, subtensor_static,
+                    switch, true_div, zeros_like)
 from .blas import Dot
+from .creation import arange
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
 from .graph import Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
-from .mathops import dot, keep_dims, sum as sum_
+from .mathops import clip, dot, keep_dims, sum as sum_
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
-from .subtensor import IncSubtensor, Subtensor
+from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
 
 GradRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Sequence["Variable | None"]],
                     "list[Variable | None]"]
@@ -196,6 +198,22 @@ def inc_subtensor_grad(op: IncSubtensor, inputs, outputs, output_grads):
     return [g_dest, g_src]
 
 
+@grad_rule(DynamicSubtensor)
+def dynamic_subtensor_grad(op: DynamicSubtensor, inputs, outputs, output_grads):
+    """gz written into zeros at the rows the slice read: from its start (negative counts from
+    the end, then clipped to [0, n], numpy's rule), as many as gz has."""
+    (x, start, stop), (gz,) = inputs, output_grads
+    if not x.type.is_float:
+        return [None, None, None]
+    n = shape(x)[op.axis]
+    first = clip(switch(lt(start, 0), add(start, n), start), 0, n)
+    rows = add(arange(shape(gz)[op.axis]), first)
+    order = [op.axis] + [d for d in range(x.ndim) if d != op.axis]
+    moved = AdvancedIncSubtensor(set_instead_of_inc=True)(dimshuffle(zeros_like(x), order),
+                                                          dimshuffle(gz, order), rows)
+    return [dimshuffle(moved, [order.index(d) for d in range(x.ndim)]), None, None]
+
+
 @grad_rule(IntegerIndex)
 def integer_index_grad(op: IntegerIndex, inputs, outputs, output_grads):
     x, indices, gz = inputs[0], inputs[1:], output_grads[0]
@@ -210,6 +228,28 @@ def set_integer_index_grad(op: SetIntegerIndex, inputs, outputs, output_grads):
     g_src = None
     if src.type.is_float:
         g_src = sum_to_pattern(IntegerIndex(op.axes)(gz, *indices), src.broadcastable)
+    return [g_dest, g_src] + [None] * len(indices)
+
+
+@grad_rule(AdvancedSubtensor)
+def advanced_subtensor_grad(op: AdvancedSubtensor, inputs, outputs, output_grads):
+    """A gather's gradient scatters-adds into zeros (a row read twice gets both gradients)."""
+    x, indices, gz = inputs[0], inputs[1:], output_grads[0]
+    gx = AdvancedIncSubtensor()(zeros_like(x), gz, *indices) if x.type.is_float else None
+    return [gx] + [None] * len(indices)
+
+
+@grad_rule(AdvancedIncSubtensor)
+def advanced_inc_subtensor_grad(op: AdvancedIncSubtensor, inputs, outputs, output_grads):
+    """Theano's rule: dest gets gz (for set, with the written places zeroed), src gets gz
+    gathered at the indices (for set with repeated indices, every write: Theano's answer)."""
+    dest, src, indices, gz = inputs[0], inputs[1], inputs[2:], output_grads[0]
+    g_dest = None
+    if dest.type.is_float:
+        g_dest = op(gz, zeros_like(src), *indices) if op.set_instead_of_inc else gz
+    g_src = None
+    if src.type.is_float:
+        g_src = sum_to_pattern(AdvancedSubtensor()(gz, *indices), src.broadcastable)
     return [g_dest, g_src] + [None] * len(indices)
 
 

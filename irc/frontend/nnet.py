@@ -48,10 +48,13 @@ def binary_crossentropy(output: Any, target: Any):
 
 def categorical_crossentropy(coding_dist: Any, true_dist: Any):
     """-sum(true_dist * log(coding_dist)) over the last axis. `true_dist` is a one-hot (or
-    any) distribution of the same shape, or integer class indices (one per row)."""
+    any) distribution of the same shape, or (for a matrix) integer class indices, one per row."""
     p, t = as_tensor_variable(coding_dist), as_tensor_variable(true_dist)
     if t.ndim == p.ndim:
         return neg(sum_(mul(t, log(p)), axis=-1))
+    if p.ndim == 2 and t.ndim == 1 and not t.type.is_float:
+        # the DLT's own form: a gather of log p, so log(softmax) still becomes log_softmax
+        return neg(log(p)[arange(p.shape[0]), t])
     if t.ndim == p.ndim - 1 and not t.type.is_float:
         cols = arange(p.shape[p.ndim - 1])   # 0..K-1
         onehot = eq(dimshuffle(t, tuple(range(t.ndim)) + ("x",)), cast(cols, t.dtype))

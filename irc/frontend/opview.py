@@ -9,7 +9,7 @@ from typing import Any
 
 from ..ir.core import ElementwiseTrait, Operation
 from . import blas as front_blas, join as front_join, reduce as front_reduce
-from . import shape_ops as front_shape, subtensor as front_subtensor
+from . import advanced_index as front_advanced, shape_ops as front_shape, subtensor as front_subtensor
 from .elemwise import THEANO_NAMES, Cast, Elemwise as FrontElemwise
 from .ifelse_op import IfElse as IfElseOp
 from .tensor_type import TensorType
@@ -163,6 +163,35 @@ class IncSubtensor(ViewOp):
     pass
 
 
+class AdvancedSubtensor1(ViewOp):
+    """`tensor.gather` with one index vector (Theano's class for `x[ivec]`)."""
+
+
+class AdvancedSubtensor(ViewOp):
+    pass
+
+
+class AdvancedIncSubtensor1(ViewOp):
+    """`tensor.scatter` with one index vector: `AdvancedIncSubtensor1{inc}` / `{set}`."""
+
+    def __str__(self) -> str:
+        mode = self.ir.attributes["mode"].value if self.ir is not None else "inc"
+        return f"{type(self).__name__}{{{'inc' if mode == 'add' else 'set'}}}"
+
+
+class AdvancedIncSubtensor(AdvancedIncSubtensor1):
+    pass
+
+
+def _advanced_class(op: Operation) -> type[ViewOp]:
+    """Theano's "1" classes for one index vector, the general ones otherwise."""
+    first = 1 if op.op_name == "tensor.gather" else 2
+    one_vector = op.num_operands == first + 1 and op.operands[first].type.rank == 1
+    if op.op_name == "tensor.gather":
+        return AdvancedSubtensor1 if one_vector else AdvancedSubtensor
+    return AdvancedIncSubtensor1 if one_vector else AdvancedIncSubtensor
+
+
 class Alloc(ViewOp):
     """`tensor.broadcast`: a value broadcast to a run-time shape."""
 
@@ -264,6 +293,8 @@ def _on_device(op: Operation) -> bool:
 
 def view_class(op: Operation) -> type[ViewOp]:
     """The Theano-visible class of a tensor-dialect op."""
+    if op.op_name in ("tensor.gather", "tensor.scatter"):
+        return _merged(_advanced_class(op))  # host ops (PLACEMENT)
     pair = OP_CLASSES.get(op.op_name)
     if pair is None:
         if op.has_trait(ElementwiseTrait):
@@ -280,7 +311,7 @@ _MERGED: dict[type, type] = {}
 _FRONTEND_OPS: dict[str, type] = {c.__name__: c for c in (
     front_shape.DimShuffle, front_shape.Reshape, front_shape.Shape_i, front_shape.Alloc,
     front_reduce.CAReduce, front_blas.Dot, front_subtensor.Subtensor, front_subtensor.IncSubtensor,
-    front_join.Join, IfElseOp)}
+    front_join.Join, IfElseOp, front_advanced.AdvancedSubtensor, front_advanced.AdvancedIncSubtensor)}
 
 
 def _merged(cls: type[ViewOp]) -> type:

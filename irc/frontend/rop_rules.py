@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .basic import add, cast, dimshuffle, eq, exp, mul, sub, true_div, zeros_like
 from .blas import Dot
 from .elemwise import Cast, Elemwise
@@ -23,7 +24,7 @@ from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
-from .subtensor import IncSubtensor, Subtensor
+from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
 
 Tangents = Sequence["Variable | None"]
 RopRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Tangents], "list[Variable | None]"]
@@ -161,15 +162,15 @@ def sort_rop(op: Sort, inputs, outputs, tangents):
     return [dimshuffle(sum_(mul(hit, vj), axis=x.ndim), inverse)]
 
 
-@rop_rule(IntegerIndex)
+@rop_rule(IntegerIndex, AdvancedSubtensor, DynamicSubtensor)
 def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
-    """Linear in x; the indices carry no tangent."""
+    """Linear in x; the indices (and bounds) carry no tangent."""
     if tangents[0] is None or not outputs[0].type.is_float:
         return [None]
     return [op(tangents[0], *inputs[1:])]
 
 
-@rop_rule(SetIntegerIndex)
+@rop_rule(SetIntegerIndex, AdvancedIncSubtensor)
 def set_integer_index_rop(op: SetIntegerIndex, inputs, outputs, tangents):
     """Linear in (dest, src); the indices carry no tangent."""
     if not outputs[0].type.is_float or (tangents[0] is None and tangents[1] is None):

@@ -4,6 +4,8 @@
     cast(x : T to T) -> x         cast(cast(x, B), C) -> cast(x, C)  when A -> B is exact
     x - x -> 0  and  x * 0 -> 0   for integers only (inf - inf and inf * 0 are NaN in floats)
     dim(f(a, b), k) -> dim(a, k)  f elementwise, a's dim k not a static 1
+    dim(gather(x, i), k) -> dim(i, k) or x's dim;  dim(scatter(d, ...), k) -> dim(d, k)
+    dim(dimshuffle(x, p), k) -> dim(x, p[k])
     dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, p after q);  an identity dimshuffle -> x
 
 Broadcasting: an identity only fires when the result has exactly the type of the value that
@@ -18,7 +20,7 @@ import numpy as np
 
 from ..dialects.builtin import DenseAttr, TensorType
 from ..dialects.tensor_base import FOLD_MAX_ELEMENTS, num_elements
-from ..ir.attributes import DenseArrayAttr, TypeAttr
+from ..ir.attributes import DenseArrayAttr, IntegerAttr, TypeAttr
 from ..ir.core import OP_REGISTRY, BlockArgument, ElementwiseTrait, Operation, Value
 from ..ir.pass_manager import Pass, option, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
@@ -220,6 +222,41 @@ class DimOfElementwise(RewritePattern):
         return False
 
 
+class DimFromSource(RewritePattern):
+    """`dim(gather(x, i, j), a)` -> the index arrays' dim a (one not a static 1) for the
+    broadcast dims, else x's matching dim; `dim(scatter(dest, ...), a) -> dim(dest, a)`;
+    `dim(dimshuffle(x, p), a) -> dim(x, p[a])`: so a size (`set_subtensor`'s broadcast of its
+    value, say) never keeps a gather alive."""
+
+    root = "tensor.dim"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        owner = op.operands[0].owner
+        axis = op.attributes["axis"].value
+        if not isinstance(owner, Operation):
+            return False
+        if owner.op_name == "tensor.scatter":
+            source, at = owner.operands[0], axis
+        elif owner.op_name == "tensor.dimshuffle":
+            source, at = owner.operands[0], owner.attributes["pattern"].value[axis]
+            if at < 0:
+                return False  # a new axis: a static 1, which the type already says
+        elif owner.op_name == "tensor.gather":
+            indices = owner.operands[1:]
+            rank = indices[0].type.rank
+            if axis >= rank:
+                source, at = owner.operands[0], axis - rank + len(indices)
+            else:
+                wide = [v for v in indices if v.type.shape[axis] != 1]
+                if not wide:
+                    return False
+                source, at = wide[0], axis
+        else:
+            return False
+        rewriter.replace_op(op, rewriter.create("tensor.dim", [source], {"axis": IntegerAttr(at)}))
+        return True
+
+
 class DimShuffleOfDimShuffle(RewritePattern):
     """`dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, [p[k] for k in q])` (-1 stays -1), and
     a dimshuffle that changes nothing -> x: the `[-1]` then `[]` a gradient of a sum makes."""
@@ -247,7 +284,7 @@ class DimShuffleOfDimShuffle(RewritePattern):
 
 CANONICALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     *IDENTITY_PATTERNS, NegNeg(), SubSelf(), MulByZero(),
-    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), DimShuffleOfDimShuffle(),
+    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), DimFromSource(), DimShuffleOfDimShuffle(),
 )
 
 

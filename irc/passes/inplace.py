@@ -1,7 +1,9 @@
 """`inplace`: let an elementwise op write its result over an operand's buffer when nothing
 reads that buffer afterwards (a `tensor.fused_reduce` too, for its elementwise results: its loop
 nest reads and writes each element once, like an elementwise op's; and gemm/gemv over their
-accumulator C, so that a folded update `W - lr·g` = gemm(Xᵀ, δ, W) writes into W).
+accumulator C, so that a folded update `W - lr·g` = gemm(Xᵀ, δ, W) writes into W; and a
+scatter over its dest, Theano's `AdvancedIncSubtensor1{inplace}`: `inc_subtensor(W[idx], y)`
+as W's update writes only the indexed rows).
 
 The mark is `inplace = array<i64: o0, o1, ...>` on the op: per result, the operand whose buffer
 it overwrites (-1: a fresh buffer). It is a permission; `lower-to-loops` takes it when the
@@ -44,6 +46,8 @@ def overwritable(op: Operation) -> range:
         return range(len(op.operands))
     if op.op_name in BLAS_OPS and len(op.operands) == 3:
         return range(2, 3)
+    if op.op_name == "tensor.scatter":
+        return range(0, 1)  # dest: the copy of it is skipped, the writes land in place
     return range(0)
 
 
@@ -133,6 +137,8 @@ class Inplace(Pass):
             return False  # a view, or read again later
         if any(live.root_of(u) is v for u in op.operands if u is not v):
             return False  # a view of the same buffer is read by this op at other indices
+        if op.op_name == "tensor.scatter" and op.operands.count(v) > 1:
+            return False  # also its src or an index array, read while dest is written
         if isinstance(v, BlockArgument):
             return updates.get(r) == v.index
         owner = v.owner

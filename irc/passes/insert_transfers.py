@@ -11,7 +11,8 @@ elementwise work only):
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value), or when every reader runs on the device.
 * `HOST` — everything else (reduce, dot, gemv, gemm, fused_reduce, fused_matvec, concat,
-  insert_slice, ...) until they get kernels: their operands are copied to the host.
+  insert_slice, gather, scatter, ...) until they get kernels: their operands are copied to the
+  host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
@@ -49,6 +50,10 @@ PLACEMENT: dict[str, str] = {
     "tensor.slice": FOLLOW,
     "tensor.dim": FOLLOW,
     "tensor.if": HOST,  # a branch on the host (its regions' ops stay host ops for now)
+    # advanced indexing: a gather is data-dependent reads, a scatter-add needs atomics (or a
+    # sort) on a GPU; both sequential checks of the indices run on the host for now
+    "tensor.gather": HOST,
+    "tensor.scatter": HOST,
 }
 
 # Ops that compute nothing a device kernel would: not reported as left on the host.

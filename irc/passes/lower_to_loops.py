@@ -363,5 +363,5 @@ class LowerToLoops(Pass):
             op.erase(check_uses=False)
 
 
-from . import (lower_creation, lower_fused_matvec, lower_if, lower_index, lower_linalg, lower_order,  # noqa: E402,F401
-               lower_random, lower_reduce, lower_scan, lower_shapes, lower_softmax)  # (they register their lowerings here)
+from . import (lower_creation, lower_fused_matvec, lower_gather, lower_if, lower_index, lower_linalg,  # noqa: E402,F401
+               lower_order, lower_random, lower_reduce, lower_scan, lower_shapes, lower_softmax)  # (they register their lowerings here)

@@ -58,8 +58,24 @@ def test_symbolic_bounds_need_step_one_and_integers():
         m[T.dscalar():]
 
 
-def test_no_gradient_through_symbolic_bounds_names_the_line():
+def test_gradient_through_symbolic_bounds_is_a_native_scatter():
+    """(numerics for every kind of bound: tests/frontend/test_advanced_indexing.py)"""
     i = T.lscalar("i")
     m = T.dvector("m")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        f = irc.function([m, i], T.grad(T.sum(m[i:] ** 2), m))
+    np.testing.assert_array_equal(f(np.arange(4.0), -3), [0.0, 2.0, 4.0, 6.0])
+
+
+class _NoGradient(T.Op):
+    """A user op that states no gradient."""
+
+    def make_node(self, x):
+        return T.Apply(self, [x], [x.type()])
+
+
+def test_an_op_without_a_gradient_names_the_line():
+    m = T.dvector("m")
     with pytest.raises(NotImplementedError, match=r"test_dynamic_slice.py:\d+:\d+: error: T.grad: .* has no gradient"):
-        T.grad(T.sum(m[i:]), m)
+        T.grad(T.sum(_NoGradient()(m)), m)

@@ -132,3 +132,26 @@ func.func @gemm_update(%x: tensor<?x?xf32>, %d: tensor<?x?xf32>, %w: tensor<?x?x
   %p = tensor.gemm %e, %e2 {alpha = 1.0, beta = 0.0} : tensor<?x?xf32>
   func.return %p, %g : tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A scatter writes over its dest when nothing reads it afterwards (Theano's
+// AdvancedIncSubtensor1{inplace}): a dead temporary, or the shared variable it updates; never
+// when dest is also an index array or read later, never a user's input.
+// CHECK-LABEL: func.func @scatter
+// CHECK:         %[[T:.*]] = tensor.exp %m
+// CHECK:         tensor.scatter %[[T]], %y, %i {inplace = array<i64: 0>, mode = "add"}
+// CHECK:         %[[U:.*]] = tensor.scatter %m, %y, %i {mode = "set"}
+// CHECK:         %[[V:.*]] = tensor.scatter %w, %y, %i {inplace = array<i64: 0>, mode = "add"}
+// CHECK:         %[[K:.*]] = tensor.add %i, %i
+// CHECK:         tensor.scatter %[[K]], %[[K]], %[[K]] {mode = "add"}
+func.func @scatter(%m: tensor<?x3xf32>, %y: tensor<?x3xf32>, %i: tensor<?xi64>, %w: tensor<?x3xf32> {irc.shared = "w"})
+    -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xi64>, tensor<?x3xf32> {irc.update = 3 : i64}) {
+  %t = tensor.exp %m : tensor<?x3xf32>
+  %a = tensor.scatter %t, %y, %i {mode = "add"} : (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xi64>) -> tensor<?x3xf32>
+  %u = tensor.scatter %m, %y, %i {mode = "set"} : (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xi64>) -> tensor<?x3xf32>
+  %v = tensor.scatter %w, %y, %i {mode = "add"} : (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xi64>) -> tensor<?x3xf32>
+  %k = tensor.add %i, %i : tensor<?xi64>
+  %s = tensor.scatter %k, %k, %k {mode = "add"} : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  func.return %a, %u, %s, %v : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xi64>, tensor<?x3xf32>
+}

@@ -211,6 +211,23 @@ def test_scan_stays_on_the_host(cuda_emulated):
     np.testing.assert_allclose(f(xv, np.zeros(3, "float32")), expected, rtol=1e-6)
 
 
+def test_advanced_indexing_on_the_cuda_path(cuda_emulated):
+    """`tensor.gather`/`scatter` are host ops (PLACEMENT): the function runs on the cpu, with
+    numpy's numbers (repeated indices accumulate) and its IndexError."""
+    m, i = T.fmatrix("m"), T.lvector("i")
+    with warnings.catch_warnings():  # "runs on the cpu" (once per process)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        f = irc.function([m, i], [m[i] * 2, T.grad(T.sum(m[i] ** 2), m)])
+    mv, iv = rand(3, 4), np.array([2, -1, 0])
+    rows, grad = f(mv, iv)
+    want = np.zeros_like(mv)
+    np.add.at(want, iv, 2 * mv[iv])
+    np.testing.assert_array_equal(rows, mv[iv] * 2)
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+    with pytest.raises(IndexError, match="'tensor.gather'.*index out of range for axis 0"):
+        f(mv, np.array([3]))
+
+
 def _draws(dtype):
     x = T.matrix("x", dtype=dtype)
     srng = RandomStreams(seed=11)
