@@ -153,7 +153,8 @@ class ScanOp(Operation):
                 if v.type.element != state.element or v.type.rank != state.rank:
                     raise self.error(f"result #{k} yields {v.type} but its initial state is {state}: "
                                      f"a recurrent value keeps its dtype and rank")
-            if not compatible(r.type, stacked_type(v.type)):
+            stacked = stacked_type(v.type)  # either side may know sizes the other does not
+            if not compatible(r.type, stacked) and not compatible(stacked, r.type):
                 raise self.error(f"result #{k} has type {r.type}, but the body yields {v.type} "
                                  f"(stacked: {stacked_type(v.type)})")
 

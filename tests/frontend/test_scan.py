@@ -181,3 +181,16 @@ def test_long_scan_of_a_scalar_state():
     out, _ = irc.scan(lambda c: c + 1, outputs_info=T.constant(np.int64(0)), n_steps=k)
     f = native(irc.function([k], out[-1]))
     assert int(f(100_000)) == 100_000
+
+
+def test_a_random_stream_inside_the_step_draws_every_step_and_every_call():
+    """A draw in fn reads a shared state with a default update: as in Theano, scan makes that
+    state a loop state (new numbers each step) and returns its final value as an update."""
+    from irc.tensor.shared_randomstreams import RandomStreams
+    srng = RandomStreams(seed=7)
+    rows, updates = irc.scan(lambda: srng.uniform((3,)), n_steps=4)
+    assert len(updates) == 1
+    g = irc.function([], rows, updates=updates)
+    a, b = g(), g()
+    assert a.shape == (4, 3) and len({tuple(r) for r in a}) == 4
+    assert not np.array_equal(a, b) and np.all((a >= 0) & (a < 1))

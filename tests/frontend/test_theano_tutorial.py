@@ -3,9 +3,9 @@ repository, 1.0 era), with `theano` replaced by `irc`, one test per example, nam
 
 Pages: adding, examples, gradients, shape_info, printing_drawing, broadcasting (no runnable
 example: prose and figures only), numpy (numpy-only examples, kept as a baseline), conditions
-(its timing claim is a benchmark row: `tools/bench_cpu.py --only ifelse`), loop (every example
-but "tanh(v.dot(W) + b) * d where d is binomial", which needs scan and RandomStreams together
-and was left to the RandomStreams work). The random-number examples run, and
+(its timing claim is a benchmark row: `tools/bench_cpu.py --only ifelse`), loop (every example;
+"tanh(v.dot(W) + b) * d where d is binomial" draws d anew every step, as Theano's scan does
+with a random stream's default update). The random-number examples run, and
 since irc's generator is Philox, not numpy's, they check the properties the page states rather
 than its printed numbers;
 an example whose output irc does not reproduce is marked `xfail` with the reason (strict, so it
@@ -501,6 +501,28 @@ def test_loop_tanh_elementwise():
     close(compute_elementwise(x, w, b), [[0.96402758, 0.99505475], [0.96402758, 0.99505475]])
     close(compute_elementwise(x, w, b), np.tanh(x.dot(w) + b))
     assert updates == {}
+
+
+@native_only
+def test_loop_tanh_times_binomial_noise():
+    X = T.matrix("X")
+    W = T.matrix("W")
+    b_sym = T.vector("b_sym")
+    trng = T.shared_randomstreams.RandomStreams(1234)
+    d = trng.binomial(size=W[1].shape)
+    results, updates = irc.scan(lambda v: T.tanh(T.dot(v, W) + b_sym) * d, sequences=X)
+    compute_with_bnoise = function(inputs=[X, W, b_sym], outputs=results, updates=updates,
+                                   allow_input_downcast=True)
+    x = np.eye(10, 2, dtype=irc.config.floatX)
+    w = np.ones((2, 2), dtype=irc.config.floatX)
+    b = np.ones((2), dtype=irc.config.floatX)
+    first, second = compute_with_bnoise(x, w, b), compute_with_bnoise(x, w, b)
+    clean = np.tanh(x.dot(w) + b)  # the page's rows are these values or 0 (its own draws)
+    for out in (first, second):
+        mask = out / clean
+        assert np.all((np.abs(mask) < 1e-12) | (np.abs(mask - 1) < 1e-12)), out
+    assert len({tuple(row) for row in (first / clean).round()}) > 1  # d is drawn every step
+    assert not np.array_equal(first, second) and len(updates) == 1  # and every call
 
 
 @native_only
