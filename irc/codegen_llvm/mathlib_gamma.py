@@ -104,14 +104,14 @@ def _down_steps(b: ir.IRBuilder, z: ir.Value, floor_at: float, steps: int):
     return n, b.fsub(z, n)
 
 
-def _lgamma_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
-    """lgamma(z) for z > 0 (z >= BIG by Stirling, else via the kernel on [1.5, 2.5))."""
+def _reduced(b: ir.IRBuilder, z: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(prod, lgamma(zr)) for z > 0 below Stirling's range: zr is z moved into [1.5, 2.5)
+    (up by one or two steps for z < 1.5, down by n for z >= 2.5, with prod = (z-1)...(z-n)),
+    lgamma(zr) the kernel's, corrected for the rounding of the upward shift."""
     ty = z.type
     key = _key(ty)
     one = fconst(ty, 1.0)
-    # up: z < 1.5 -> z + 1 or z + 2 in [1.5, 2.5)
     m, up, err = _shift_up(b, z, 0.5, 1.5)
-    # down: z >= 2.5 -> z - n in [1.5, 2.5); the product (z-1)...(z-n) for the log
     steps = int(BIG[key]) - 2
     n, down = _down_steps(b, z, 1.5, steps)
     prod = one
@@ -121,7 +121,15 @@ def _lgamma_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
     zr = select(b, fcmp(b, ">", m, fconst(ty, 0.0)), up, down)
     v = b.fsub(zr, fconst(ty, 2.0))
     kernel = b.fmul(v, horner(b, v, LGAMMA_P[key]))
-    kernel = fma(b, err, fma(b, v, fconst(ty, TRIGAMMA_2), fconst(ty, PSI_2)), kernel)  # + err * psi(zr)
+    return prod, fma(b, err, fma(b, v, fconst(ty, TRIGAMMA_2), fconst(ty, PSI_2)), kernel)  # + err * psi(zr)
+
+
+def _lgamma_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
+    """lgamma(z) for z > 0 (z >= BIG by Stirling, else via the kernel on [1.5, 2.5))."""
+    ty = z.type
+    key = _key(ty)
+    one = fconst(ty, 1.0)
+    prod, kernel = _reduced(b, z)
     log_z = emit_log(b, z)
     lifted = select(b, fcmp(b, "<", z, fconst(ty, 0.5)), b.fadd(log_z, log1p_unit(b, z)), log_z)
     small = b.fsub(kernel, lifted)
@@ -172,17 +180,7 @@ def _gamma_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
     ty = z.type
     key = _key(ty)
     one = fconst(ty, 1.0)
-    m, up, err = _shift_up(b, z, 0.5, 1.5)
-    steps = int(BIG[key]) - 2
-    n, down = _down_steps(b, z, 1.5, steps)
-    prod = one
-    for k in range(1, steps + 1):
-        use = fcmp(b, "<=", fconst(ty, k), n)
-        prod = b.fmul(prod, select(b, use, b.fsub(z, fconst(ty, k)), one))
-    zr = select(b, fcmp(b, ">", m, fconst(ty, 0.0)), up, down)
-    v = b.fsub(zr, fconst(ty, 2.0))
-    kernel = b.fmul(v, horner(b, v, LGAMMA_P[key]))
-    kernel = fma(b, err, fma(b, v, fconst(ty, TRIGAMMA_2), fconst(ty, PSI_2)), kernel)  # + err * psi(zr)
+    prod, kernel = _reduced(b, z)
     g = emit_exp(b, kernel)                                                           # Gamma(zr)
     below = select(b, fcmp(b, "<", z, fconst(ty, 0.5)), b.fmul(z, b.fadd(z, one)), z)
     out = select(b, fcmp(b, "<", z, fconst(ty, 1.5)), b.fdiv(g, below), b.fmul(g, prod))

@@ -172,15 +172,21 @@ class _Lowerer:
 
     def _unconditional(self, roots: list[Any]) -> set[int]:
         """Ids of the variables computing `roots` needs whatever the conditions on the way."""
+        return {id(v) for v in self._unlowered(roots, self._parents)}
+
+    def _unlowered(self, roots: list[Any], parents: Any) -> list[Any]:
+        """The variables not lowered yet that `roots` reach through `parents`."""
         seen: set[int] = set()
+        out: list[Any] = []
         stack = list(roots)
         while stack:
             v = stack.pop()
             if id(v) in seen or id(v) in self.values:
                 continue
             seen.add(id(v))
-            stack.extend(self._parents(v))
-        return seen
+            out.append(v)
+            stack.extend(parents(v))
+        return out
 
     def _collect_shared(self) -> list[Any]:
         """Shared variables read by the graph (in first-use order) or updated."""
@@ -295,18 +301,7 @@ class _Lowerer:
     def _branch_vars(self, roots: list[Any]) -> list[Any]:
         """The not yet lowered variables of the branches' graphs (conditions of inner ifelses
         and their branches included)."""
-        seen: set[int] = set()
-        out: list[Any] = []
-        stack = list(roots)
-        while stack:
-            v = stack.pop()
-            if id(v) in seen or id(v) in self.values:
-                continue
-            seen.add(id(v))
-            out.append(v)
-            owner = getattr(v, "owner", None)
-            stack.extend(owner.inputs if owner is not None else [])
-        return out
+        return self._unlowered(roots, lambda v: v.owner.inputs if getattr(v, "owner", None) is not None else [])
 
     def _lower_region(self, roots: list[Any], loc: Location) -> Block:
         """One branch in a block of its own, ending in `tensor.yield`; what it lowers stays in
