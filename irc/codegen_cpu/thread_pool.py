@@ -54,7 +54,10 @@ STATE = {
     "joined": (I64, 0),     # workers started and waiting
     "want": (I64, 1),       # threads to use, the caller's included
     "min_work": (I64, 300_000),  # ~3 µs of work: below, a dispatch (~1 µs here) does not pay
-    "spin_cycles": (I64, 100_000),
+    # ~1.7 ms at 2.5 GHz: a worker that sleeps between the parallel loops of one call (a
+    # gemm's serial packing) is woken onto its caller's core by the scheduler and then adds
+    # nothing (2-thread gemm ran at 1-thread speed with 100k cycles, never with 2^22)
+    "spin_cycles": (I64, 1 << 22),
 }
 # the job: one cache line (8-byte slots), so a waking worker gets it with the generation
 JOB = {
