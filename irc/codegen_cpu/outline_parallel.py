@@ -26,7 +26,7 @@ from typing import Callable
 from llvmlite import ir
 
 from ..dialects import loop as L
-from ..ir.core import Block, Operation, OpResult, Value
+from ..ir.core import Block, BlockArgument, Operation, OpResult, Value
 from ..ir.transforms import values_from_above
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
@@ -108,8 +108,10 @@ def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Val
 class FirstIteration:
     """`known` for `work_estimate`: a value defined before the nest, or one of the nest's
     index arithmetic (constants, add, sub, mul, floordiv, min, max of such values and of the
-    parallel induction variables) evaluated at the first iteration, its code emitted before the
-    nest; None for anything else (a value of an inner loop, a load)."""
+    induction variables: the parallel ones and inner loops' counters, at their lower bounds)
+    evaluated at the first iteration, its code emitted before the nest; None for anything else
+    (a load, an iter_arg). A gemm's k slice `kb·kc .. min(kb·kc + kc, k)` then counts kc steps,
+    not UNKNOWN_TRIP, and a skinny product is seen to be worth two threads."""
 
     def __init__(self, conv, op: L.ParallelOp, lower_bounds: list[ir.Value]) -> None:
         self.conv, self.b = conv, conv.b
@@ -124,6 +126,9 @@ class FirstIteration:
         return self.first[v]
 
     def _evaluate(self, v: Value) -> ir.Value | None:
+        if isinstance(v, BlockArgument) and v.index == 0:  # an inner loop's counter: its first value
+            loop = v.block.parent_op
+            return self(loop.operands[0]) if isinstance(loop, L.ForOp) else None
         if not isinstance(v, OpResult):
             return None
         op = v.owner
