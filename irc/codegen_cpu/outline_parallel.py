@@ -38,6 +38,9 @@ EXPENSIVE = {"exp", "expm1", "log", "log1p", "log2", "log10", "tanh", "sigmoid",
              "sin", "cos", "tan", "pow", "div", "sqrt", "erf", "erfc", "arctan", "arcsin",
              "arccos", "sinh", "cosh", "arctanh", "arcsinh", "arccosh", "floordiv", "mod"}
 EXPENSIVE_WEIGHT = 10
+# a register tile's fmas vectorize and issue two a cycle: eight of them count as one op (else
+# a small product of a recurrent step, 32x128x128, looks worth a dispatch and runs slower)
+FMAS_PER_OP = 8
 # an inner loop whose bounds are only known inside the nest counts this many iterations
 UNKNOWN_TRIP = 16
 
@@ -84,6 +87,7 @@ def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Val
     """The cost of one run of `block`: ops weighted, nested loops times their trip counts
     (`known(v)` gives a bound's LLVM value when it is available before the nest)."""
     static = 0
+    fmas = 0
     total: ir.Value = i64(0)
     for op in block.ops:
         name = op.op_name
@@ -98,10 +102,13 @@ def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Val
                 trip = trip_count(b, *vals) if all(v is not None for v in vals) else i64(UNKNOWN_TRIP)
                 trips = mul(b, trips, trip)
             total = _add(b, total, mul(b, trips, work_estimate(b, op.body, known)))
+        elif name == "scalar.fma":
+            fmas += 1
         elif name.startswith("scalar."):
             static += EXPENSIVE_WEIGHT if name[7:] in EXPENSIVE else 1
         elif name in ("loop.load", "loop.store"):
             static += 1
+    static += -(-fmas // FMAS_PER_OP)
     return _add(b, total, i64(max(static, 1)))
 
 
