@@ -27,7 +27,7 @@ from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_loc
 from .lowering import LoweringSpec, lower
 from .modes import ProfileMode
 from .placement_report import report_host_ops
-from .shared import SharedVariable
+from .shared import SharedVariable, default_updates
 
 
 class In:
@@ -150,16 +150,11 @@ def _updates(updates: Any) -> list[tuple[Any, Variable]]:
 
 def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]],
                      no_default_updates: Any = False) -> list[tuple[Any, Variable]]:
-    """Theano's `default_update`: shared variables the graph reads that carry one are updated
-    with it unless the user gave an update, or `no_default_updates` is True or lists them."""
+    """The default updates the graph asks for, unless `no_default_updates` is True or lists
+    the shared variable (`shared.default_updates`)."""
     if no_default_updates is True:
         return []
-    skip = {id(v) for v in (no_default_updates or ())}
-    extra = []
-    for v in ancestors(roots):
-        new = getattr(v, "default_update", None)
-        if _is_shared(v) and new is not None and id(v) not in skip and not any(t is v for t, _ in upd):
-            extra.append((v, new))
+    extra = default_updates(roots, upd, skip=list(no_default_updates or ()))
     return _updates(extra) if extra else []
 
 

@@ -19,11 +19,11 @@ import numpy as np
 
 from .basic import as_tensor_variable, cast, constant, dimshuffle
 from ..ir.location import FileLineColLoc
-from .graph import Constant, Variable, ancestors, clone_replace, toposort, user_location
+from .graph import Constant, Variable, clone_replace, toposort, user_location
 from .scan_op import Scan, ScanInfo
 from .shape_functions import addbroadcast, unbroadcast
 from .shape_ops import DimShuffle
-from .shared import SharedVariable
+from .shared import SharedVariable, default_updates
 
 
 class ScanError(ValueError):
@@ -146,21 +146,6 @@ def _split_result(result: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
     return _as_list(result), []
 
 
-def _default_updates(outputs: list[Variable], updates: list[tuple[Any, Any]],
-                     args: list[Variable]) -> list[tuple[Any, Any]]:
-    """Theano's rule for a shared variable with a `default_update` read by the step (a random
-    stream's state): unless fn updates it, its default update runs every step, so each step
-    draws new numbers, and the final value is one of the updates scan returns."""
-    given = {id(svar) for svar, _ in updates}
-    found = []
-    for v in ancestors(outputs, blockers=args):
-        new = getattr(v, "default_update", None)
-        if isinstance(v, SharedVariable) and new is not None and id(v) not in given:
-            given.add(id(v))
-            found.append((v, new))
-    return found
-
-
 def _matched(out: Variable, state: Variable, k: int) -> Variable:
     """The step's output k as the type of its state (same dtype and rank, else an error)."""
     if out.dtype != state.dtype or out.ndim != state.ndim:
@@ -232,7 +217,9 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
     if len(outputs) != len(outs_info):
         raise _fail(f"fn returns {len(outputs)} output(s) but outputs_info has {len(outs_info)} entries")
     outputs = [_matched(o, info.state, k) if info.recurrent else o for k, (o, info) in enumerate(zip(outputs, outs_info))]
-    updates += _default_updates(outputs, updates, args)
+    # Theano's rule: a shared variable with a default update read by the step (a random
+    # stream's state) is updated every step, so each step draws anew, and comes back as an update
+    updates += default_updates(outputs, updates, blockers=args)
 
     # shared variables fn updates: states of the loop, read through their own placeholders
     replace: dict[Variable, Variable] = {}

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..config import config
 from ..runtime.targets import active
-from .graph import Variable
+from .graph import Variable, ancestors
 from .tensor_type import TensorType, floatX
 
 
@@ -68,6 +68,21 @@ class SharedVariable(Variable):
 
     def __str__(self) -> str:
         return self.name if self.name is not None else f"<{self.type}>"
+
+
+def default_updates(roots: Any, given: Sequence[tuple[Any, Any]], skip: Sequence[Any] = (),
+                    blockers: Sequence[Any] = ()) -> list[tuple[Any, Any]]:
+    """Theano's `default_update`: (shared variable, its default update) for each shared variable
+    the graph of `roots` reads (down to `blockers`) that carries one, unless `given` updates it
+    or it is in `skip`."""
+    taken = {id(v) for v, _ in given} | {id(v) for v in skip}
+    found = []
+    for v in ancestors(roots, blockers=blockers):
+        new = getattr(v, "default_update", None)
+        if new is not None and hasattr(v, "get_value") and hasattr(v, "set_value") and id(v) not in taken:
+            taken.add(id(v))
+            found.append((v, new))
+    return found
 
 
 def shared(value: Any, name: str | None = None, strict: bool = False, allow_downcast: bool | None = None,
