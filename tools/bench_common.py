@@ -7,13 +7,24 @@ import time
 from typing import Callable
 
 
+WARMUP_S = 0.02  # see `median_us`
+
+
 def median_us(fn: Callable[[], object], repeat: int, inner: int,
               sync: Callable[[], object] | None = None, warmup: int = 3) -> float:
     """Median over `repeat` samples of the mean time of `inner` back-to-back calls, in µs,
-    after `warmup` calls. `sync` (a device's synchronize) ends every sample and the warm-up, so
-    asynchronous work is counted until it is done."""
-    for _ in range(warmup):
+    after at least `warmup` calls and WARMUP_S seconds of calls. `sync` (a device's
+    synchronize) ends every sample and the warm-up, so asynchronous work is counted until it
+    is done.
+
+    The warm-up is timed, not counted, because a thread pool woken after `settle()` (irc's and
+    OpenBLAS's alike) starts on its caller's core and takes milliseconds to be spread again:
+    measured right after waking, 2-thread gemm read 5–12% slow, whichever library came first."""
+    start = time.perf_counter()
+    done = 0
+    while done < warmup or time.perf_counter() - start < WARMUP_S:
         fn()
+        done += 1
     if sync is not None:
         sync()
     samples = []

@@ -383,7 +383,7 @@ def main() -> None:
         "sums": lambda: bench_sums(t, repeat),
         "ifelse": lambda: bench_ifelse(t, repeat),
         "blas": lambda: bench_blas(t, repeat, (256, 512) if args.quick else (256, 512, 1024)),
-        "gemm": lambda: bench_dense.bench_gemm(t, max(5, repeat // 3), median_us, with_threads),
+        "gemm": lambda: bench_dense.bench_gemm(t, repeat, median_us, with_threads),
         "mlp": lambda: bench_dense.bench_mlp(t, repeat, median_us, with_threads),
         "rnn": lambda: bench_rnn(t, repeat),
         "overhead": lambda: bench_overhead(t, repeat),
