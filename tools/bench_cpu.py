@@ -233,13 +233,17 @@ def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
         a, b, x = (rng.rand(n, n).astype("float32"), rng.rand(n, n).astype("float32"),
                    rng.rand(n).astype("float32"))
         np.testing.assert_allclose(gemv(a, x), a @ x, rtol=1e-3)
+        settle()
         mine = t.add(f"gemv {n}: irc", median_us(lambda: gemv(a, x), repeat, 10))
+        settle()
         base = t.add(f"gemv {n}: numpy", median_us(lambda: a @ x, repeat, 10))
         t.ratio(f"  gemv {n} ratio", mine, base, "of numpy's time")
         np.testing.assert_allclose(gemm(a, b), a @ b, rtol=1e-3)
         inner = max(1, 2 * 256 ** 3 // n ** 3)
+        settle()
         mine = median_us(lambda: gemm(a, b), max(3, repeat // 4), inner)
         t.add(f"gemm {n}: irc", mine, f"{2 * n ** 3 / mine / 1e3:.1f} GFLOP/s")
+        settle()
         base = median_us(lambda: a @ b, max(3, repeat // 4), inner)
         t.add(f"gemm {n}: numpy", base, f"{2 * n ** 3 / base / 1e3:.1f} GFLOP/s")
         t.ratio(f"  gemm {n} ratio", mine, base, "of numpy's time")
@@ -251,7 +255,9 @@ def bench_blas(t: Table, repeat: int, sizes: tuple[int, ...]) -> None:
     np.testing.assert_allclose(gemvt(X, d), X.T @ d, rtol=1e-3)
     for name, f, arg, ref in (("gemv 400x784 (X·w)", gemv, w, lambda: X @ w),
                               ("gemv of transposed 400x784 (Xᵀ·d)", gemvt, d, lambda: X.T @ d)):
+        settle()
         mine = t.add(f"{name}: irc", median_us(lambda: f(X, arg), repeat, 10))
+        settle()
         base = t.add(f"{name}: numpy", median_us(ref, repeat, 10))
         t.ratio(f"  {name.split(' (')[0]} ratio", mine, base, "of numpy's time")
 
