@@ -177,6 +177,14 @@ class FunctionConverter(LoopEmitter):
             self.b.store(nbytes, gc)
         return self.b.load(gp, typ=PTR)
 
+    def op_loop_prefetch(self, op: Operation) -> None:
+        """`llvm.prefetch` of the element's address (x86: prefetcht0..2, prefetchw)."""
+        m: MemRef = self.get(op.operand(0))
+        addr = m.address(self.b, [self.get(v) for v in op.operands[1:]])
+        fn = self._libc("llvm.prefetch.p0", ir.VoidType(), [PTR, I32, I32, I32])
+        flags = (int(op.write), op.locality, 1)  # read/write, locality, data cache
+        self.b.call(fn, [addr, *(ir.Constant(I32, f) for f in flags)])
+
     def op_loop_dealloc(self, op: Operation) -> None:
         m: MemRef = self.get(op.operand(0))
         self.b.call(self._libc("free", ir.VoidType(), [PTR]), [m.ptr])

@@ -143,6 +143,9 @@ class LoopEmitter:
         addr = m.address(self.b, [self.get(x) for x in op.operands[2:]])
         self.b.store(v, addr, align=m.elem.get_abi_size(self.target_data))
 
+    def op_loop_prefetch(self, op: Operation) -> None:
+        """A cache hint: dropped unless the target overrides this (the host does)."""
+
     # ------------------------------------------------------------------ loops
     def op_loop_for(self, op: Operation) -> None:
         lb, ub, step = (self.get(v) for v in op.operands[:3])

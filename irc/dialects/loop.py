@@ -200,10 +200,9 @@ class ReshapeOp(Operation):
 
 
 # ---------------------------------------------------------------------------- element access
-class LoadOp(Operation):
-    """`%v = loop.load %b[%i, %j] : memref<?x?xf32>`."""
-
-    name = "loop.load"
+class _AccessForm:
+    """The custom form `%b[%i, %j] {attrs} : memref<...>` of an op whose operands are a buffer
+    and its indices (`loop.load`, `loop.prefetch`)."""
 
     def print_custom(self, printer) -> bool | None:
         if not self.operands or not isinstance(self.operand(0).type, MemRefType):
@@ -213,7 +212,7 @@ class LoadOp(Operation):
         return None
 
     @classmethod
-    def parse_custom(cls, parser) -> "LoadOp":
+    def parse_access(cls, parser) -> tuple[list[Value], dict, MemRefType]:
         buf = parser.parse_operand_refs()
         indices = _parse_indices(parser)
         attrs = parser.parse_optional_attr_dict()
@@ -221,7 +220,17 @@ class LoadOp(Operation):
         t = parser.parse_type()
         if not isinstance(t, MemRefType):
             raise parser.error(f"expected a memref type, got {t}")
-        operands = parser.resolve_operands(buf + indices, [t] + [index] * len(indices))
+        return parser.resolve_operands(buf + indices, [t] + [index] * len(indices)), attrs, t
+
+
+class LoadOp(_AccessForm, Operation):
+    """`%v = loop.load %b[%i, %j] : memref<?x?xf32>`."""
+
+    name = "loop.load"
+
+    @classmethod
+    def parse_custom(cls, parser) -> "LoadOp":
+        operands, attrs, t = cls.parse_access(parser)
         return parser.create(cls, operands, [t.element], attrs)
 
     @classmethod
@@ -235,6 +244,43 @@ class LoadOp(Operation):
         _indices(self, self.operands[1:], "indices")
         if self.result.type != t.element:
             raise self.error("result type must be the element type")
+
+
+class PrefetchOp(_AccessForm, Operation):
+    """`loop.prefetch %b[%i, %j] {locality = 3} : memref<?x?xf32>`: a hint that the element is
+    read soon (with `write`: written), so that the fetch of its cache line overlaps the work
+    before. `locality` 0..3 is how near the core the line should stay (3: every level, x86
+    `prefetcht0`). It never faults; a target without prefetches drops it. A gemm that reads
+    its accumulator (an update in place, W ← W − lr·Xᵀ·δ) asks for each tile of it before the
+    tile's products: 3–5% of the update on two threads."""
+
+    name = "loop.prefetch"
+
+    @classmethod
+    def parse_custom(cls, parser) -> "PrefetchOp":
+        operands, attrs, _ = cls.parse_access(parser)
+        return parser.create(cls, operands, [], attrs)
+
+    @property
+    def locality(self) -> int:
+        a = self.attributes.get("locality")
+        return a.value if isinstance(a, IntegerAttr) else 3
+
+    @property
+    def write(self) -> bool:
+        return "write" in self.attributes
+
+    def verify_(self) -> None:
+        t = _memref(self, self.operand(0))
+        if self.num_operands != 1 + t.rank or self.results:
+            raise self.error(f"needs a buffer and {t.rank} indices, and has no result")
+        _indices(self, self.operands[1:], "indices")
+        a = self.attributes.get("locality")
+        if a is not None and not (isinstance(a, IntegerAttr) and 0 <= a.value <= 3):
+            raise self.error(f"'locality' must be an integer 0..3, got {a}")
+        w = self.attributes.get("write")
+        if w is not None and not isinstance(w, UnitAttr):
+            raise self.error("'write' is a unit attribute")
 
 
 class StoreOp(Operation):
@@ -601,6 +647,6 @@ def index_attr(value: int) -> IntegerAttr:
 
 
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
-           "ReshapeOp", "LoadOp", "StoreOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
+           "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
            "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

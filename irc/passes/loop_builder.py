@@ -109,6 +109,10 @@ class LoopBuilder:
     def store(self, value: Value, buf: Value, indices: Sequence[Index]) -> None:
         self.b.create(L.StoreOp, [value, buf, *indices], result_types=[])
 
+    def prefetch(self, buf: Value, indices: Sequence[Index], locality: int = 3) -> None:
+        """Ask for buf[indices]'s cache line ahead of a read (see `loop.prefetch`)."""
+        self.b.create(L.PrefetchOp, [buf, *indices], {"locality": IntegerAttr(locality)}, result_types=[])
+
     def create(self, cls: type[Operation], operands: Sequence[Value], attrs: dict[str, Attribute] | None,
                result_type) -> Value:
         return self.b.create(cls, operands, attrs or {}, result_types=[result_type]).result

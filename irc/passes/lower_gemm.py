@@ -21,7 +21,9 @@ order of a copy; no transpose is ever materialized):
    buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
    alpha·tile + beta·C on the first slice (beta·C folded into the scratch tile first, so no
    loop reads C while writing out), out + alpha·tile on the later ones (so C may be
-   out's own storage: an in-place update W ← W − lr·g). Partial tiles need no special kernel.
+   out's own storage: an in-place update W ← W − lr·g; the lines of C's tile are prefetched
+   before the tile's loop, so that this read does not wait on L3). Partial tiles need no
+   special kernel.
 5. An epilogue function (`tanh` of a hidden layer) is applied as each tile is written on the
    last slice of k, while the tile is in L1 (tanh of the 256×512 hidden layer: 40 µs of one
    core; 60–90 µs as a separate pass over each block).
@@ -88,11 +90,13 @@ class Product:
     load_c: Load2 | None
     beta: float
     epilogue: str | None
+    prefetch_c: Callable[[Index, Index], None] | None = None
 
 
 def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_transposed: bool,
          m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
-         load_c: Load2 | None, beta: float, epilogue: str | None = None) -> None:
+         load_c: Load2 | None, beta: float, epilogue: str | None = None,
+         prefetch_c: Callable[[Index, Index], None] | None = None) -> None:
     """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`
     (see `Product`); f is applied to each block once its last slice of k is in, while the block
     is still in cache.
@@ -103,7 +107,7 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     product does not compute three columns for each one it keeps."""
     lb = ctx.lb
     p = Product(load_a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
-                load_c, beta, epilogue)
+                load_c, beta, epilogue, prefetch_c if load_c is not None and beta != 0 else None)
     MR, NR = tile_shape(element, ctx.simd)
     one, half = lb.const(1), NR // 2
     if half < 1:
@@ -166,6 +170,8 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
                             a_of = lambda q, r: p.load_a(rows[r], q)  # noqa: E731
                         else:
                             a_of = lambda q, r: lb.load(tiled_a, [s.iv, q, lb.const(r)])  # noqa: E731
+                        if p.prefetch_c is not None:
+                            _prefetch_c_tile(lb, p, first_row, first_col, MR, NR, first_slice)
                         _tile_to_scratch(lb, a_of, packed_b, pn.iv, q0, q1, MR, NR, scratch, blk, element)
                         _write_tile(lb, scratch, blk, first_row, height, first_col, width, p, later, first_slice,
                                     last_slice)
@@ -209,6 +215,23 @@ def _write_tile(lb: LoopBuilder, scratch: Value, blk: Index, first_row: Index, h
                 start = tile if folded else scale(lb, tile, p.alpha)
                 v = lb.scalar("select", [later, added, start])
                 lb.store(lb.scalar(f, [v]) if f else v, p.out, [i, j])
+
+
+def _prefetch_c_tile(lb: LoopBuilder, p: Product, first_row: Index, first_col: Index, MR: int,
+                     NR: int, first_slice: Index) -> None:
+    """On the first slice of k, ask for the cache lines of C's tile (each row's first, middle
+    and last element, clamped to C) before the tile's products, so that beta·C, read when the
+    tile is written, comes from L1 instead of L3: an update in place reads all of W this way
+    (2-thread `W1 − lr·Xᵀ·δ`, 784×256×512: 645 → 610 µs)."""
+    zero, one = lb.const(0), lb.const(1)
+    last_row, last_col = lb.sub(p.m, one), lb.sub(p.n, one)
+    lanes = max(1, 64 // max(1, p.element.bitwidth // 8))  # elements per 64-byte line
+    columns = [lb.min(lb.add(first_col, lb.const(t)), last_col) for t in sorted({*range(0, NR, lanes), NR - 1})]
+    with lb.for_(zero, first_slice):
+        for r in range(MR):
+            row = lb.min(lb.add(first_row, lb.const(r)), last_row)
+            for col in columns:
+                p.prefetch_c(row, col)
 
 
 def _tiles_per_block(lb: LoopBuilder, tiles: Index, column_blocks: Index, most: int) -> Index:

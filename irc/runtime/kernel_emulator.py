@@ -145,6 +145,8 @@ class _BlockRun:
             elif isinstance(op, L.ForOp):
                 for r, v in zip(op.results, self._for(op, mask)):
                     env[r] = v
+            elif isinstance(op, L.PrefetchOp):
+                pass  # a cache hint: nothing to compute
             elif isinstance(op, G.BarrierOp):
                 pass  # lockstep execution: every thread of the block is here together
             elif name.startswith("scalar."):

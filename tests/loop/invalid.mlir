@@ -47,3 +47,19 @@ func.func @global_mismatch() {
   %0 = loop.global {value = dense<[1.0, 2.0]> : tensor<2xf32>} : memref<4xf32>
   func.return
 }
+
+// -----
+
+func.func @prefetch_locality(%b: memref<?xf32>, %i: index) {
+  // CHECK: error: 'loop.prefetch' op 'locality' must be an integer 0..3, got 4
+  loop.prefetch %b[%i] {locality = 4} : memref<?xf32>
+  func.return
+}
+
+// -----
+
+func.func @prefetch_rank(%b: memref<?x?xf32>, %i: index) {
+  // CHECK: error: 'loop.prefetch' op needs a buffer and 2 indices, and has no result
+  loop.prefetch %b[%i] : memref<?x?xf32>
+  func.return
+}

@@ -87,7 +87,8 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // panels, zero past n), Aᵀ into tiles of 12 rows, each step copying a run of A's row (zero
 // past m; none when one panel covers n; a row-major A is read in place); then ONE parallel loop over
 // output blocks; per slice of k, per panel, per tile: one loop over the slice carries the
-// 12×32 tile in iter_args as fmas (not a `reduction`: SLP vectorizes across the lanes),
+// 12×32 tile in iter_args as fmas (not a `reduction`: SLP vectorizes across the lanes;
+// before it, on the first slice only, the lines of C's tile are prefetched: 12 rows × 3),
 // stores it to a scratch tile; on the first slice a loop folds beta·C into the tile (so that
 // no loop reads C while it writes out: C may be out's own storage), then a loop with run-time
 // bounds writes the valid rows and columns: that tile first, out + alpha·tile after (a select).
@@ -117,6 +118,8 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK:             %[[FIRST:.*]] = loop.max %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:        loop.for %p = {{.*}} {
 // CHECK:               loop.for %s = {{.*}} {
+// CHECK:                 loop.for %{{.*}} = %{{.*}} to %[[FIRST]] step
+// CHECK-COUNT-36:          loop.prefetch %C[{{.*}}] {locality = 3}
 // CHECK:                 %{{.*}}:384 = loop.for %q_4 = {{.*}} -> (f32, {{.*}}, f32) {
 // CHECK-COUNT-32:          loop.load %[[PANELS]][%p, %q_4,
 // CHECK-NEXT:              %[[AQ:.*]] = loop.load %[[TILES]][%s, %q_4,
@@ -187,8 +190,10 @@ func.func @vecmat(%x: tensor<?xf32>, %B: tensor<?x?xf32>) -> tensor<?xf32> {
 // An epilogue (tanh of a hidden layer) is applied as the tile is written on the last slice of
 // k: the write is two loops, the first for the other slices, the second (its trip count times
 // 1 on the last slice only) with the function; no pass over the block after it.
+// A bias row, broadcast over the rows, is not prefetched (it stays in L1).
 // CHECK-LABEL: func.func @gemm_tanh
 // CHECK:         loop.parallel (%blk)
+// CHECK-NOT:       loop.prefetch
 // CHECK:           scalar.select
 // CHECK-NEXT:      loop.store %{{.*}}, %out[
 // CHECK:           scalar.select

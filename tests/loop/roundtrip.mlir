@@ -43,3 +43,13 @@ func.func @loops(%b: memref<?x4xf32>, %v: memref<4xf32, strided<[?], offset: ?>>
   loop.dealloc %t : memref<?x4xf32>
   func.return %s : f32
 }
+
+// A prefetch prints as a load does, without a result; `write` and `locality` are attributes.
+// CHECK-LABEL: func.func @prefetch
+// CHECK-NEXT:    loop.prefetch %b[%i, %i] {locality = 2} : memref<?x4xf32>
+// CHECK-NEXT:    loop.prefetch %b[%i, %i] {locality = 3, write} : memref<?x4xf32>
+func.func @prefetch(%b: memref<?x4xf32>, %i: index) {
+  loop.prefetch %b[%i, %i] {locality = 2} : memref<?x4xf32>
+  loop.prefetch %b[%i, %i] {locality = 3, write} : memref<?x4xf32>
+  func.return
+}
