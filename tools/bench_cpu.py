@@ -113,6 +113,14 @@ def lr_numpy(data, lr=np.float32(0.1)):
     return step
 
 
+def pytensor_c_function(inputs, outputs, **kwargs):
+    """`pytensor.function` with PyTensor's C backend (its default numba one needs numba's
+    llvmlite, older than irc's)."""
+    import pytensor
+    from pytensor.compile.mode import Mode
+    return pytensor.function(inputs, outputs, mode=Mode(linker="cvm", optimizer="fast_run"), **kwargs)
+
+
 def bench_lr(t: Table, repeat: int) -> None:
     import irc
     import irc.tensor as T
@@ -129,11 +137,9 @@ def bench_lr(t: Table, repeat: int) -> None:
     except Exception as e:  # optional
         t.add("LR step 400x784: PyTensor", float("nan"), f"skipped ({type(e).__name__}: not installed)")
         return
-    from pytensor.compile.mode import Mode
     pytensor.config.floatX = "float32"
-    c_mode = Mode(linker="cvm", optimizer="fast_run")  # its C backend (its numba one needs numba's llvmlite)
     try:
-        g = lr_irc(PT, pytensor.shared, lambda i, o, **kw: pytensor.function(i, o, mode=c_mode, **kw), data)
+        g = lr_irc(PT, pytensor.shared, pytensor_c_function, data)
     except Exception as e:  # a PyTensor version we do not know
         t.add("LR step 400x784: PyTensor", float("nan"), f"skipped ({type(e).__name__}: {e})"[:100])
         return
@@ -310,9 +316,7 @@ def bench_rnn(t: Table, repeat: int) -> None:
     try:
         import pytensor
         import pytensor.tensor as PT
-        from pytensor.compile.mode import Mode
-        c_mode = Mode(linker="cvm", optimizer="fast_run")  # its C backend (its numba one needs numba's llvmlite)
-        g = rnn_scan(PT, pytensor.scan, lambda i, o: pytensor.function(i, o, mode=c_mode))
+        g = rnn_scan(PT, pytensor.scan, pytensor_c_function)
         err = float(np.max(np.abs(g(*data) - rnn_numpy(*data))))
     except Exception as e:  # optional peer, or a version we do not know
         t.add(f"{name}: PyTensor", float("nan"), f"skipped ({type(e).__name__}: {e})"[:100])

@@ -28,6 +28,7 @@ from llvmlite import ir
 from ..dialects import loop as L
 from ..ir.core import Block, BlockArgument, Operation, OpResult, Value
 from ..ir.transforms import values_from_above
+from ..codegen_llvm.loop_emit import index_binary
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
@@ -146,14 +147,13 @@ class FirstIteration:
         a, c = (self(x) for x in op.operands)
         if a is None or c is None:
             return None
-        if isinstance(a, ir.Constant) and isinstance(c, ir.Constant) and (op.op_name != "loop.floordiv" or c.constant):
-            return i64(L.INDEX_BINARY[op.op_name](a.constant, c.constant))
+        return index_binary(self.b, op.op_name, a, c, self._estimated_floordiv)
+
+    def _estimated_floordiv(self, a: ir.Value, c: ir.Value) -> ir.Value:
+        """Truncation is close enough for an estimate; never a division by 0 (this runs before
+        the nest, also where the nest has no iterations and its divisor is 0)."""
         b = self.b
-        if op.op_name in ("loop.min", "loop.max"):
-            return b.select(b.icmp_signed("<" if op.op_name == "loop.min" else ">", a, c), a, c)
-        if op.op_name == "loop.floordiv":  # an estimate: truncation is close enough, never / 0
-            return b.sdiv(a, b.select(b.icmp_signed("==", c, i64(0)), i64(1), c))
-        return {"loop.add": b.add, "loop.sub": b.sub, "loop.mul": b.mul}[op.op_name](a, c)
+        return b.sdiv(a, b.select(b.icmp_signed("==", c, i64(0)), i64(1), c))
 
 
 class ParallelOutliner:

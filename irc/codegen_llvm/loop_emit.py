@@ -253,30 +253,12 @@ class LoopEmitter:
     def op_loop_constant(self, op: Operation) -> None:
         self.values[op.result] = i64(op.value)
 
-    def _binary(self, op: Operation, fn) -> None:
+    def _index_binary(self, op: Operation) -> None:
         a, c = (self.get(v) for v in op.operands)
-        if isinstance(a, ir.Constant) and isinstance(c, ir.Constant):
-            self.values[op.result] = i64(L.INDEX_BINARY[op.op_name](a.constant, c.constant))
-        else:
-            self.values[op.result] = fn(a, c)
+        floordiv = lambda x, y: self.scalar.op_floordiv([x, y], index, ())  # noqa: E731
+        self.values[op.result] = index_binary(self.b, op.op_name, a, c, floordiv)
 
-    def op_loop_add(self, op: Operation) -> None:
-        self._binary(op, lambda a, c: self.b.add(a, c, flags=("nsw",)))
-
-    def op_loop_sub(self, op: Operation) -> None:
-        self._binary(op, lambda a, c: self.b.sub(a, c, flags=("nsw",)))
-
-    def op_loop_mul(self, op: Operation) -> None:
-        self._binary(op, lambda a, c: self.b.mul(a, c, flags=("nsw",)))
-
-    def op_loop_floordiv(self, op: Operation) -> None:
-        self._binary(op, lambda a, c: self.scalar.op_floordiv([a, c], index, ()))
-
-    def op_loop_min(self, op: Operation) -> None:
-        self._binary(op, lambda a, c: self.b.select(self.b.icmp_signed("<", a, c), a, c))
-
-    def op_loop_max(self, op: Operation) -> None:
-        self._binary(op, lambda a, c: self.b.select(self.b.icmp_signed(">", a, c), a, c))
+    op_loop_add = op_loop_sub = op_loop_mul = op_loop_floordiv = op_loop_min = op_loop_max = _index_binary
 
     # ------------------------------------------------------------------ scalar computation
     def scalar_op(self, op: Operation) -> None:
@@ -292,3 +274,16 @@ class LoopEmitter:
             return
         t: ScalarType = op.operand(1 if name == "scalar.select" else 0).type
         self.values[op.result] = self.scalar.emit(name, args, self.compute_type(t), self.fast_math(op, t))
+
+
+def index_binary(b: ir.IRBuilder, name: str, a: ir.Value, c: ir.Value,
+                 floordiv: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
+    """The i64 value of index op `name` (one of `loop.INDEX_BINARY`) of a and c, constants
+    folded (a division by a constant 0 is left to `floordiv`, which says what it gives)."""
+    if isinstance(a, ir.Constant) and isinstance(c, ir.Constant) and (name != "loop.floordiv" or c.constant):
+        return i64(L.INDEX_BINARY[name](a.constant, c.constant))
+    if name == "loop.floordiv":
+        return floordiv(a, c)
+    if name in ("loop.min", "loop.max"):
+        return b.select(b.icmp_signed("<" if name == "loop.min" else ">", a, c), a, c)
+    return {"loop.add": b.add, "loop.sub": b.sub, "loop.mul": b.mul}[name](a, c, flags=("nsw",))
