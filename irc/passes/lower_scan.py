@@ -23,6 +23,7 @@ from ..dialects.tensor_scan import ScanOp
 from ..ir.builder import InsertionPoint
 from ..ir.core import Block, Operation, Pure, Value
 from ..ir.types import index
+from .lower_if import branch_scope
 from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
 from .loop_builder import Index
 
@@ -165,31 +166,39 @@ def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, buf
     with lb.for_(lo, hi) as scope:
         loop: L.ForOp = scope.op
         t = scope.iv
-        args = iter(op.body.args)
-        for s in op.sequences:
-            view, sizes = _row_view(ctx, ctx.buf[s], t, s.type.shape)
-            ctx.bind(next(args), view, sizes)
-        for k in op.recurrent:
-            window = ScanOp.window(taps[k])
-            for tap in taps[k]:
-                buf, row = tap_source(k, t) if tap_source else (bufs[k], lb.add(t, lb.const(window + tap)))
-                view, sizes = _row_view(ctx, buf, row, op.results[k].type.shape)
-                ctx.bind(next(args), view, sizes)
-        for v in op.non_sequences:
-            arg = next(args)
-            if v in ctx.scalars:
-                ctx.scalars[arg] = ctx.scalars[v]
-            else:
-                ctx.buf[arg] = ctx.buf[v]
-        for inner in op.body.ops[:-1]:
-            ctx.lower_op(inner)
-        for k, v in enumerate(yields):
-            if k not in bufs:
-                bufs[k] = _stacked_result(ctx, op, k, v, steps, loop)
-            shift = row_shift if row_shift is not None else ScanOp.window(taps[k])
-            dst, sizes = _row_view(ctx, bufs[k], lb.add(t, lb.const(shift)), op.results[k].type.shape)
-            _store(ctx, op, k, v, dst, sizes)
+        with branch_scope(ctx, loop.body):  # a second copy of the body must not see the first's values
+            _bind_args(ctx, op, t, bufs, tap_source)
+            for inner in op.body.ops[:-1]:
+                ctx.lower_op(inner)
+            for k, v in enumerate(yields):
+                if k not in bufs:
+                    bufs[k] = _stacked_result(ctx, op, k, v, steps, loop)
+                shift = row_shift if row_shift is not None else ScanOp.window(taps[k])
+                dst, sizes = _row_view(ctx, bufs[k], lb.add(t, lb.const(shift)), op.results[k].type.shape)
+                _store(ctx, op, k, v, dst, sizes)
     _place_temporaries(loop)
+
+
+def _bind_args(ctx: FuncLowering, op: ScanOp, t: Index, bufs: dict[int, Value],
+               tap_source: TapSource | None) -> None:
+    """Bind the body's arguments for step t: sequence rows, tap rows, the non-sequences."""
+    lb, taps = ctx.lb, op.taps
+    args = iter(op.body.args)
+    for s in op.sequences:
+        view, sizes = _row_view(ctx, ctx.buf[s], t, s.type.shape)
+        ctx.bind(next(args), view, sizes)
+    for k in op.recurrent:
+        window = ScanOp.window(taps[k])
+        for tap in taps[k]:
+            buf, row = tap_source(k, t) if tap_source else (bufs[k], lb.add(t, lb.const(window + tap)))
+            view, sizes = _row_view(ctx, buf, row, op.results[k].type.shape)
+            ctx.bind(next(args), view, sizes)
+    for v in op.non_sequences:
+        arg = next(args)
+        if v in ctx.scalars:
+            ctx.scalars[arg] = ctx.scalars[v]
+        else:
+            ctx.buf[arg] = ctx.buf[v]
 
 
 BY_ELEMENT.add("tensor.scan")

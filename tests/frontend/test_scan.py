@@ -194,3 +194,17 @@ def test_a_random_stream_inside_the_step_draws_every_step_and_every_call():
     a, b = g(), g()
     assert a.shape == (4, 3) and len({tuple(r) for r in a}) == 4
     assert not np.array_equal(a, b) and np.all((a >= 0) & (a < 1))
+
+
+def test_second_loop_of_one_step_taps_does_not_reuse_the_first_loops_values():
+    """Taps of [-1] lower the body twice (step 0, then steps 1..); a value the first copy
+    bound (here the concatenation's pieces) must not stand in for the second's."""
+    h0 = T.scalar("h0")
+    w = T.vector("w")
+    out, _ = irc.scan(lambda h: T.concatenate([(h * 2).dimshuffle("x"), w]).sum(), outputs_info=h0, n_steps=4)
+    f = native(irc.function([h0, w], out))
+    expected, h = [], 1.0
+    for _ in range(4):
+        h = h * 2 + 1.0
+        expected.append(h)
+    close(f(1.0, np.array([1.0])), expected)
