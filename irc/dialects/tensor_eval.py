@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..ir.core import IsolatedFromAbove, Operation, Value
+from ..ir.core import Block, IsolatedFromAbove, Operation, Value
 from ..ir.transforms import values_from_above
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
@@ -62,7 +62,7 @@ def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:
     fn = EVALUATORS.get(op.op_name)
     if fn is None:
         raise NotImplementedError(f"no reference semantics for '{op.op_name}'")
-    inputs = evaluated_inputs(op)
+    inputs = evaluated_inputs(op) if op.regions else op.operands
     if len(input_arrays) != len(inputs):
         raise _fail(op, f"expects {len(inputs)} input(s), got {len(input_arrays)}")
     arrays = [_check_input(op, i, v, a) for i, (v, a) in enumerate(zip(inputs, input_arrays))]
@@ -151,12 +151,17 @@ def _fused(op, arrays):
 @evaluator("tensor.if")
 def _if(op, arrays):
     """Only the taken region runs (its ops through `evaluate`, nested ifs included)."""
-    env: dict[int, np.ndarray] = {id(v): a for v, a in zip(evaluated_inputs(op), arrays)}
-    block = op.regions[0 if bool(arrays[0]) else 1].blocks[0]
+    env = dict(zip(evaluated_inputs(op), arrays))
+    return run_block(op.regions[0 if bool(arrays[0]) else 1].blocks[0], env)
+
+
+def run_block(block: Block, env: dict) -> list:
+    """Run a region's block op by op (nested regions included) with `env` holding an array
+    for each value it reads from outside; returns the arrays its terminator yields. `env`
+    gains the block's values."""
     for inner in block.ops[:-1]:
-        outs = evaluate(inner, [env[id(v)] for v in evaluated_inputs(inner)])
-        env.update((id(r), a) for r, a in zip(inner.results, outs))
-    return [env[id(v)] for v in block.ops[-1].operands]
+        env.update(zip(inner.results, evaluate(inner, [env[v] for v in evaluated_inputs(inner)])))
+    return [env[v] for v in block.terminator.operands]
 
 
 def evaluate_scalar(op: Operation, args: list) -> np.ndarray:

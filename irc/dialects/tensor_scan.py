@@ -26,7 +26,7 @@ from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Terminator, Value
 from .builtin import TensorType
 from .op_base import compatible
-from .tensor_eval import EvalError, evaluate, evaluator
+from .tensor_eval import EvalError, evaluator, run_block
 
 
 def step_type(t: TensorType) -> TensorType:
@@ -182,22 +182,20 @@ def _evaluate_scan(op: ScanOp, arrays: list) -> list[np.ndarray]:
     inits, non_seqs = rest[:len(op.recurrent)], rest[len(op.recurrent):]
     steps = min([n] * (n >= 0) + [len(s) for s in seqs])
     rows: list[list[np.ndarray]] = [[] for _ in op.results]
-    windows = {k: ScanOp.window(op.taps[k]) for k in op.recurrent}
+    taps = op.taps
+    windows = {k: ScanOp.window(taps[k]) for k in op.recurrent}
     for k, init in zip(op.recurrent, inits):
         if len(init) != windows[k]:
             raise EvalError(f"'tensor.scan' at {op.location}: the initial value of result #{k} holds "
-                            f"{len(init)} states, its taps {list(op.taps[k])} need {windows[k]}")
+                            f"{len(init)} states, its taps {list(taps[k])} need {windows[k]}")
         rows[k] = list(init)
     body = op.body
     for t in range(steps):
         args = [s[t] for s in seqs]
         for k in op.recurrent:
-            args += [rows[k][windows[k] + t + tap] for tap in op.taps[k]]
-        env = dict(zip(body.args, args + list(non_seqs)))
-        for inner in body.ops[:-1]:
-            env.update(zip(inner.results, evaluate(inner, [env[v] for v in inner.operands])))
-        for k, v in enumerate(body.terminator.operands):
-            rows[k].append(np.asarray(env[v]))
+            args += [rows[k][windows[k] + t + tap] for tap in taps[k]]
+        for k, a in enumerate(run_block(body, dict(zip(body.args, args + list(non_seqs))))):
+            rows[k].append(np.asarray(a))
     out = []
     for k, r in enumerate(op.results):
         kept = rows[k][windows.get(k, 0):]

@@ -10,6 +10,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.ifelse import ifelse
 from irc.runtime.native_executor import NativeExecutor
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -208,3 +209,14 @@ def test_second_loop_of_one_step_taps_does_not_reuse_the_first_loops_values():
         h = h * 2 + 1.0
         expected.append(h)
     close(f(1.0, np.array([1.0])), expected)
+
+
+@pytest.mark.parametrize("cv", [1.0, -1.0])
+def test_ifelse_in_the_body_in_the_reference_executor(cv):
+    """The reference runs a body's nested ifs with the values they read from the body."""
+    x = T.vector("x")
+    c = T.scalar("c")
+    out, _ = irc.scan(lambda xt: ifelse(c > 0, T.exp(xt) + 1.0, xt * 2.0), sequences=x)
+    f = irc.function([x, c], out, mode=irc.Mode(linker="py"))
+    xv = rng.normal(size=5)
+    close(f(xv, cv), np.exp(xv) + 1.0 if cv > 0 else xv * 2.0)
