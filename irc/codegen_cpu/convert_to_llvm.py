@@ -89,7 +89,9 @@ class FunctionConverter(LoopEmitter):
         self.parallel_depth = 0  # > 0 while emitting the body of a loop.parallel
         self.outlined = 0        # parallel nests outlined so far (names them)
         self.noalias: set[int] = set()  # ids of pointers that alias no other distinct pointer
-        # top-level temporaries allocated and not yet freed: a failing check frees them
+        # temporaries allocated and not yet freed on the path being emitted, outside loop.parallel
+        # bodies (a loop.if branch or a loop.for step forgets its own at its end): a failing
+        # check frees them
         self.live_temps: dict[Value, ir.Value] = {}
 
     # ------------------------------------------------------------------ signature
@@ -199,6 +201,10 @@ class FunctionConverter(LoopEmitter):
         for r in op.results:
             if isinstance(r.type, MemRefType):
                 self.live_temps[r] = self.get(r).ptr
+
+    def op_loop_for(self, op: Operation) -> None:
+        with self.branch_scope():  # a step's buffers do not dominate the code after the loop
+            super().op_loop_for(op)
 
     @contextmanager
     def branch_scope(self) -> Iterator[None]:

@@ -9,7 +9,8 @@ holding the initial states, and tap `-j` reads row `window + t - j` (the result 
 of the later rows, which the function's return copies). No Python runs per step.
 
 The body's temporaries whose sizes do not change between steps are allocated once, before the
-loop (the size arithmetic is hoisted with them); the others are freed at the end of each step.
+loop (the size arithmetic is hoisted with them); buffer planning frees the others (and the
+step's `loop.if` results) at the end of each step.
 A result without taps must have sizes known before the loop (they are hoisted the same way);
 one whose size depends on the step's values is an error naming the op.
 """
@@ -95,15 +96,13 @@ def _inside(block: Block | None, loop: Operation) -> bool:
 
 
 def _place_temporaries(loop: L.ForOp) -> None:
-    """Allocations of the body that do not change between steps move before the loop (freed
-    by buffer planning after it); the others are freed at the end of each step."""
+    """Allocations of the body that do not change between steps move before the loop (buffer
+    planning frees them after it, and frees the others at the end of each step)."""
     body = loop.body
     for op in [op for op in body.ops if isinstance(op, L.AllocOp)]:
         if all(_hoist(v, loop) for v in op.operands):
             op.detach()
             loop.parent.insert_before(loop, op)
-        else:
-            body.insert_before(body.terminator, L.DeallocOp([op.result], [], {}, (), (), op.location))
 
 
 @lowering("tensor.scan")

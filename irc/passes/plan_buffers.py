@@ -6,11 +6,12 @@ keeps its root buffer alive; returned buffers are never freed nor reused (the ca
 them). One forward sweep with a free pool keyed by (type, size values): a buffer whose last use
 is before an allocation of the same key replaces it — linear in the number of ops.
 
-A `loop.if` branch is planned the same way as a block of its own (its yielded buffers are what
-it returns: the `loop.if` result owns them, and is freed after its last use at the level of the
-if); liveness at one level counts the uses nested inside its ops, so a buffer read in a branch
-lives until that branch's op is done. Buffers allocated in a branch are always freed there (not
-kept in the workspace) and are not counted in the peak.
+A `loop.if` branch and a `loop.for` body (a scan's step) are planned the same way as blocks of
+their own (a branch's yielded buffers are what it returns: the `loop.if` result owns them, and
+is freed after its last use at the level of the if, within the step inside a loop); liveness at
+one level counts the uses nested inside its ops, so a buffer read in a branch lives until that
+branch's op is done. Buffers allocated in a branch or a step are always freed there (not kept
+in the workspace) and are not counted in the peak. This pass is the one owner of `loop.dealloc`.
 
 `allow_gc=False` (Theano's flag): temporaries are never freed; each is marked
 `irc.workspace = slot` and code generation keeps it in a per-function workspace that is
@@ -72,19 +73,30 @@ def plan_buffers(func: FuncOp, reuse: bool = True, allow_gc: bool = True) -> Non
     func.attributes["irc.peak_bytes"] = peak_bytes_attr(func)
 
 
+def _nested_blocks(op: Operation) -> tuple[Block, ...]:
+    """The blocks of `op` planned as blocks of their own: a `loop.if`'s branches, a
+    `loop.for`'s body (a step's temporaries are freed within the step)."""
+    if isinstance(op, L.IfOp):
+        return op.branch(True), op.branch(False)
+    if isinstance(op, L.ForOp):
+        return (op.body,)
+    return ()
+
+
 def _plan_block(body: Block, reuse: bool, allow_gc: bool) -> None:
     for op in body.ops:
-        if isinstance(op, L.IfOp):
-            for taken in (True, False):
-                _plan_block(op.branch(taken), reuse, True)
+        for block in _nested_blocks(op):
+            _plan_block(block, reuse, True)
     ret = body.terminator
     returned = set(ret.operands) if isinstance(ret, (ReturnOp, L.YieldOp)) else set()
-    pos, last = _liveness(body)
     temps = [op for op in body.ops if isinstance(op, L.AllocOp) and op.result not in returned]
-    for op in temps:
-        last.setdefault(op.result, pos[op])
     owned = [r for op in body.ops if isinstance(op, L.IfOp) for r in op.results
              if isinstance(r.type, MemRefType) and r not in returned]
+    if not temps and not owned:
+        return
+    pos, last = _liveness(body)
+    for op in temps:
+        last.setdefault(op.result, pos[op])
     for r in owned:
         last.setdefault(r, pos[r.owner])
     kept: list[L.AllocOp] = []
