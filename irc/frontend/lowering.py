@@ -281,6 +281,7 @@ class _Lowerer:
         for var, arg in zip(inputs, block.args):
             arg.name_hint = name_hint(var)
             inner._bind(var, arg)
+        inner.eager = inner._unconditional(list(outputs))  # (a branch's values the step needs anyway: once)
         values = [inner.value_of(v) for v in outputs]
         block.append(create_op("tensor.scan_yield", values, [], location=loc))
         self.keep.extend(inner.keep)

@@ -256,3 +256,20 @@ def test_ifelse_in_the_body_frees_the_steps_buffers():
     close(f(xv, 1.0, 2), (np.exp(xv[2]) + 1.0) * 3.0)
     close(f(xv, -1.0, 1), xv[1] * 6.0)
     assert _for_bodies_free_their_buffers(f) >= 2
+
+
+def test_a_value_the_step_needs_anyway_is_lowered_once_before_its_ifelse():
+    """`e` is read by a branch and after the ifelse: the scan body computes it once."""
+    x = T.matrix("x")
+    c = T.scalar("c")
+
+    def step(xt):
+        e = T.exp(xt)
+        return ifelse(c > 0, e * 2.0, xt) + e
+
+    out, _ = irc.scan(step, sequences=x)
+    f = native(irc.function([x, c], out))
+    assert f.ir("tensor").count("tensor.exp") == 1
+    xv = rng.normal(size=(3, 2))
+    close(f(xv, 1.0), 3.0 * np.exp(xv))
+    close(f(xv, -1.0), xv + np.exp(xv))
