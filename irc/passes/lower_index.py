@@ -28,7 +28,7 @@ def _checked_indices(ctx: FuncLowering, op: Operation, first: int, sizes: list[I
     return out
 
 
-def _indexed_view(ctx: FuncLowering, src: Value, shape: tuple, at: dict[int, Index]) -> tuple[Value, list[Index]]:
+def indexed_view(ctx: FuncLowering, src: Value, shape: tuple, at: dict[int, Index]) -> tuple[Value, list[Index]]:
     """The view of buffer `src` (of tensor shape `shape`) at the indices `at`, the indexed axes
     dropped; and its sizes."""
     lb = ctx.lb
@@ -62,7 +62,7 @@ def _index_one(ctx: FuncLowering, op: Operation) -> bool:
 def _index(ctx: FuncLowering, op: Operation) -> None:
     src = ctx.operand(op, 0)
     at = _checked_indices(ctx, op, 1, ctx.sizes_of(src))
-    view, sizes = _indexed_view(ctx, src, op.operand(0).type.shape, at)
+    view, sizes = indexed_view(ctx, src, op.operand(0).type.shape, at)
     ctx.bind(op.results[0], view, sizes)
 
 
@@ -73,7 +73,7 @@ def _insert_index(ctx: FuncLowering, op: Operation) -> None:
     at = _checked_indices(ctx, op, 2, ctx.sizes_of(dest))  # before the allocation
     out = ctx.alloc(t, ctx.sizes_of(dest))
     ctx.copy(dest, out, ctx.sizes_of(out))
-    view, sizes = _indexed_view(ctx, out, t.shape, at)
+    view, sizes = indexed_view(ctx, out, t.shape, at)
     src_sizes = ctx.sizes_of(src)
     for axis, (a, b) in enumerate(zip(sizes, src_sizes)):
         ctx.lb.assert_eq(a, b, f"'tensor.insert_index': the source does not fit in dim {axis}")

@@ -25,31 +25,21 @@ from ..ir.builder import InsertionPoint
 from ..ir.core import Block, Operation, Pure, Value
 from ..ir.types import index
 from .lower_if import branch_scope
+from .lower_index import indexed_view
 from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
 from .loop_builder import Index
 
 
-def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple,
-          count_dim: int | None = None) -> Value:
-    """The view of rows `first` to `first + count` of `buf` (of tensor shape `shape`), typed
-    with `count_dim` rows."""
+def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple) -> Value:
+    """The view of rows `first` to `first + count` of `buf` (of tensor shape `shape`)."""
     lb = ctx.lb
     sizes = ctx.sizes_of(buf)
     zero, one = lb.const(0), lb.const(1)
     rank = len(sizes)
     view = lb.create(L.SubviewOp, [buf, first, *([zero] * (rank - 1)), count, *sizes[1:], *([one] * rank)], {},
-                     L.view_type((count_dim, *shape[1:]), buf.type.element))
+                     L.view_type((None, *shape[1:]), buf.type.element))
     ctx.sizes[view] = [count, *sizes[1:]]
     return view
-
-
-def _row_view(ctx: FuncLowering, buf: Value, row: Index, shape: tuple) -> tuple[Value, list[Index]]:
-    """The view of `buf`'s row `row` (its first dim dropped) and its sizes."""
-    sub = _rows(ctx, buf, row, ctx.lb.const(1), shape, 1)
-    sizes = ctx.sizes_of(sub)[1:]
-    view = ctx.lb.create(L.BroadcastOp, [sub, *sizes], {"dims": L.perm_attr(range(1, len(shape)))},
-                         L.view_type(shape[1:], buf.type.element))
-    return view, sizes
 
 
 def _step_count(ctx: FuncLowering, op: ScanOp) -> Index:
@@ -73,8 +63,8 @@ def _hoist(value: Value, loop: Operation) -> bool:
     defined before the loop; False when it depends on the step."""
     owner = value.owner
     if isinstance(owner, Block):
-        return not _inside(owner, loop)
-    if not _inside(owner.parent, loop):
+        return not loop.is_ancestor_of(owner.parent_op)
+    if not loop.is_ancestor_of(owner):
         return True
     if owner.regions or not owner.has_trait(Pure) or isinstance(owner, L.AllocOp):
         return False
@@ -83,16 +73,6 @@ def _hoist(value: Value, loop: Operation) -> bool:
     owner.detach()
     loop.parent.insert_before(loop, owner)
     return True
-
-
-def _inside(block: Block | None, loop: Operation) -> bool:
-    """Whether `block` is `loop`'s body or nested in it."""
-    while block is not None:
-        if block is loop.body:
-            return True
-        parent = block.parent_op
-        block = parent.parent if parent is not None else None
-    return False
 
 
 def _place_temporaries(loop: L.ForOp) -> None:
@@ -119,29 +99,24 @@ def _scan(ctx: FuncLowering, op: ScanOp) -> None:
                      f"'tensor.scan': the initial value of result #{k} holds the wrong number of states "
                      f"for its taps {list(taps[k])} ({windows[k]} needed)")
     bufs: dict[int, Value] = {}
-    if not windows:  # no state: one loop
-        _loop(ctx, op, lb.const(0), steps, steps, bufs, 0, None)
-        for k, r in enumerate(op.results):
-            ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
-        return
-    if all(w == 1 for w in windows.values()):
+    if windows and all(w == 1 for w in windows.values()):
         # every state is read one step back: the results hold only the steps' rows (returned
         # as they are); step 0 reads the initial states, a second loop from 1 the row before
         for k, src in inits.items():
             bufs[k] = ctx.alloc(op.results[k].type, [steps, *ctx.sizes_of(src)[1:]])
         first = lb.min(steps, lb.const(1))
-        _loop(ctx, op, lb.const(0), first, steps, bufs, 0, lambda k, t: (inits[k], lb.const(0)))
-        _loop(ctx, op, first, steps, steps, bufs, 0, lambda k, t: (bufs[k], lb.add(t, lb.const(-1))))
+        _loop(ctx, op, lb.const(0), first, steps, bufs, lambda k, t: (inits[k], lb.const(0)))
+        _loop(ctx, op, first, steps, steps, bufs, lambda k, t: (bufs[k], lb.add(t, lb.const(-1))))
         for k, r in enumerate(op.results):
             ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
         return
-    # a window of several states: the first rows of each result's buffer hold it
+    # no state, or a window of several states: the first rows of each result's buffer hold it
     for k, src in inits.items():
         sizes = ctx.sizes_of(src)
         buf = ctx.alloc(op.results[k].type, [lb.add(steps, lb.const(windows[k])), *sizes[1:]])
         ctx.copy(src, _rows(ctx, buf, lb.const(0), lb.const(windows[k]), op.results[k].type.shape), sizes)
         bufs[k] = buf
-    _loop(ctx, op, lb.const(0), steps, steps, bufs, None, None)
+    _loop(ctx, op, lb.const(0), steps, steps, bufs, None)
     for k, r in enumerate(op.results):
         if k not in windows:
             ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
@@ -154,11 +129,11 @@ TapSource = Callable[[int, Index], tuple[Value, Index]]
 
 
 def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, bufs: dict[int, Value],
-          row_shift: int | None, tap_source: TapSource | None) -> None:
-    """One `loop.for` over steps [lo, hi) running the body. Step t's value of result k goes
-    to row `t + shift` of `bufs[k]` (shift: `row_shift`, else the result's window); a tap of
-    one step back reads `tap_source(k, t)` (a buffer and a row) when given, else row
-    `window + t + tap` of `bufs[k]`. Buffers of results without taps are made on the way."""
+          tap_source: TapSource | None) -> None:
+    """One `loop.for` over steps [lo, hi) running the body. A tap of one step back reads
+    `tap_source(k, t)` (a buffer and a row) when given, and step t's value of result k goes to
+    row t of `bufs[k]`; else the tap reads row `window + t + tap` of `bufs[k]` and the value
+    goes to row `window + t`. Buffers of results without taps are made on the way."""
     lb = ctx.lb
     taps = op.taps
     yields = op.body.terminator.operands
@@ -172,8 +147,8 @@ def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, buf
             for k, v in enumerate(yields):
                 if k not in bufs:
                     bufs[k] = _stacked_result(ctx, op, k, v, steps, loop)
-                shift = row_shift if row_shift is not None else ScanOp.window(taps[k])
-                dst, sizes = _row_view(ctx, bufs[k], lb.add(t, lb.const(shift)), op.results[k].type.shape)
+                row = lb.add(t, lb.const(0 if tap_source else ScanOp.window(taps[k])))
+                dst, sizes = indexed_view(ctx, bufs[k], op.results[k].type.shape, {0: row})
                 _store(ctx, op, k, v, dst, sizes)
     _place_temporaries(loop)
 
@@ -184,13 +159,13 @@ def _bind_args(ctx: FuncLowering, op: ScanOp, t: Index, bufs: dict[int, Value],
     lb, taps = ctx.lb, op.taps
     args = iter(op.body.args)
     for s in op.sequences:
-        view, sizes = _row_view(ctx, ctx.buf[s], t, s.type.shape)
+        view, sizes = indexed_view(ctx, ctx.buf[s], s.type.shape, {0: t})
         ctx.bind(next(args), view, sizes)
     for k in op.recurrent:
         window = ScanOp.window(taps[k])
         for tap in taps[k]:
             buf, row = tap_source(k, t) if tap_source else (bufs[k], lb.add(t, lb.const(window + tap)))
-            view, sizes = _row_view(ctx, buf, row, op.results[k].type.shape)
+            view, sizes = indexed_view(ctx, buf, op.results[k].type.shape, {0: row})
             ctx.bind(next(args), view, sizes)
     for v in op.non_sequences:
         arg = next(args)
@@ -210,12 +185,8 @@ def _stacked_result(ctx: FuncLowering, op: ScanOp, k: int, v: Value, steps: Inde
     if not all(_hoist(s, loop) for s in sizes):
         raise ValueError(f"'tensor.scan' at {op.location}: the size of result #{k} depends on the step's "
                          f"values; a scan output must have the same size at every step")
-    here = ctx.lb.b.insertion_point
-    ctx.lb.b.insertion_point = InsertionPoint.before(loop)
-    try:
+    with ctx.lb.b.at(InsertionPoint.before(loop)):
         return ctx.alloc(op.results[k].type, [steps, *sizes])
-    finally:
-        ctx.lb.b.insertion_point = here
 
 
 def _store(ctx: FuncLowering, op: ScanOp, k: int, v: Value, dst: Value, sizes: list[Index]) -> None:
