@@ -11,14 +11,13 @@ is in the updates `scan` returns, for `irc.function(updates=...)`.
 from __future__ import annotations
 
 import inspect
-import linecache
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .basic import as_tensor_variable, cast, constant, dimshuffle
-from ..ir.location import FileLineColLoc
+from ..ir.diagnostics import Diagnostic
 from .graph import Constant, Variable, clone_replace, toposort, user_location
 from .scan_op import Scan, ScanInfo
 from .shape_functions import addbroadcast, unbroadcast
@@ -32,11 +31,7 @@ class ScanError(ValueError):
 
 def _fail(message: str) -> ScanError:
     """The error, at the user's line (`file:line:col`, then that line of source)."""
-    loc = user_location()
-    if not isinstance(loc, FileLineColLoc):
-        return ScanError(f"scan: {message}")
-    source = linecache.getline(loc.filename, loc.line).rstrip()
-    return ScanError(f"{loc.filename}:{loc.line}:{loc.col}: scan: {message}" + (f"\n    {source.strip()}" if source else ""))
+    return ScanError(Diagnostic(f"scan: {message}", user_location()).render())
 
 
 def _as_list(x: Any) -> list:
@@ -105,7 +100,7 @@ class _Output:
 
     def placeholders(self, k: int) -> list[Variable]:
         t = self.state.type
-        return [type(t)(t.dtype, t.broadcastable)(f"out{k}[t{tap}]") for tap in self.taps]
+        return [t(f"out{k}[t{tap}]") for tap in self.taps]
 
 
 def _steps(n_steps: Any, have_sequences: bool) -> Variable:
@@ -193,10 +188,8 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
     """Theano's `scan`: returns (outputs, updates); outputs stack each step's values along a
     new first dim (one variable, or a list when there are several or `return_list`)."""
     seqs = _sequence_slices(sequences, go_backwards)
-    entries = _as_list(outputs_info) if isinstance(outputs_info, (list, tuple)) else (
-        [outputs_info] if outputs_info is not None else None)
-    outs_info = [_Output(e, k) for k, e in enumerate(entries or [])]
-    non_seqs = [v if isinstance(v, Variable) else as_tensor_variable(v) for v in _as_list(non_sequences)]
+    outs_info = [_Output(e, k) for k, e in enumerate(_as_list(outputs_info))]
+    non_seqs = [as_tensor_variable(v) for v in _as_list(non_sequences)]
     steps = _steps(n_steps, bool(seqs))
 
     seq_phs = [type(s.type)(s.dtype, s.broadcastable[1:])(f"{s.name}[t]" if s.name else None) for s in seqs]
@@ -212,7 +205,7 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
         pass
     outputs, updates = _split_result(fn(*args))
     outputs = [as_tensor_variable(o) for o in outputs]
-    if entries is None:
+    if outputs_info is None:
         outs_info = [_Output(None, k) for k in range(len(outputs))]
     if len(outputs) != len(outs_info):
         raise _fail(f"fn returns {len(outputs)} output(s) but outputs_info has {len(outs_info)} entries")
