@@ -24,10 +24,6 @@ from .scan import scan
 from .scan_op import Scan
 
 
-def _is_float(v: Variable) -> bool:
-    return v.dtype.startswith("float")
-
-
 @grad_rule(Scan)
 def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
               output_grads: Sequence[Variable | None]) -> list[Variable | None]:
@@ -45,11 +41,11 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     n = cast(outputs[0].shape[0], "int64")
     steps = n if op.truncate_gradient < 0 else minimum(n, op.truncate_gradient)
 
-    seeded = [k for k, out in enumerate(op.inner_outputs) if _is_float(out) and not isinstance(out, Constant)
+    seeded = [k for k, out in enumerate(op.inner_outputs) if out.type.is_float and not isinstance(out, Constant)
               and (output_grads[k] is not None or k in recurrent)]
-    wrt_seq = [j for j, s in enumerate(seqs) if _is_float(s)]
-    wrt_ns = [m for m, c in enumerate(non_seqs) if _is_float(c)]
-    carried = [k for k in recurrent if _is_float(outputs[k])]
+    wrt_seq = [j for j, s in enumerate(seqs) if s.type.is_float]
+    wrt_ns = [m for m, c in enumerate(non_seqs) if c.type.is_float]
+    carried = [k for k in recurrent if outputs[k].type.is_float]
 
     def step(t: Variable, *states: Variable) -> tuple:
         pending = dict(zip(carried, states[:len(carried)]))
@@ -102,7 +98,7 @@ def _shift(pending: Variable, width: int, taps: Sequence[int], g_taps: Sequence[
     """The adjoints pending before the previous step: those of the rows before the current
     one, plus what this step's taps sent back."""
     if width == 1:
-        return as_tensor_variable(g_taps[0]) if g_taps else zeros_like(pending)
+        return as_tensor_variable(g_taps[0])
     out = set_subtensor(zeros_like(pending)[1:], pending[:-1])
     for tap, g in zip(taps, g_taps):
         out = inc_subtensor(out[width + tap], g)

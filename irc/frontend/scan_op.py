@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..ir.attributes import Attribute, ArrayAttr, DenseArrayAttr, IntegerAttr
+from ..dialects.tensor_scan import scan_attributes
+from ..ir.attributes import Attribute
 from .graph import Apply, Op, Variable
 from .tensor_type import TensorType
 
@@ -59,8 +60,7 @@ class Scan(Op):
         return f"Scan{{{self.name}}}" if self.name else "Scan"
 
     def ir_attributes(self) -> dict[str, Attribute]:
-        return {"sequences": IntegerAttr(self.info.n_sequences),
-                "taps": ArrayAttr(tuple(DenseArrayAttr(t) for t in self.info.taps))}
+        return scan_attributes(self.info.n_sequences, list(self.info.taps))
 
     def inner_graph(self) -> tuple[list[Variable], list[Variable]]:
         """The step function: its placeholders and its outputs (lowered as the op's region)."""
