@@ -76,13 +76,8 @@ def default_updates(roots: Any, given: Sequence[tuple[Any, Any]], skip: Sequence
     the graph of `roots` reads (down to `blockers`) that carries one, unless `given` updates it
     or it is in `skip`."""
     taken = {id(v) for v, _ in given} | {id(v) for v in skip}
-    found = []
-    for v in ancestors(roots, blockers=blockers):
-        new = getattr(v, "default_update", None)
-        if new is not None and hasattr(v, "get_value") and hasattr(v, "set_value") and id(v) not in taken:
-            taken.add(id(v))
-            found.append((v, new))
-    return found
+    return [(v, v.default_update) for v in ancestors(roots, blockers=blockers)  # (each variable once)
+            if isinstance(v, SharedVariable) and v.default_update is not None and id(v) not in taken]
 
 
 def shared(value: Any, name: str | None = None, strict: bool = False, allow_downcast: bool | None = None,
