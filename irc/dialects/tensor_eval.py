@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..ir.core import IsolatedFromAbove, Operation, Value
+from ..ir.core import Operation, Value
 from ..ir.transforms import values_from_above
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
@@ -51,9 +51,7 @@ def _shape_str(shape) -> str:
 def evaluated_inputs(op: Operation) -> list[Value]:
     """The values `evaluate` takes arrays for: the operands, then (for an op whose regions read
     values from above, `tensor.if`) those values in first-use order."""
-    if op.regions and not op.has_trait(IsolatedFromAbove):
-        return [*op.operands, *values_from_above(op)]
-    return list(op.operands)
+    return [*op.operands, *values_from_above(op)]
 
 
 def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:

@@ -99,7 +99,7 @@ def topological_order(block: Block) -> None:
                 raise AssertionError(f"fuse-elementwise made a cycle through '{op.op_name}'")
             open_.add(op)
             stack.append((op, True))
-            reads = [*op.operands, *values_from_above(op)] if op.regions else op.operands  # a branch's too
+            reads = values_from_above(op, with_operands=True)  # a branch's reads too
             for v in reversed(reads):
                 d = v.owner
                 if isinstance(d, Operation) and d in in_block and d not in placed:
