@@ -43,12 +43,12 @@ class InlineTakenBranch(RewritePattern):
     root = "tensor.if"
     name = "if-constant-condition"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+    def match_and_rewrite(self, op: "IfOp", rewriter: PatternRewriter) -> bool:
         cond = constant_value(op.operand(0))
         if cond is None:
             return False
-        block = op.regions[0 if bool(cond.array.reshape(-1)[0]) else 1].blocks[0]
-        term = block.ops[-1]
+        block = op.branch(bool(cond.array.reshape(-1)[0]))
+        term = block.terminator
         for inner in list(block.ops[:-1]):
             inner.detach()
             rewriter.insert_before(op, inner)
