@@ -224,16 +224,27 @@ def _slice(op, arrays):
     return [arrays[0][_slices(op, arrays[0].ndim)]]
 
 
+def _write_into(op, dest: np.ndarray, index: tuple, src: np.ndarray, places: str,
+                add: bool = False) -> list[np.ndarray]:
+    """A copy of `dest` with `src` written (or, `add`, added: repeated places sum) at `index`,
+    the one check and copy of every insert; `places` names them in the error ({target}: their
+    shape, {dest}: dest's)."""
+    out = dest.copy()
+    target = out[index].shape
+    if src.shape != target:
+        where = places.format(target=_shape_str(target), dest=_shape_str(dest.shape))
+        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit {where}")
+    if add:
+        np.add.at(out, index, src)
+    else:
+        out[index] = src
+    return [out]
+
+
 @evaluator("tensor.insert_slice")
 def _insert_slice(op, arrays):
     dest, src = arrays
-    out = dest.copy()
-    index = _slices(op, dest.ndim)
-    if out[index].shape != src.shape:
-        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the slice of shape "
-                        f"{_shape_str(out[index].shape)} of dest {_shape_str(dest.shape)}")
-    out[index] = src
-    return [out]
+    return _write_into(op, dest, _slices(op, dest.ndim), src, "the slice of shape {target} of dest {dest}")
 
 
 def _integer_index(op, x: np.ndarray, indices: Sequence[np.ndarray]) -> tuple:
@@ -257,13 +268,8 @@ def _index(op, arrays):
 @evaluator("tensor.insert_index")
 def _insert_index(op, arrays):
     dest, src = arrays[:2]
-    index = _integer_index(op, dest, arrays[2:])
-    out = dest.copy()
-    if out[index].shape != src.shape:
-        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit dest {_shape_str(dest.shape)} "
-                        f"at the index (shape {_shape_str(out[index].shape)})")
-    out[index] = src
-    return [out]
+    return _write_into(op, dest, _integer_index(op, dest, arrays[2:]), src,
+                       "dest {dest} at the index (shape {target})")
 
 
 def _index_arrays(op, x: np.ndarray, indices: Sequence[np.ndarray]) -> tuple:
@@ -286,17 +292,9 @@ def _gather(op, arrays):
 @evaluator("tensor.scatter")
 def _scatter(op, arrays):
     dest, src = arrays[:2]
-    index = _index_arrays(op, dest, arrays[2:])
-    out = dest.copy()
-    target = out[index].shape
-    if src.shape != target:
-        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the places of shape "
-                        f"{_shape_str(target)} the indices select in dest {_shape_str(dest.shape)}")
-    if op.attributes["mode"].value == "add":
-        np.add.at(out, index, src)
-    else:
-        out[index] = src
-    return [out]
+    return _write_into(op, dest, _index_arrays(op, dest, arrays[2:]), src,
+                       "the places of shape {target} the indices select in dest {dest}",
+                       add=op.attributes["mode"].value == "add")
 
 
 @evaluator("tensor.concat")
