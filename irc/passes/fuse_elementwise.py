@@ -20,7 +20,7 @@ from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..dialects.tensor_fused import FusedOp
 from ..dialects.tensor_fused_reduce import FusedReduceOp
-from ..dialects.tensor_scan import scan_bodies
+from ..dialects.tensor_scan import tensor_bodies
 from ..ir.attributes import TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Region, Value
@@ -132,7 +132,7 @@ class FuseElementwise(Pass):
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
-            for block in (func.body, *scan_bodies(func)):
+            for block in (func.body, *tensor_bodies(func)):
                 self.fuse_block(block)
 
     def fuse_block(self, block: Block) -> None:

@@ -81,7 +81,7 @@ class Group:
     members: list[Operation]
     shape: tuple
     inputs: set[Value] = field(default_factory=set)        # values read from outside
-    producers: set[Operation] = field(default_factory=set)  # ops defining those inputs
+    producers: set[Operation] = field(default_factory=set)  # ops of the block defining those inputs
     outputs: set[Value] = field(default_factory=set)        # results read outside
     reductions: list[Operation] = field(default_factory=list)  # taken in, one kind and axes
 
@@ -159,7 +159,7 @@ class Grouping:
         for v in op.operands:
             if not inlinable_constant(v):
                 g.inputs.add(v)
-                if isinstance(v.owner, Operation):
+                if isinstance(v.owner, Operation) and v.owner in self.pos:  # not one from above
                     g.producers.add(v.owner)
         g.outputs = set(op.results)
         self.group[op] = g
