@@ -47,16 +47,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 __all__ = sorted(_LAZY)
 
 
-# Theano names not in irc yet (docs/frontend.md says what is supported)
-_NOT_YET: dict[str, str] = {}
-
-
 def __getattr__(name: str) -> Any:
     entry = _LAZY.get(name)
     if entry is None:
-        why = _NOT_YET.get(name)
-        if why is not None:
-            raise AttributeError(f"irc.{name} is not supported: {why} (see docs/frontend.md)")
         raise AttributeError(f"module 'irc' has no attribute '{name}'")
     module = importlib.import_module(entry[0])
     value = module if entry[1] is None else getattr(module, entry[1])

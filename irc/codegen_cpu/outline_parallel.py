@@ -51,12 +51,6 @@ def outlinable(op: Operation) -> bool:
     return bool(op.operands) and all(inner.op_name not in NOT_OUTLINABLE for inner in op.walk() if inner is not op)
 
 
-def captured_values(op: Operation) -> list[Value]:
-    """The values used inside `op` (its operands included) that are defined outside it, in
-    first-use order."""
-    return values_from_above(op, with_operands=True)
-
-
 def context_slot(b: ir.IRBuilder, ctx: ir.Value, k: int) -> ir.Value:
     """Captured value k lives in 8-byte slot k of the context (pointers, i64, f64, f32, i1
     all fit), so no struct layout is needed on either side."""
@@ -165,7 +159,7 @@ class ParallelOutliner:
     def emit(self, op: L.ParallelOp) -> None:
         conv = self.conv
         b: ir.IRBuilder = conv.b
-        captured = captured_values(op)
+        captured = values_from_above(op, with_operands=True)
         flat: list[ir.Value] = []
         slot_of: dict[int, int] = {}
 

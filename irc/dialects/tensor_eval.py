@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..ir.core import Block, IsolatedFromAbove, Operation, Value
+from ..ir.core import Block, Operation, Value
 from ..ir.transforms import values_from_above
 from ..ir.types import scalar_from_numpy
 from .builtin import TensorType
@@ -51,9 +51,7 @@ def _shape_str(shape) -> str:
 def evaluated_inputs(op: Operation) -> list[Value]:
     """The values `evaluate` takes arrays for: the operands, then (for an op whose regions read
     values from above, `tensor.if`) those values in first-use order."""
-    if op.regions and not op.has_trait(IsolatedFromAbove):
-        return [*op.operands, *values_from_above(op)]
-    return list(op.operands)
+    return [*op.operands, *values_from_above(op)]
 
 
 def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:
@@ -231,16 +229,27 @@ def _slice(op, arrays):
     return [arrays[0][_slices(op, arrays[0].ndim)]]
 
 
+def _write_into(op, dest: np.ndarray, index: tuple, src: np.ndarray, places: str,
+                add: bool = False) -> list[np.ndarray]:
+    """A copy of `dest` with `src` written (or, `add`, added: repeated places sum) at `index`,
+    the one check and copy of every insert; `places` names them in the error ({target}: their
+    shape, {dest}: dest's)."""
+    out = dest.copy()
+    target = out[index].shape
+    if src.shape != target:
+        where = places.format(target=_shape_str(target), dest=_shape_str(dest.shape))
+        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit {where}")
+    if add:
+        np.add.at(out, index, src)
+    else:
+        out[index] = src
+    return [out]
+
+
 @evaluator("tensor.insert_slice")
 def _insert_slice(op, arrays):
     dest, src = arrays
-    out = dest.copy()
-    index = _slices(op, dest.ndim)
-    if out[index].shape != src.shape:
-        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the slice of shape "
-                        f"{_shape_str(out[index].shape)} of dest {_shape_str(dest.shape)}")
-    out[index] = src
-    return [out]
+    return _write_into(op, dest, _slices(op, dest.ndim), src, "the slice of shape {target} of dest {dest}")
 
 
 def _integer_index(op, x: np.ndarray, indices: Sequence[np.ndarray]) -> tuple:
@@ -264,13 +273,8 @@ def _index(op, arrays):
 @evaluator("tensor.insert_index")
 def _insert_index(op, arrays):
     dest, src = arrays[:2]
-    index = _integer_index(op, dest, arrays[2:])
-    out = dest.copy()
-    if out[index].shape != src.shape:
-        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit dest {_shape_str(dest.shape)} "
-                        f"at the index (shape {_shape_str(out[index].shape)})")
-    out[index] = src
-    return [out]
+    return _write_into(op, dest, _integer_index(op, dest, arrays[2:]), src,
+                       "dest {dest} at the index (shape {target})")
 
 
 def _index_arrays(op, x: np.ndarray, indices: Sequence[np.ndarray]) -> tuple:
@@ -293,17 +297,9 @@ def _gather(op, arrays):
 @evaluator("tensor.scatter")
 def _scatter(op, arrays):
     dest, src = arrays[:2]
-    index = _index_arrays(op, dest, arrays[2:])
-    out = dest.copy()
-    target = out[index].shape
-    if src.shape != target:
-        raise _fail(op, f"src of shape {_shape_str(src.shape)} does not fit the places of shape "
-                        f"{_shape_str(target)} the indices select in dest {_shape_str(dest.shape)}")
-    if op.attributes["mode"].value == "add":
-        np.add.at(out, index, src)
-    else:
-        out[index] = src
-    return [out]
+    return _write_into(op, dest, _index_arrays(op, dest, arrays[2:]), src,
+                       "the places of shape {target} the indices select in dest {dest}",
+                       add=op.attributes["mode"].value == "add")
 
 
 @evaluator("tensor.concat")

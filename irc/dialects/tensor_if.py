@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import Attribute
 from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
 from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.rewriter import PatternRewriter, RewritePattern
@@ -44,12 +43,12 @@ class InlineTakenBranch(RewritePattern):
     root = "tensor.if"
     name = "if-constant-condition"
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+    def match_and_rewrite(self, op: "IfOp", rewriter: PatternRewriter) -> bool:
         cond = constant_value(op.operand(0))
         if cond is None:
             return False
-        block = op.regions[0 if bool(cond.array.reshape(-1)[0]) else 1].blocks[0]
-        term = block.ops[-1]
+        block = op.branch(bool(cond.array.reshape(-1)[0]))
+        term = block.terminator
         for inner in list(block.ops[:-1]):
             inner.detach()
             rewriter.insert_before(op, inner)
@@ -63,14 +62,6 @@ class IfOp(Operation):
     name = "tensor.if"
     traits = (Pure,)  # its branches only compute values (a failing check fails the call)
     canonicalize_patterns = [InlineTakenBranch()]
-
-    @classmethod
-    def build(cls, operands: Sequence[Value] = (), attributes: dict[str, Attribute] | None = None,
-              result_types: Sequence[Type] | None = None, regions: Sequence[Region] = (),
-              location: Location = UNKNOWN_LOC) -> Operation:
-        if result_types is None:
-            result_types = [v.type for v in regions[0].blocks[0].ops[-1].operands]
-        return cls(operands, result_types, dict(attributes or {}), regions, (), location)
 
     @staticmethod
     def create(cond: Value, then_block: Block, else_block: Block, result_types: Sequence[Type],
@@ -107,6 +98,3 @@ class IfOp(Operation):
                     raise self.error(f"the {what} region yields {v.type} as result #{i}, which must be "
                                      f"{r.type} (same element type, rank and placement; sizes may be "
                                      f"more precise)")
-
-    def fold(self):
-        return None

@@ -26,6 +26,7 @@ from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Terminator, Value
 from .builtin import TensorType
 from .op_base import compatible
+from .tensor_if import IfOp
 from .tensor_eval import EvalError, evaluator, run_block
 
 
@@ -165,10 +166,12 @@ def scan_attributes(num_sequences: int, taps: list[tuple[int, ...]]) -> dict:
             "taps": ArrayAttr(tuple(DenseArrayAttr(tuple(t)) for t in taps))}
 
 
-def scan_bodies(root: Operation) -> list[Block]:
-    """The bodies of the `tensor.scan` ops nested in `root`: blocks of tensor ops that passes
-    working block by block (fusion) treat like a function body."""
-    return [op.body for op in root.walk() if isinstance(op, ScanOp) and op is not root]
+def tensor_bodies(root: Operation) -> list[Block]:
+    """The blocks of tensor ops nested in `root`, outer ones first: each `tensor.scan` body and
+    `tensor.if` branch, which passes working block by block (fusion) treat like a function body
+    (a fused op's body holds scalar ops: not one)."""
+    return [block for op in root.walk() if isinstance(op, (ScanOp, IfOp)) and op is not root
+            for region in op.regions for block in region.blocks]
 
 
 @evaluator("tensor.scan")

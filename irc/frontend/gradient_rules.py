@@ -109,9 +109,10 @@ def ifelse_grad(op: IfElse, inputs, outputs, output_grads):
     flowing = [k for k, (g, out) in enumerate(zip(output_grads, outputs)) if g is not None and out.type.is_float]
     if not flowing:
         return [None] * len(inputs)
+    # both branches have the output's dtype (joined_type), and a float sum keeps it
     gs = {k: cast(output_grads[k], outputs[k].dtype) for k in flowing}
-    to_then = [cast(sum_to_pattern(gs[k], thens[k].broadcastable), thens[k].dtype) for k in flowing]
-    to_else = [cast(sum_to_pattern(gs[k], elses[k].broadcastable), elses[k].dtype) for k in flowing]
+    to_then = [sum_to_pattern(gs[k], thens[k].broadcastable) for k in flowing]
+    to_else = [sum_to_pattern(gs[k], elses[k].broadcastable) for k in flowing]
     zeros_then = [zeros_like(thens[k]) for k in flowing]
     zeros_else = [zeros_like(elses[k]) for k in flowing]
     n = len(flowing)

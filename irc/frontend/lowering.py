@@ -70,6 +70,12 @@ def _is_constant(v: Any) -> bool:
     return getattr(v, "owner", None) is None and hasattr(v, "data") and not _is_shared(v)
 
 
+def _inputs(v: Any) -> Sequence[Any]:
+    """What `v`'s owner reads (nothing for a leaf): the edges of a walk over the whole graph."""
+    owner = getattr(v, "owner", None)
+    return owner.inputs if owner is not None else []
+
+
 def _location(apply: Any) -> Location:
     loc = getattr(apply, "location", None)
     if isinstance(loc, Location):
@@ -202,8 +208,7 @@ class _Lowerer:
             seen.add(id(v))
             if _is_shared(v):
                 found.append(v)
-            owner = getattr(v, "owner", None)
-            stack.extend(reversed(owner.inputs if owner is not None else []))
+            stack.extend(reversed(_inputs(v)))
         for svar, _ in self.spec.updates:
             if not any(svar is s for s in found):
                 found.append(svar)
@@ -302,7 +307,7 @@ class _Lowerer:
     def _branch_vars(self, roots: list[Any]) -> list[Any]:
         """The not yet lowered variables of the branches' graphs (conditions of inner ifelses
         and their branches included)."""
-        return self._unlowered(roots, lambda v: v.owner.inputs if getattr(v, "owner", None) is not None else [])
+        return self._unlowered(roots, _inputs)
 
     def _lower_region(self, roots: list[Any], loc: Location) -> Block:
         """One branch in a block of its own, ending in `tensor.yield`; what it lowers stays in

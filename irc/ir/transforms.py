@@ -36,7 +36,10 @@ def is_trivially_dead(op: Operation) -> bool:
 def values_from_above(op: Operation, with_operands: bool = False) -> list[Value]:
     """The values used inside `op`'s regions (and, `with_operands`, by `op` itself) that are
     defined outside `op`, in first-use order: what a region op reads from its surroundings (an
-    interpreter passes them in, an outliner captures them)."""
+    interpreter passes them in, an outliner captures them). An op without regions, or an
+    `IsolatedFromAbove` one, reads only its operands: nothing is walked."""
+    if not op.regions or op.has_trait(IsolatedFromAbove):
+        return list(dict.fromkeys(op.operands)) if with_operands else []  # Values hash by identity
     inside: set[int] = set()
     for inner in op.walk():
         if inner is not op:

@@ -20,7 +20,7 @@ from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..dialects.tensor_fused import FusedOp
 from ..dialects.tensor_fused_reduce import FusedReduceOp
-from ..dialects.tensor_scan import scan_bodies
+from ..dialects.tensor_scan import tensor_bodies
 from ..ir.attributes import TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Region, Value
@@ -99,7 +99,7 @@ def topological_order(block: Block) -> None:
                 raise AssertionError(f"fuse-elementwise made a cycle through '{op.op_name}'")
             open_.add(op)
             stack.append((op, True))
-            reads = [*op.operands, *values_from_above(op)] if op.regions else op.operands  # a branch's too
+            reads = values_from_above(op, with_operands=True)  # a branch's reads too
             for v in reversed(reads):
                 d = v.owner
                 if isinstance(d, Operation) and d in in_block and d not in placed:
@@ -132,7 +132,7 @@ class FuseElementwise(Pass):
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
-            for block in (func.body, *scan_bodies(func)):
+            for block in (func.body, *tensor_bodies(func)):
                 self.fuse_block(block)
 
     def fuse_block(self, block: Block) -> None:

@@ -65,9 +65,15 @@ def reduce_key(op: Operation) -> tuple[str, tuple[int, ...]]:
     return op.attributes["kind"].value, tuple(op.attributes["axes"])
 
 
+def reductions_of(g: "Group") -> set[Operation]:
+    """The reductions reading g's results that its loop nest could compute: those in g's block
+    (one nested in a region op runs in that op's loops, not g's)."""
+    return {u for r in g.outputs for u in r.users if reducible(u) and u.parent is r.owner.parent}
+
+
 def reduce_keys(g: "Group") -> set[tuple[str, tuple[int, ...]]]:
     """The (kind, axes) of the reductions reading g's results."""
-    return {reduce_key(u) for r in g.outputs for u in r.users if reducible(u) and u.parent is r.owner.parent}
+    return {reduce_key(u) for u in reductions_of(g)}
 
 
 @dataclass(eq=False)
@@ -75,7 +81,7 @@ class Group:
     members: list[Operation]
     shape: tuple
     inputs: set[Value] = field(default_factory=set)        # values read from outside
-    producers: set[Operation] = field(default_factory=set)  # ops defining those inputs
+    producers: set[Operation] = field(default_factory=set)  # ops of the block defining those inputs
     outputs: set[Value] = field(default_factory=set)        # results read outside
     reductions: list[Operation] = field(default_factory=list)  # taken in, one kind and axes
 
@@ -153,7 +159,7 @@ class Grouping:
         for v in op.operands:
             if not inlinable_constant(v):
                 g.inputs.add(v)
-                if isinstance(v.owner, Operation):
+                if isinstance(v.owner, Operation) and v.owner in self.pos:  # not one from above
                     g.producers.add(v.owner)
         g.outputs = set(op.results)
         self.group[op] = g
@@ -249,8 +255,7 @@ class Grouping:
     def _take_reductions(self, g: Group) -> None:
         """The reductions of g's results that one loop nest computes with g: those of the
         first (kind, axes) in block order, while the results fit in `max-outputs`."""
-        found = sorted({u for r in g.outputs for u in r.users if reducible(u) and u in self.pos},  # not nested
-                       key=self.pos.__getitem__)
+        found = sorted(reductions_of(g), key=self.pos.__getitem__)
         if not found:
             return
         key = reduce_key(found[0])

@@ -28,6 +28,7 @@ from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import DenseArrayAttr, IntegerAttr
 from ..ir.core import Block, BlockArgument, ElementwiseTrait, Operation, Value
 from ..ir.pass_manager import Pass, register_pass
+from ..ir.transforms import values_from_above
 
 VIEW_OPS = ("tensor.dimshuffle", "tensor.transpose", "tensor.slice", "tensor.index", "tensor.broadcast",
             "tensor.reshape")
@@ -61,9 +62,8 @@ class Liveness:
         for op in block.ops:
             if op.op_name in VIEW_OPS:
                 self.root[op.results[0]] = self.root_of(op.operand(0))
-            for inner in op.walk():  # a read inside a region (a `tensor.if` branch) counts here
-                for v in inner.operands:
-                    self.last[self.root_of(v)] = self.pos[op]
+            for v in (*op.operands, *values_from_above(op)):  # a `tensor.if` branch's reads count here
+                self.last[self.root_of(v)] = self.pos[op]
 
     def root_of(self, v: Value) -> Value:
         return self.root.get(v, v)

@@ -52,11 +52,6 @@ def touches_device(op: Operation) -> bool:
     return any(G.is_device_memref(v.type) for o in op.walk() for v in (*o.operands, *o.results))
 
 
-def captured_values(op: Operation) -> list[Value]:
-    """Values used inside `op` (its operands included) but defined outside it, in order of first use."""
-    return values_from_above(op, with_operands=True)
-
-
 def _is_const(v: Value, value: int) -> bool:
     return LoopBuilder.static_value(v) == value
 
@@ -163,7 +158,7 @@ class KernelOutliner:
         work = host.const(1)
         for t in trips:
             work = host.mul(work, t)
-        args, remat = self._kernel_inputs([work, *trips, *captured_values(nest)], nest)
+        args, remat = self._kernel_inputs([work, *trips, *values_from_above(nest, with_operands=True)], nest)
         name = f"{self.func.sym_name}_kernel{self.count}"
         self.count += 1
         kernel = G.GpuFuncOp.create(name, [v.type for v in args], (), location=nest.location)

@@ -21,6 +21,12 @@ class DeviceUnavailable(RuntimeError):
     """The device the flags ask for cannot be used (no driver, no GPU, no PyCUDA)."""
 
 
+def _host(value: Any) -> Any:
+    """The host's storage: the value as is. A module-level function, not a lambda: a shared
+    variable keeps its target's `to_storage` and must stay picklable."""
+    return value
+
+
 @dataclass(frozen=True)
 class Target:
     """`compile(module, func, config, profiling) -> (executor, native or None)`;
@@ -31,7 +37,7 @@ class Target:
     device: str | None
     compile: Callable[..., tuple[Any, Any]]
     why_unavailable: Callable[[int], str | None] = lambda number: None
-    to_storage: Callable[[Any], Any] = lambda value: value
+    to_storage: Callable[[Any], Any] = _host
     stages: dict[str, Callable[[Any], str]] = field(default_factory=dict)
     # what `dump_ir` replays after the tensor pipeline: loop-level passes, then rendered stages
     loop_passes: tuple[str, ...] = ("lower-to-loops",)

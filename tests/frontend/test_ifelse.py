@@ -69,6 +69,32 @@ def test_value_shared_with_the_rest_is_computed_once_outside():
     np.testing.assert_array_equal(f(-1.0, data)[0], data)
 
 
+def test_elementwise_ops_in_a_branch_are_fused():
+    """fuse-elementwise works on each branch like on a function body: exp, mul and add are one
+    `tensor.fused` in the then-branch."""
+    c = T.dscalar("c")
+    x = T.dvector("x")
+    f = compile_quietly([c, x], ifelse(c > 0, T.exp(x) * 2.0 + 1.0, x))
+    then_region = f.ir("optimized").split('"tensor.if"')[1].split("}, {")[0]
+    assert then_region.count("tensor.fused") == 1
+    assert "tensor.exp" not in then_region
+    data = np.array([0.0, 1.0, -2.0])
+    np.testing.assert_allclose(f(1.0, data), np.exp(data) * 2.0 + 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(f(-1.0, data), data)
+
+
+def test_a_branch_fuses_ops_reading_a_value_computed_before_the_if():
+    c = T.dscalar("c")
+    x = T.dvector("x")
+    e = T.exp(x)
+    f = compile_quietly([c, x], [ifelse(c > 0, T.log(e + 1.0) * e, x), e])
+    then_region = f.ir("optimized").split('"tensor.if"')[1].split("}, {")[0]
+    assert then_region.count("tensor.fused") == 1 and "tensor.mul" not in then_region
+    data = np.array([0.0, 1.0, -2.0])
+    np.testing.assert_allclose(f(1.0, data)[0], np.log(np.exp(data) + 1.0) * np.exp(data), rtol=1e-12)
+    np.testing.assert_array_equal(f(-1.0, data)[0], data)
+
+
 def test_branches_of_different_sizes_fall_back_with_a_warning():
     """A result whose size depends on the branch cannot be allocated by the caller: the
     function runs in the reference executor (still lazily), with a warning naming the line."""

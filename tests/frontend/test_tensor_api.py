@@ -1,5 +1,7 @@
 """`irc.tensor`: constructors, operators, broadcasting, dtype promotion, shapes, indexing,
 reductions, nnet functions and shared variables; values through the graph evaluator."""
+import pickle
+
 import numpy as np
 import pytest
 
@@ -386,6 +388,14 @@ def test_shared_set_value_validates():
         s.set_value(np.zeros((2, 2), dtype="float32"))
     s.set_value(np.zeros(5, dtype="float32"))  # shapes may change
     assert s.get_value().shape == (5,)
+
+
+def test_shared_variable_pickles():
+    s = irc.shared(np.arange(3.0), name="s")
+    back = pickle.loads(pickle.dumps(s))
+    np.testing.assert_array_equal(back.get_value(), s.get_value())
+    back.set_value(np.ones(4))  # set_value still finds its storage after loads
+    np.testing.assert_array_equal(back.get_value(), np.ones(4))
 
 
 def test_shared_in_graph():
