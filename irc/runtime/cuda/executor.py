@@ -30,7 +30,7 @@ from ..host_plan import HostPlan, View, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
-from .device_array import ArrayFactory, DeviceArray, to_device
+from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import Device, device, synchronize_after_launch
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
@@ -121,7 +121,7 @@ class PreparedPlan:
         if self.result_slots[k] is not None:
             return buf
         if view.dense and view.shape == tuple(buf.shape):
-            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument, or a result twice: a copy
+            copy = empty(view.shape, buf.dtype)  # an argument, or a result twice: a copy
             if buf.nbytes:
                 drv.memcpy_dtod_async(copy.gpudata, buf.gpudata, buf.nbytes, device().stream)
             return copy
