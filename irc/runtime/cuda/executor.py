@@ -209,14 +209,14 @@ class CudaExecutor:
             results = [plan.result(k, bufs) for k in range(len(plan.results))]
         return self._download(results) if self.download else results
 
-    def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | None:
+    def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | bool | None:
         """A `SteadyRun` repeating this call (same argument arrays, same reused `outs`), once
-        its CUDA graph exists; None where a call must take the general path (uploads,
-        downloads, results that are copies, synchronizing launches)."""
-        if not self.can_replay:
-            return None
+        its CUDA graph exists (None: not yet); False where no call can be repeated (uploads,
+        downloads, results that are copies, synchronizing launches, graphs that failed)."""
         plan = self.plans.get(tuple([a.shape for a in args]))
-        if plan is None or not plan.direct or not plan.graphs.execs:
+        if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken):
+            return False
+        if plan is None or not plan.graphs.execs:
             return None
         if outs is None:
             fixed = list(args) + [None] * len(plan.makers)
