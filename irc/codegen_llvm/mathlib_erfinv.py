@@ -48,11 +48,25 @@ def _estimate(b: ir.IRBuilder, a: ir.Value, w: ir.Value) -> ir.Value:
     return select(b, fcmp(b, "<", w, fconst(ty, 5.0)), central, tail)
 
 
+def _asymptotic(b: ir.IRBuilder, big_l: ir.Value, w: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(the asymptotic start sqrt(L - log(pi L)/2), whether it replaces the fits' estimate:
+    beyond the f32 range of Q) for L = -log(1 - a)."""
+    ty = big_l.type
+    log_term = b.fmul(fconst(ty, 0.5), emit_log(b, b.fmul(fconst(ty, pi), big_l)))
+    asym = intrinsic(b, "sqrt", [b.fsub(big_l, log_term)])
+    return asym, fcmp(b, ">", intrinsic(b, "sqrt", [w]), fconst(ty, Q_LIMIT))
+
+
+def _erf_slope(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """erf'(x) = 2/sqrt(pi) e^(-x^2), the Newton steps' divisor."""
+    return b.fmul(fconst(x.type, 2 / sqrt(pi)), emit_exp(b, b.fneg(b.fmul(x, x))))
+
+
 def _newton(b: ir.IRBuilder, a: ir.Value, x: ir.Value) -> ir.Value:
     """One Newton step towards erf(x) = a (a <= 1/2) or erfc(x) = 1 - a (a > 1/2)."""
     ty = a.type
     one = fconst(ty, 1.0)
-    slope = b.fmul(fconst(ty, 2 / sqrt(pi)), emit_exp(b, b.fneg(b.fmul(x, x))))
+    slope = _erf_slope(b, x)
     near = b.fsub(emit_erf(b, x), a)                     # erf(x) - a
     far = b.fsub(b.fsub(one, a), emit_erfc(b, x))        # (1 - a) - erfc(x) = erf(x) - a, exactly
     residual = select(b, fcmp(b, "<=", a, fconst(ty, 0.5)), near, far)
@@ -65,10 +79,7 @@ def emit_erfinv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     w = b.fneg(b.fadd(emit_log1p(b, b.fneg(a)), emit_log1p(b, a)))
     value = b.fmul(_estimate(b, a, w), a)
     if not is_f32(ty):
-        big_l = b.fneg(emit_log1p(b, b.fneg(a)))                             # -log(1 - a)
-        asym = intrinsic(b, "sqrt", [b.fsub(big_l, b.fmul(fconst(ty, 0.5),
-                                                           emit_log(b, b.fmul(fconst(ty, pi), big_l))))])
-        beyond = fcmp(b, ">", intrinsic(b, "sqrt", [w]), fconst(ty, Q_LIMIT))
+        asym, beyond = _asymptotic(b, b.fneg(emit_log1p(b, b.fneg(a))), w)  # L = -log(1 - a)
         value = select(b, beyond, asym, value)
         for _ in range(NEWTON_STEPS_F64):
             value = _newton(b, a, value)
@@ -90,12 +101,11 @@ def _erfcinv_f64(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     y = b.fsub(one, t)                                      # erfinv's argument, >= 0
     w = b.fneg(emit_log(b, b.fmul(t, b.fsub(two, t))))
     big_l = b.fneg(emit_log(b, t))
-    asym = intrinsic(b, "sqrt", [b.fsub(big_l, b.fmul(fconst(ty, 0.5), emit_log(b, b.fmul(fconst(ty, pi), big_l))))])
-    beyond = fcmp(b, ">", intrinsic(b, "sqrt", [w]), fconst(ty, Q_LIMIT))
+    asym, beyond = _asymptotic(b, big_l, w)
     r = select(b, beyond, asym, b.fmul(_estimate(b, y, w), y))
     log_t = b.fneg(big_l)
     for _ in range(NEWTON_STEPS_F64):
-        slope = b.fmul(fconst(ty, 2 / sqrt(pi)), emit_exp(b, b.fneg(b.fmul(r, r))))
+        slope = _erf_slope(b, r)
         near = b.fsub(emit_erf(b, r), y)                      # erf(r) - (1 - t)
         far = b.fsub(t, emit_erfc(b, r))                       # = erf(r) - (1 - t)
         normal = b.fsub(r, b.fdiv(select(b, fcmp(b, ">=", t, fconst(ty, 0.5)), near, far), slope))

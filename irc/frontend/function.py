@@ -15,7 +15,7 @@ from ..config import config
 from ..dialects import load_all
 from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import DebugExecutor
-from ..runtime.function import _MISSING, Function, FunctionMaker, InputSpec, OutputSpec
+from ..runtime.function import _MISSING, FunctionMaker, InputSpec, OutputSpec, function_class
 from ..runtime.ir_dump import dump_folder, dump_stages
 from ..runtime.profile import profiled_function_class
 from ..runtime.profile_hook import CompileClock, attach_profile
@@ -295,7 +295,7 @@ def _compile(plan: _Plan) -> Any:
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
                     target, codegen=native is not None)
-    cls = profiled_function_class() if stats is not None else Function
+    cls = profiled_function_class() if stats is not None else function_class(executor, inputs)
     fn = cls(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
              plan.allow_input_downcast, stats)
     fn.recompile = lambda swap, delete_updates, name, profile: _compile(

@@ -162,9 +162,8 @@ class _Placer:
             if not (isinstance(v.type, TensorType) and v.type.device is not None):
                 continue
             host = self.on(v, None)
-            for use in list(v.uses):
-                if use.owner is not op and op.is_ancestor_of(use.owner):
-                    use.owner.set_operand(use.index, host)
+            v.replace_uses_where(
+                host, lambda u: u.owner is not op and op.is_ancestor_of(u.owner))
 
     def feeds_device_only(self, op: Operation) -> bool:
         """A view whose every reader runs on the device (through other views, maybe): it runs

@@ -6,7 +6,7 @@ otherwise share with irc (unless `borrow`), and only then writes every update, a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -119,9 +119,6 @@ class Function:
         self._constant_ids = {id(v) for v in getattr(executor, "constants", {}).values()}
         self._n_results = outputs.count + len(self.updated)
         self._plan_buffers(getattr(executor, "native", None))
-        # a call with no inputs that the executor can repeat as it is (see `_call_steady`)
-        self._steady: tuple | None = None
-        self._replayable = self._fresh_results and not self.inputs and getattr(executor, "can_replay", False)
 
     def _plan_buffers(self, native: Any) -> None:
         """Which result buffers the native code may be handed instead of fresh arrays: the
@@ -226,11 +223,6 @@ class Function:
             raise InputError(f"bad input argument {label} (#{i}) to {self._where()}: {e}") from None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        steady = self._steady
-        if steady is not None and not args and not kwargs:
-            out = steady()
-            if out is not _MISSING:
-                return out
         if self._fresh_results:
             return self._call_native(args, kwargs)
         values = self._gather(args, kwargs)
@@ -291,10 +283,7 @@ class Function:
         else:
             arrays += [c.value for c in self._containers]
             results = self.executor.run(arrays)
-        out = self._finish(results)
-        if self._replayable:
-            self._steady = self._prepare_steady(arrays)
-        return out
+        return self._finish(results)
 
     def _finish(self, results: list) -> Any:
         """Keep the borrowed results, write the updates, hand the outputs back."""
@@ -311,25 +300,64 @@ class Function:
             return dict(zip(spec.keys, results))
         return results[:n] if len(results) > n else results
 
+
+def function_class(executor: Any, inputs: Sequence[Any]) -> type:
+    """`SteadyFunction` where a call may be repeated as it is (no inputs, an executor that can
+    replay), else `Function`: only those functions pay for looking for a steady call."""
+    return SteadyFunction if not inputs and getattr(executor, "can_replay", False) else Function
+
+
+class SteadyFunction(Function):
+    """A function with no inputs over shared variables that stay where they are (a GPU training
+    step): once the executor can repeat a call on the same buffers (`executor.replayer`), later
+    calls replay it instead of taking the general path."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._steady: Callable[[], Any] | None = None
+        self._replayable = self._fresh_results  # False once no call can be repeated
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        steady = self._steady
+        if steady is not None and not args and not kwargs:
+            out = steady()
+            if out is not _MISSING:
+                return out
+        if not (self._replayable and self._steady is None):
+            return super().__call__(*args, **kwargs)
+        held = [c.value for c in self._containers]
+        out = super().__call__(*args, **kwargs)
+        steady = self._prepare_steady(held)
+        if steady is False:
+            self._replayable = False
+        else:
+            self._steady = steady
+        return out
+
     def _prepare_steady(self, arrays: list) -> Any:
-        """A call on the same buffers as this one (None where the next call would not be:
-        the shared variables must still hold the arrays they held - updates in place or none
-        - and the borrowed results are reused). It answers `_MISSING` when a shared variable
-        got a new array or the executor cannot repeat the call; the general path runs then."""
+        """A call on the same buffers as the one just made on the shared variables' `arrays`:
+        None where the executor cannot repeat it yet (no CUDA graph), False where no call ever
+        can be (an update not in place gives the shared variable a new array every call, or
+        the executor says so). It answers `_MISSING` when a shared variable got a new array or
+        the executor cannot repeat the call (and is dropped); the general path runs then."""
         values = [c.value for c in self._containers]
         if any(v is not a for v, a in zip(values, arrays)):
-            return None
+            # a host array moved to the device may stay there from now on: not yet
+            return None if any(type(v) is not type(a) for v, a in zip(values, arrays)) else False
         outs = self._result_buffers([]) if self._inplace_outs or self._borrow_outs else None
         run = self.executor.replayer(values, outs)
-        if run is None:
-            return None
+        if not run:
+            return run
         run, finish, held = run.run, self._finish, list(zip(self._containers, values))
 
         def steady() -> Any:
             for c, v in held:
                 if c.value is not v:
-                    self._steady = None
-                    return _MISSING
-            results = run()
-            return _MISSING if results is None else finish(results)
+                    break
+            else:
+                results = run()
+                if results is not None:
+                    return finish(results)
+            self._steady = None  # prepared again after the general path's call
+            return _MISSING
         return steady

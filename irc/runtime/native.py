@@ -91,6 +91,11 @@ class NativeFunction:
     _shape_cache: dict = field(default_factory=dict, repr=False)
     # result index -> argument index the native code may write it over (`irc.inplace = N`)
     inplace_results: dict = field(default_factory=dict)
+    _value_args: tuple = field(init=False, repr=False, default=())
+
+    def __post_init__(self):
+        # read on every call: one attribute instead of two
+        self._value_args = tuple(self.shapes.value_args)
 
     def __call__(self, *args, outs: list | None = None):
         """`outs` (optional): per result, an array to write into (used when its shape, dtype
@@ -102,8 +107,8 @@ class NativeFunction:
             if type(a) is not np.ndarray or a.dtype != dt:
                 arrays[i] = self._coerce(i, a)
         key = tuple([a.shape for a in arrays])
-        if self.shapes.value_args:  # result sizes that depend on argument values (n_steps)
-            key += tuple([int(arrays[i]) for i in self.shapes.value_args])
+        if self._value_args:  # result sizes that depend on argument values (n_steps)
+            key += tuple([int(arrays[i]) for i in self._value_args])
         out_shapes = self._shape_cache.get(key)
         if out_shapes is None:
             out_shapes = self._result_shapes(key)

@@ -84,9 +84,6 @@ class ShapeProgram:
                 env[op.results[0]] = int(op.attributes["value"].value)
             elif isinstance(op, S.CastOp):
                 env[op.results[0]] = env[op.operand(0)]
-            elif op.op_name in _SCALAR_INT:
-                a, b = (env[v] for v in op.operands)
-                env[op.results[0]] = _SCALAR_INT[op.op_name](a, b)
             elif isinstance(op, L.DimOp):
                 src = op.operand(0)
                 if src not in self.args:
@@ -101,7 +98,7 @@ class ShapeProgram:
                     raise err
             else:
                 a, b = (env[v] for v in op.operands)
-                env[op.result] = L.INDEX_BINARY[op.op_name](a, b)
+                env[op.results[0]] = _BINARY[op.op_name](a, b)
         out = []
         for alloc in self.results:
             dyn = iter(env[v] for v in alloc.operands)
@@ -109,8 +106,10 @@ class ShapeProgram:
         return out
 
 
-_SCALAR_INT = {"scalar.add": lambda a, b: a + b, "scalar.sub": lambda a, b: a - b,
-               "scalar.mul": lambda a, b: a * b, "scalar.maximum": max, "scalar.minimum": min}
+# the integer scalar ops a shape program replays, by their index twins in the loop dialect
+_SCALAR_INT = {"scalar.add": "loop.add", "scalar.sub": "loop.sub", "scalar.mul": "loop.mul",
+               "scalar.maximum": "loop.max", "scalar.minimum": "loop.min"}
+_BINARY = {**L.INDEX_BINARY, **{s: L.INDEX_BINARY[i] for s, i in _SCALAR_INT.items()}}
 
 
 def _integer_scalar_op(op: Operation) -> bool:

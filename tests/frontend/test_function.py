@@ -8,6 +8,7 @@ import pytest
 import irc
 import irc.tensor as T
 from irc.runtime.errors import OutputMismatchError
+from irc.runtime.function import Function, SteadyFunction, function_class
 
 
 def fvec(name=None):
@@ -220,3 +221,63 @@ def test_default_update():
     f = irc.function([x], x + counter)
     assert f(1.0) == 1.0 and f(1.0) == 2.0
     assert counter.get_value() == 2.0
+
+
+class ReplayingExecutor:
+    """A CPU executor that says it can repeat calls, its `replayer` answering `answers` in turn."""
+
+    can_replay = True
+
+    def __init__(self, inner, answers):
+        self.inner, self.answers, self.asked = inner, list(answers), 0
+        self.native = inner.native
+        self.fresh_results = inner.fresh_results
+
+    def run(self, *args, **kwargs):
+        return self.inner.run(*args, **kwargs)
+
+    def replayer(self, values, outs):
+        self.asked += 1
+        return self.answers.pop(0)
+
+
+def _steady_copy(f, answers):
+    executor = ReplayingExecutor(f.executor, answers)
+    cls = function_class(executor, f.inputs)
+    assert cls is SteadyFunction
+    return cls(f.maker, executor, f.inputs, f.shared, f.output_spec, f.updated, f.name), executor
+
+
+def test_only_functions_that_can_replay_look_for_a_steady_call():
+    x = irc.shared(np.arange(4.0), name="x")
+    f = irc.function([], x * 2)
+    assert type(f) is Function and not hasattr(f, "_steady")
+    v = T.dvector("v")
+    assert type(irc.function([v], v + x)) is Function
+
+
+def test_a_steady_call_is_looked_for_until_the_executor_says_never():
+    x = irc.shared(np.arange(4.0), name="x")
+    f = irc.function([], x * 2)
+    g, executor = _steady_copy(f, [None, None, False])
+    for _ in range(5):
+        np.testing.assert_array_equal(g(), np.arange(4.0) * 2)
+    assert executor.asked == 3 and not g._replayable and g._steady is None
+
+
+def test_a_steady_call_replays_until_a_shared_variable_changes():
+    x = irc.shared(np.arange(4.0), name="x")
+    f = irc.function([], x * 2)
+    replays = []
+
+    class Run:
+        def run(self):
+            replays.append(1)
+            return [np.full(4, 7.0)]
+
+    g, executor = _steady_copy(f, [Run(), Run()])
+    np.testing.assert_array_equal(g(), np.arange(4.0) * 2)  # the general path, then prepared
+    np.testing.assert_array_equal(g(), np.full(4, 7.0))     # replayed
+    x.set_value(np.ones(4))                                  # a new array: the general path again
+    np.testing.assert_array_equal(g(), np.full(4, 2.0))
+    assert executor.asked == 2 and len(replays) == 1

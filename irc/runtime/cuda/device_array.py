@@ -56,26 +56,21 @@ def to_device(value: Any) -> DeviceArray:
     return out
 
 
-class ArrayFactory:
+class ArrayFactory(Recent):
     """Fresh device arrays of one shape and dtype, made from a template's attributes; an array
-    the caller has dropped is handed out again (`recycle.Recent`)."""
+    the caller has dropped is handed out again (`take`, from `recycle.Recent`). `make` is a
+    method, not a bound method held by the instance, so a dropped factory is freed at once
+    rather than by the cyclic garbage collector."""
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
-        self.template = empty(shape, dtype)
-        self.attrs = {k: v for k, v in self.template.__dict__.items() if k != "address"}
-        self.nbytes = max(self.template.nbytes, 1)
+        super().__init__()
+        template = empty(shape, dtype)
+        self.attrs = {k: v for k, v in template.__dict__.items() if k != "address"}
+        self.nbytes = max(template.nbytes, 1)
         self.allocate = device().pool.allocate
-        self.recent = Recent(self._new)
-        self.take = self.recent.take  # what the launch path calls
 
-    def _new(self) -> DeviceArray:
+    def make(self) -> DeviceArray:
         out = DeviceArray.__new__(DeviceArray)
         out.__dict__.update(self.attrs)
         out.gpudata = self.allocate(self.nbytes)
         return out
-
-    def __call__(self) -> DeviceArray:
-        return self.take()
-
-    def release(self) -> None:
-        self.recent.release()

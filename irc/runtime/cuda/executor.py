@@ -30,7 +30,7 @@ from ..host_plan import HostPlan, View, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
-from .device_array import ArrayFactory, DeviceArray, to_device
+from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import Device, device, synchronize_after_launch
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
@@ -121,7 +121,7 @@ class PreparedPlan:
         if self.result_slots[k] is not None:
             return buf
         if view.dense and view.shape == tuple(buf.shape):
-            copy = ArrayFactory(view.shape, buf.dtype)()  # an argument, or a result twice: a copy
+            copy = empty(view.shape, buf.dtype)  # an argument, or a result twice: a copy
             if buf.nbytes:
                 drv.memcpy_dtod_async(copy.gpudata, buf.gpudata, buf.nbytes, device().stream)
             return copy
@@ -134,9 +134,9 @@ class CudaExecutor:
     constants: dict = {}
     fresh_results = True
 
-    def __init__(self, program: CudaProgram, dev: Device, timing: CudaTiming | None = None):
+    def __init__(self, program: CudaProgram, dev: Device):
         self.program = program
-        self.timing = timing  # profiling: every launch and transfer between CUDA events
+        self.timing: CudaTiming | None = None  # profiling: see `profile`
         self.native = program
         self.dev = dev
         self.upload = program.edges.upload
@@ -144,8 +144,15 @@ class CudaExecutor:
         self.download = [k for k, down in enumerate(program.edges.download) if down]
         self.plans: dict[tuple, PreparedPlan] = {}
         self.sync_each = synchronize_after_launch()
-        self.one_by_one = self.sync_each or timing is not None  # no graphs
+        self.one_by_one = self.sync_each  # no graphs
         self.can_replay = not (self.any_upload or self.download or self.one_by_one)
+
+    def profile(self, timing: CudaTiming) -> None:
+        """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
+        graph replay would time only the whole."""
+        self.timing = timing
+        self.one_by_one = True
+        self.can_replay = False
 
     def run(self, args: Sequence[Any], hook: Any = None, outs: list | None = None) -> list:
         try:
@@ -193,8 +200,7 @@ class CudaExecutor:
                     if self.timing is None:
                         code = launcher.launch(*launcher.args)
                     else:
-                        code = self.timing.timed(self.timing.kernel_key(launch.name),
-                                                 lambda: launcher.launch(*launcher.args))
+                        code = self.timing.timed(launch.name, lambda: launcher.launch(*launcher.args))
                     if code or self.sync_each:
                         self._check(launch, code)
         if plan.direct:
@@ -203,17 +209,18 @@ class CudaExecutor:
             results = [plan.result(k, bufs) for k in range(len(plan.results))]
         return self._download(results) if self.download else results
 
-    def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | None:
+    def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | bool | None:
         """A `SteadyRun` repeating this call (same argument arrays, same reused `outs`), once
-        its CUDA graph exists; None where a call must take the general path (uploads,
-        downloads, results that are copies, synchronizing launches)."""
-        if not self.can_replay:
-            return None
+        its CUDA graph exists (None: not yet); False where no call can be repeated (uploads,
+        downloads, results that are copies, synchronizing launches, graphs that failed)."""
         plan = self.plans.get(tuple([a.shape for a in args]))
-        if plan is None or not plan.direct or not plan.graphs.execs:
+        if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken):
+            return False
+        if plan is None or not plan.graphs.execs:
             return None
-        fixed = list(args) + [None] * len(plan.makers)
-        if outs is not None:
+        if outs is None:
+            fixed = list(args) + [None] * len(plan.makers)
+        else:
             fixed = self._buffers_with(plan, args, outs, fresh=False)
         return SteadyRun(plan, fixed, [None] * len(args) + plan.makers)
 
@@ -279,10 +286,10 @@ def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any,
     with `profiling`, the program carries the profiler's timing source (`program.timing`)."""
     dev = device()
     program = build_program(placed, edges, func, dev, config.allow_gc)
-    timing = None
+    executor = CudaExecutor(program, dev)
     if profiling:
         uploads = [k for k, up in enumerate(edges.upload) if up]
-        downloads = [k for k, down in enumerate(edges.download) if down]
         placed_func = next(op for op in placed.body.ops if type(op) is FuncOp)
-        timing = program.timing = CudaTiming(placed_func, program.host_func, uploads, downloads, dev.stream)
-    return CudaExecutor(program, dev, timing), program
+        program.timing = CudaTiming(placed_func, program.host_func, uploads, executor.download, dev.stream)
+        executor.profile(program.timing)
+    return executor, program

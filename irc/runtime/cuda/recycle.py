@@ -32,10 +32,12 @@ DROPPED = _dropped_counts()
 
 
 class Recent:
-    """The last `size` objects `make()` returned; `take()` reuses one nobody holds."""
+    """The last `size` objects `make()` returned; `take()` reuses one nobody holds. `make`:
+    the callable, or None where a subclass defines the method."""
 
-    def __init__(self, make: Callable[[], Any], size: int = 3):
-        self.make = make
+    def __init__(self, make: Callable[[], Any] | None = None, size: int = 3):
+        if make is not None:
+            self.make = make
         self.size = size
         self.items: list[Any] = []
 

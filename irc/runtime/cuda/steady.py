@@ -6,10 +6,13 @@ buffers, and its fresh results recycle the ones the caller dropped (`recycle.Rec
 the CUDA graph for those addresses is captured, a call is then: take the fresh buffers, look
 the graph up by the addresses, replay it. `SteadyRun` is that call, prepared once for the
 arguments and reused buffers of one call; it answers None (the caller takes the general path)
-whenever the graph is not there."""
+whenever the graph is not there or a fresh buffer cannot be had (out of memory: the general
+path fails with its message, after releasing the recycled buffers)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
+
+import pycuda.driver as drv
 
 from .launch import CudaError
 
@@ -42,16 +45,18 @@ class SteadyRun:
 
     def run(self) -> list | None:
         bufs = self.bufs
-        for pos, make in self.fresh:
-            bufs[pos] = make()
-        graph = self.execs.get(tuple([b.address for b in bufs]))
-        if graph is not None:
+        try:
+            for pos, make in self.fresh:
+                bufs[pos] = make()
+            graph = self.execs.get(tuple([b.address for b in bufs]))
+            if graph is None:
+                return None
             code = self.launch_graph(graph, self.stream)
             if code:
                 raise CudaError("launching a CUDA graph", code)
-            results = [bufs[slot] for slot in self.result_slots]
-        else:
-            results = None
-        for pos, _ in self.fresh:
-            bufs[pos] = None
-        return results
+            return [bufs[slot] for slot in self.result_slots]
+        except drv.MemoryError:
+            return None  # the general path reports it, after releasing what it can
+        finally:
+            for pos, _ in self.fresh:  # hold no fresh result (see the class doc)
+                bufs[pos] = None

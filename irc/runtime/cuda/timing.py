@@ -26,15 +26,15 @@ class CudaTiming:
         self.func = placed_func
         self.stream = stream
         launches = [op for op in host_func.walk() if isinstance(op, LaunchOp)]
-        self.kernels: dict[str, tuple[str, Any]] = {}  # name -> (key, location)
+        self.kernels: dict[str, Any] = {}  # name (the row's key) -> location
         for op in launches:
-            self.kernels.setdefault(op.kernel, (op.kernel, op.location))
+            self.kernels.setdefault(op.kernel, op.location)
         self.uploads = {k: f"GpuFromHost(input {k})" for k in uploads}
         self.downloads = {k: f"HostFromGpu(output {k})" for k in downloads}
         self.pending: list[tuple[str, Any, Any]] = []
 
     def applies(self) -> list[ApplyInfo]:
-        infos = describe_launches(self.func, list(self.kernels.values()))
+        infos = describe_launches(self.func, list(self.kernels.items()))
         n = len(infos)
         for table, cls in ((self.uploads, "GpuFromHost"), (self.downloads, "HostFromGpu")):
             for key in table.values():
@@ -60,9 +60,6 @@ class CudaTiming:
 
     def upload_key(self, k: int) -> str:
         return self.uploads.setdefault(k, f"GpuFromHost(input {k})")
-
-    def kernel_key(self, name: str) -> str:
-        return self.kernels[name][0]
 
     def collect(self) -> dict[Any, tuple[float, int]]:
         out: dict[Any, list] = {}
