@@ -8,7 +8,7 @@ from typing import Sequence
 from ..ir.attributes import Attribute, BoolAttr, DenseArrayAttr, FloatAttr, IntegerAttr
 from ..ir.core import Operation, Pure, Value
 from ..ir.location import UNKNOWN_LOC, Location
-from ..ir.types import Type
+from ..ir.types import Type, i64
 from .builtin import DenseAttr, TensorType
 from .op_base import Bad, InferredOp
 from .tensor_eval import evaluate
@@ -40,6 +40,18 @@ def common_device(types: Sequence[TensorType]) -> str | None:
             raise Bad(f"mixes placements: {first} is {where(first.device)} but {t} is "
                       f"{where(t.device)}; this needs a transfer (tensor.to_device / tensor.to_host)")
     return first.device
+
+
+def check_sizes(types: Sequence[TensorType], what: str) -> None:
+    """Sizes and bounds given at run time are 0-d i64 operands; `what` names them ("size 0")."""
+    for k, t in enumerate(types):
+        check_size(t, f"{what} {k}")
+
+
+def check_size(t: TensorType, what: str) -> None:
+    """One run-time size or bound (`what`) is a 0-d i64 tensor."""
+    if t.rank != 0 or t.element != i64:
+        raise Bad(f"{what} must be a 0-d i64 tensor, got {t}")
 
 
 def broadcast_shapes(types: Sequence[TensorType]) -> tuple[int | None, ...]:
