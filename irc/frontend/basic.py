@@ -448,7 +448,7 @@ def subtensor(x: Any, index: Any) -> Variable:
     from the end), slices of Python ints/None (negative steps too), `None` (new axis), `...`,
     and integer arrays (advanced indexing, with full slices: `_advanced_subtensor`)."""
     x = as_tensor_variable(x)
-    items = _normalize_index(x, index) if x.ndim else []
+    items = _normalize_index(x, index)
     if any(_is_index_array(it) for it in items):
         return _advanced_subtensor(x, items)
     elements = size_list(x) if x.owner is not None else None
@@ -461,7 +461,7 @@ def subtensor(x: Any, index: Any) -> Variable:
     axes: list[int] = []
     indices: list[Variable] = []
     pattern: list[int | str] = []
-    for it in _normalize_index(x, index):
+    for it in items:
         dim = len(pattern) - pattern.count("x") + len(axes)
         if it is None:
             pattern.append("x")
