@@ -374,14 +374,14 @@ def _slice_bound(v: Any, absent: int) -> Variable:
 
 
 def _integer_index(it: Any) -> Variable:
-    """An integer index as a 0-d integer variable (a Python int becomes a constant)."""
+    """An integer index as a 0-d integer variable (a Python int, numpy integer or 0-d integer
+    array becomes a constant; arrays of more dims went to `_advanced_subtensor`)."""
+    if isinstance(it, np.ndarray) and it.ndim == 0:
+        it = it[()]  # numpy treats x[np.array(2)] as x[2]
     if isinstance(it, (bool, np.bool_)):
         raise IndexError(f"boolean index {it} is not supported: use an integer, a slice, None or ...")
     if isinstance(it, (int, np.integer)):
         return constant(np.int64(it))
-    if isinstance(it, (list, np.ndarray)) or (isinstance(it, Variable) and it.ndim != 0):
-        raise NotImplementedError(f"advanced indexing with {it} is not supported (only integers, "
-                                  f"0-d integer variables, slices, None and ...)")
     if not isinstance(it, Variable) or not it.type.is_integer:
         what = it.type if isinstance(it, Variable) else type(it).__name__
         raise IndexError(f"only integers, 0-d integer variables, slices, None and ... are valid "
