@@ -440,7 +440,7 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
         raise ValueError(f"take: axis {axis} is out of range for {a.type}")
     items = [slice(None)] * a.ndim
     items[axis % a.ndim] = indices
-    return _advanced_subtensor(a, items) if _is_index_array(indices) else subtensor(a, tuple(items))
+    return subtensor(a, tuple(items))  # an array goes on to _advanced_subtensor
 
 
 def subtensor(x: Any, index: Any) -> Variable:
