@@ -54,6 +54,16 @@ def check_size(t: TensorType, what: str) -> None:
         raise Bad(f"{what} must be a 0-d i64 tensor, got {t}")
 
 
+def check_fits(src: TensorType, target: TensorType, where: str) -> None:
+    """`src` can be written to `target`, the part of dest an op replaces: the same element type
+    and rank, equal sizes where both are static; `where` names that part in the error."""
+    if src.element != target.element or src.rank != target.rank:
+        raise Bad(f"src {src} does not fit {where}")
+    for axis, (a, b) in enumerate(zip(src.shape, target.shape)):
+        if a is not None and b is not None and a != b:
+            raise Bad(f"src {src} does not fit {where} (dim {axis}: {a} vs {b})")
+
+
 def broadcast_shapes(types: Sequence[TensorType]) -> tuple[int | None, ...]:
     """Theano's broadcasting: equal ranks; per dim, equal sizes or a static 1 (broadcastable).
 
