@@ -16,7 +16,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..ir.core import Operation, Value
+from ..ir.core import Operation
 from ..ir.types import i64, index
 from .lower_to_loops import FuncLowering, inplace_target
 from .lowering_registry import lowering
