@@ -27,15 +27,15 @@ ROUNDS = 10
 DISTRIBUTIONS = ("uniform", "normal")
 
 
-def philox4x32(key: tuple, counter: tuple, rounds: int = ROUNDS) -> list[np.ndarray]:
-    """The four uint64 arrays (each word < 2^32) of Philox4x32-`rounds` for broadcastable
+def philox4x32(key: tuple, counter: tuple) -> list[np.ndarray]:
+    """The four uint64 arrays (each word < 2^32) of Philox4x32-10 for broadcastable
     `key` = (k0, k1) and `counter` = (c0, c1, c2, c3)."""
     k0, k1 = (np.asarray(k, dtype=np.uint64) & np.uint64(MASK32) for k in key)
     c0, c1, c2, c3 = (np.asarray(c, dtype=np.uint64) & np.uint64(MASK32) for c in counter)
     mask, shift = np.uint64(MASK32), np.uint64(32)
     m0, m1 = (np.uint64(m) for m in MULTIPLIERS)
     w0, w1 = (np.uint64(w) for w in WEYL)
-    for r in range(rounds):
+    for r in range(ROUNDS):
         if r:
             k0, k1 = (k0 + w0) & mask, (k1 + w1) & mask
         p0, p1 = m0 * c0, m1 * c2

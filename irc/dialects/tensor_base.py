@@ -8,7 +8,7 @@ from typing import Sequence
 from ..ir.attributes import Attribute, BoolAttr, DenseArrayAttr, FloatAttr, IntegerAttr
 from ..ir.core import Operation, Pure, Value
 from ..ir.location import UNKNOWN_LOC, Location
-from ..ir.types import Type
+from ..ir.types import Type, i64
 from .builtin import DenseAttr, TensorType
 from .op_base import Bad, InferredOp
 from .tensor_eval import evaluate
@@ -40,6 +40,28 @@ def common_device(types: Sequence[TensorType]) -> str | None:
             raise Bad(f"mixes placements: {first} is {where(first.device)} but {t} is "
                       f"{where(t.device)}; this needs a transfer (tensor.to_device / tensor.to_host)")
     return first.device
+
+
+def check_sizes(types: Sequence[TensorType], what: str) -> None:
+    """Sizes and bounds given at run time are 0-d i64 operands; `what` names them ("size 0")."""
+    for k, t in enumerate(types):
+        check_size(t, f"{what} {k}")
+
+
+def check_size(t: TensorType, what: str) -> None:
+    """One run-time size or bound (`what`) is a 0-d i64 tensor."""
+    if t.rank != 0 or t.element != i64:
+        raise Bad(f"{what} must be a 0-d i64 tensor, got {t}")
+
+
+def check_fits(src: TensorType, target: TensorType, where: str) -> None:
+    """`src` can be written to `target`, the part of dest an op replaces: the same element type
+    and rank, equal sizes where both are static; `where` names that part in the error."""
+    if src.element != target.element or src.rank != target.rank:
+        raise Bad(f"src {src} does not fit {where}")
+    for axis, (a, b) in enumerate(zip(src.shape, target.shape)):
+        if a is not None and b is not None and a != b:
+            raise Bad(f"src {src} does not fit {where} (dim {axis}: {a} vs {b})")
 
 
 def broadcast_shapes(types: Sequence[TensorType]) -> tuple[int | None, ...]:

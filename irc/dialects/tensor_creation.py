@@ -8,13 +8,7 @@ from __future__ import annotations
 from ..ir.types import i64
 from .builtin import TensorType
 from .op_base import Bad
-from .tensor_base import TensorOp, common_device, tensor_types
-
-
-def _sizes(types: list[TensorType], what: str) -> None:
-    for k, t in enumerate(types):
-        if t.rank != 0 or t.element != i64:
-            raise Bad(f"{what} {k} must be a 0-d i64 tensor, got {t}")
+from .tensor_base import TensorOp, check_sizes, common_device, tensor_types
 
 
 class AllocOp(TensorOp):
@@ -31,7 +25,7 @@ class AllocOp(TensorOp):
         value, sizes = types[0], types[1:]
         if value.rank != len(sizes):
             raise Bad(f"value {value} has rank {value.rank} but {len(sizes)} size(s) are given")
-        _sizes(sizes, "size")
+        check_sizes(sizes, "size")
         return [TensorType(tuple(None if d == 1 else d for d in value.shape), value.element,
                            common_device(types))]
 
@@ -46,7 +40,7 @@ class IotaOp(TensorOp):
         types = tensor_types(operand_types)
         if len(types) != 1:
             raise Bad(f"expects one operand (the length), got {len(types)}")
-        _sizes(types, "length")
+        check_sizes(types, "length")
         return [TensorType((None,), i64, types[0].device)]
 
 

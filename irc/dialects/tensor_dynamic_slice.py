@@ -7,9 +7,8 @@ axis. What Theano programs write as `data[i * n:(i + 1) * n]` for a symbolic min
 """
 from __future__ import annotations
 
-from ..ir.types import i64
 from .op_base import Bad, int_attr
-from .tensor_base import TensorOp, common_device, tensor_types
+from .tensor_base import TensorOp, check_size, common_device, tensor_types
 
 
 class DynamicSliceOp(TensorOp):
@@ -23,9 +22,8 @@ class DynamicSliceOp(TensorOp):
         if len(types) != 3:
             raise Bad(f"expects 3 operands (x, start, stop), got {len(types)}")
         x, start, stop = types
-        for what, t in (("start", start), ("stop", stop)):
-            if t.rank != 0 or t.element != i64:
-                raise Bad(f"{what} must be a 0-d i64 tensor, got {t}")
+        check_size(start, "start")
+        check_size(stop, "stop")
         axis = int_attr(attributes, "axis")
         if not 0 <= axis < x.rank:
             raise Bad(f"axis {axis} is out of range for {x}")

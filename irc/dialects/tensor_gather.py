@@ -21,7 +21,8 @@ from typing import Sequence
 
 from .builtin import TensorType
 from .op_base import Bad, str_attr
-from .tensor_base import TensorOp, broadcast_shapes, common_device, tensor_types
+from .tensor_base import TensorOp, broadcast_shapes, check_fits, common_device, tensor_types
+from .tensor_index import check_indices
 
 SCATTER_MODES = ("add", "set")
 
@@ -32,9 +33,7 @@ def check_index_arrays(x: TensorType, indices: Sequence[TensorType]) -> tuple[in
         raise Bad("expects at least one index array")
     if len(indices) > x.rank:
         raise Bad(f"has {len(indices)} index arrays for the {x.rank} axes of {x}")
-    for k, t in enumerate(indices):
-        if not t.element.is_integer or t.element.is_bool:
-            raise Bad(f"index #{k} must be an integer tensor, got {t}")
+    check_indices(indices, scalar=False)
     return broadcast_shapes(indices)
 
 
@@ -74,7 +73,5 @@ class ScatterOp(TensorOp):
         common_device(types)
         dest, src = types[0], types[1]
         target = gathered_type(dest, types[2:])
-        if src.element != dest.element or src.rank != target.rank or any(
-                a is not None and b is not None and a != b for a, b in zip(src.shape, target.shape)):
-            raise Bad(f"src {src} does not fit {target}, the places the indices select in dest {dest}")
+        check_fits(src, target, f"{target}, the places the indices select in dest {dest}")
         return [dest]

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from .builtin import TensorType
 from .op_base import Bad, int_array
-from .tensor_base import TensorOp, common_device, tensor_types
+from .tensor_base import TensorOp, check_fits, common_device, tensor_types
 
 
 def index_axes(attributes, rank: int, count: int) -> tuple[int, ...]:
@@ -25,10 +25,11 @@ def index_axes(attributes, rank: int, count: int) -> tuple[int, ...]:
     return axes
 
 
-def check_indices(indices: Sequence[TensorType]) -> None:
+def check_indices(indices: Sequence[TensorType], scalar: bool = True) -> None:
+    """Indices are integer tensors (not bool), 0-d unless `scalar` is False (gather's arrays)."""
     for k, t in enumerate(indices):
-        if t.rank != 0 or not t.element.is_integer or t.element.is_bool:
-            raise Bad(f"index #{k} must be a 0-d integer tensor, got {t}")
+        if (scalar and t.rank != 0) or not t.element.is_integer or t.element.is_bool:
+            raise Bad(f"index #{k} must be {'a 0-d' if scalar else 'an'} integer tensor, got {t}")
 
 
 def dropped(x: TensorType, axes: Sequence[int]) -> TensorType:
@@ -68,9 +69,5 @@ class InsertIndexOp(TensorOp):
         check_indices(indices)
         common_device(types)
         target = dropped(dest, index_axes(attributes, dest.rank, len(indices)))
-        if src.element != dest.element or src.rank != target.rank:
-            raise Bad(f"src {src} does not fit {target}, dest {dest} at the index")
-        for axis, (a, b) in enumerate(zip(src.shape, target.shape)):
-            if a is not None and b is not None and a != b:
-                raise Bad(f"src {src} does not fit {target}, dest {dest} at the index (dim {axis}: {a} vs {b})")
+        check_fits(src, target, f"{target}, dest {dest} at the index")
         return [dest]

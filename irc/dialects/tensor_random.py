@@ -15,7 +15,7 @@ from ..ir.types import i64
 from .builtin import TensorType
 from .op_base import Bad, str_attr, type_attr
 from .philox import DISTRIBUTIONS
-from .tensor_base import TensorOp, common_device, tensor_types
+from .tensor_base import TensorOp, check_sizes, common_device, tensor_types
 
 STATE_SIZE = 3
 
@@ -36,9 +36,7 @@ class RandomOp(TensorOp):
         if not types:
             raise Bad("expects the generator state and one size per dim")
         check_state_type(types[0])
-        for k, t in enumerate(types[1:]):
-            if t.rank != 0 or t.element != i64:
-                raise Bad(f"size {k} must be a 0-d i64 tensor, got {t}")
+        check_sizes(types[1:], "size")
         distribution = str_attr(attributes, "distribution")
         if distribution not in DISTRIBUTIONS:
             raise Bad(f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {distribution!r}")

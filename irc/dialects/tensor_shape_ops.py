@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..ir.types import i64
 from .builtin import DenseAttr, TensorType
 from .op_base import Bad, int_array, int_attr
-from .tensor_base import (DYNAMIC, TensorOp, broadcast_shapes, common_device, fmt_shape,
+from .tensor_base import (DYNAMIC, TensorOp, broadcast_shapes, check_fits, common_device, fmt_shape,
                           num_elements, tensor_types)
 from .tensor_semantics import as_slice, slice_bounds
 
@@ -183,10 +183,8 @@ class InsertSliceOp(TensorOp):
             raise Bad(f"src {src} and dest {dest} have different element types")
         if src.rank != dest.rank:
             raise Bad(f"src {src} and dest {dest} have different ranks")
-        target = slice_shape(dest.shape, slice_bounds(attributes, dest.rank))
-        for axis, (a, b) in enumerate(zip(src.shape, target)):
-            if a is not None and b is not None and a != b:
-                raise Bad(f"src {src} does not fit the slice of {dest} (dim {axis}: {a} vs {b})")
+        target = dest.with_shape(slice_shape(dest.shape, slice_bounds(attributes, dest.rank)))
+        check_fits(src, target, f"the slice of {dest}")
         return [dest]
 
 

@@ -374,14 +374,14 @@ def _slice_bound(v: Any, absent: int) -> Variable:
 
 
 def _integer_index(it: Any) -> Variable:
-    """An integer index as a 0-d integer variable (a Python int becomes a constant)."""
+    """An integer index as a 0-d integer variable (a Python int, numpy integer or 0-d integer
+    array becomes a constant; arrays of more dims went to `_advanced_subtensor`)."""
+    if isinstance(it, np.ndarray) and it.ndim == 0:
+        it = it[()]  # numpy treats x[np.array(2)] as x[2]
     if isinstance(it, (bool, np.bool_)):
         raise IndexError(f"boolean index {it} is not supported: use an integer, a slice, None or ...")
     if isinstance(it, (int, np.integer)):
         return constant(np.int64(it))
-    if isinstance(it, (list, np.ndarray)) or (isinstance(it, Variable) and it.ndim != 0):
-        raise NotImplementedError(f"advanced indexing with {it} is not supported (only integers, "
-                                  f"0-d integer variables, slices, None and ...)")
     if not isinstance(it, Variable) or not it.type.is_integer:
         what = it.type if isinstance(it, Variable) else type(it).__name__
         raise IndexError(f"only integers, 0-d integer variables, slices, None and ... are valid "
@@ -413,6 +413,12 @@ def _index_array(it: Any) -> Variable:
     return v
 
 
+def _axes_first(axes: Sequence[int], ndim: int) -> list[int]:
+    """The dimshuffle that moves the indexed `axes` to the front (the ops index leading axes),
+    the other axes after them in order."""
+    return list(axes) + [d for d in range(ndim) if d not in axes]
+
+
 def _advanced_subtensor(x: Variable, items: list) -> Variable:
     """numpy's advanced indexing when every index is an integer array (or an int) or a full
     slice `:`: the arrays broadcast together; their result dims stand where the first array
@@ -423,11 +429,10 @@ def _advanced_subtensor(x: Variable, items: list) -> Variable:
     axes = [d for d, it in enumerate(items) if not isinstance(it, slice)]
     indices = [_index_array(items[d]) for d in axes]
     rank = max(i.ndim for i in indices)
-    others = [d for d in range(x.ndim) if d not in axes]
-    gathered = AdvancedSubtensor(axes)(dimshuffle(x, axes + others), *(pad_left(i, rank) for i in indices))
+    gathered = AdvancedSubtensor(axes)(dimshuffle(x, _axes_first(axes, x.ndim)), *(pad_left(i, rank) for i in indices))
     front = axes[0] if axes == list(range(axes[0], axes[0] + len(axes))) else 0
     return dimshuffle(gathered, [rank + k for k in range(front)] + list(range(rank))
-                      + [rank + k for k in range(front, len(others))])
+                      + [rank + k for k in range(front, x.ndim - len(axes))])
 
 
 def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
@@ -440,7 +445,7 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
         raise ValueError(f"take: axis {axis} is out of range for {a.type}")
     items = [slice(None)] * a.ndim
     items[axis % a.ndim] = indices
-    return _advanced_subtensor(a, items) if _is_index_array(indices) else subtensor(a, tuple(items))
+    return subtensor(a, tuple(items))  # an array goes on to _advanced_subtensor
 
 
 def subtensor(x: Any, index: Any) -> Variable:
@@ -448,7 +453,7 @@ def subtensor(x: Any, index: Any) -> Variable:
     from the end), slices of Python ints/None (negative steps too), `None` (new axis), `...`,
     and integer arrays (advanced indexing, with full slices: `_advanced_subtensor`)."""
     x = as_tensor_variable(x)
-    items = _normalize_index(x, index) if x.ndim else []
+    items = _normalize_index(x, index)
     if any(_is_index_array(it) for it in items):
         return _advanced_subtensor(x, items)
     elements = size_list(x) if x.owner is not None else None
@@ -461,7 +466,7 @@ def subtensor(x: Any, index: Any) -> Variable:
     axes: list[int] = []
     indices: list[Variable] = []
     pattern: list[int | str] = []
-    for it in _normalize_index(x, index):
+    for it in items:
         dim = len(pattern) - pattern.count("x") + len(axes)
         if it is None:
             pattern.append("x")
@@ -515,20 +520,21 @@ def _unwind_subtensor(sub: Variable) -> tuple[Variable, Apply | None, Apply | No
     return x, sliced, indexed, ds
 
 
-def _unwind_advanced(sub: Variable) -> tuple[Variable, Apply, DimShuffle | None] | None:
-    """`x[arrays]` taken apart: (x, the AdvancedSubtensor node, the final dimshuffle), or None."""
+def _unwind_advanced(sub: Variable) -> tuple[Variable, Apply, DimShuffle | None, list[int]] | None:
+    """`x[arrays]` taken apart: (x, the AdvancedSubtensor node, the final dimshuffle, the
+    dimshuffle of x that put the indexed axes first), or None."""
     node, ds = sub.owner, None
     if node is not None and isinstance(node.op, DimShuffle):
         ds, node = node.op, node.inputs[0].owner
     if node is None or not isinstance(node.op, AdvancedSubtensor):
         return None
     moved = node.inputs[0]
-    axes = list(node.op.source_axes)
-    if axes + [d for d in range(moved.ndim) if d not in axes] == list(range(moved.ndim)):
-        return moved, node, ds
+    order = _axes_first(node.op.source_axes, moved.ndim)
+    if order == list(range(moved.ndim)):
+        return moved, node, ds, order
     if moved.owner is None or not isinstance(moved.owner.op, DimShuffle):
         return None  # not built by `subtensor`: nothing to undo
-    return moved.owner.inputs[0], node, ds
+    return moved.owner.inputs[0], node, ds, order
 
 
 def _advanced_inc_subtensor(sub: Variable, y: Any, set_instead_of_inc: bool) -> Variable | None:
@@ -537,7 +543,7 @@ def _advanced_inc_subtensor(sub: Variable, y: Any, set_instead_of_inc: bool) -> 
     unwound = _unwind_advanced(sub)
     if unwound is None:
         return None
-    x, node, ds = unwound
+    x, node, ds, order = unwound
     y = cast(as_tensor_variable(y), x.dtype)
     if y.ndim > sub.ndim:
         raise ValueError(f"{'set' if set_instead_of_inc else 'inc'}_subtensor: the value ({y.type}) has more "
@@ -549,8 +555,7 @@ def _advanced_inc_subtensor(sub: Variable, y: Any, set_instead_of_inc: bool) -> 
     if ds is not None:
         y = dimshuffle(y, _inverse_pattern(ds.new_order, gathered.ndim))
     moved = AdvancedIncSubtensor(set_instead_of_inc)(node.inputs[0], y, *node.inputs[1:])
-    axes = list(node.op.source_axes)
-    return dimshuffle(moved, _inverse_pattern(axes + [d for d in range(x.ndim) if d not in axes], x.ndim))
+    return dimshuffle(moved, _inverse_pattern(order, x.ndim))
 
 
 def set_subtensor(sub: Variable, y: Any, inplace: bool = False) -> Variable:

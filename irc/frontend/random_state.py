@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..dialects.philox import MASK32, philox4x32
+from ..dialects.tensor_random import STATE_SIZE
 from .shared import SharedVariable
 from .tensor_type import TensorType
 
@@ -55,8 +56,8 @@ class RandomState(np.ndarray):
 def check_state(value: Any) -> np.ndarray:
     """`value` as a plain int64 state array, or a ValueError saying what a state is."""
     arr = np.asarray(value)
-    if arr.shape != (3,) or arr.dtype.kind not in "iu":
-        raise ValueError(f"a generator state is an integer array [key0, key1, draw] of 3, got "
+    if arr.shape != (STATE_SIZE,) or arr.dtype.kind not in "iu":
+        raise ValueError(f"a generator state is an integer array [key0, key1, draw] of {STATE_SIZE}, got "
                          f"{arr.dtype} of shape {arr.shape}")
     if not (0 <= int(arr[0]) <= MASK32 and 0 <= int(arr[1]) <= MASK32 and int(arr[2]) >= 0):
         raise ValueError(f"a generator state has keys in [0, 2**32) and a draw count >= 0, got {arr.tolist()}")

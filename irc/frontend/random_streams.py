@@ -36,6 +36,15 @@ def build_error(message: str) -> str:
     return Diagnostic(message, user_location()).render()
 
 
+def inverse_cdf(u: Variable, p: Variable, last: Any) -> Variable:
+    """The choice k drawn by each uniform of `u` with the probabilities on `p`'s last axis (one
+    row per element of `u`, or one vector for all): the count of F(k) <= u, F the running sum
+    of p, at most `last` (rounding can leave F's end below u)."""
+    cdf = cumsum(cast(p, "float64"), axis=-1)
+    below = ge(dimshuffle(u, list(range(u.ndim)) + ["x"]), cdf)  # u >= F(k): past choice k
+    return minimum(tensor_sum(below, axis=-1), last)
+
+
 def _static(v: Any) -> Any:
     """A Python number for a constant (a number or a constant variable), else None."""
     if isinstance(v, Constant):
@@ -207,10 +216,7 @@ class RandomStreams:
         p = as_tensor_variable(p)
         if p.ndim != 1:
             raise ValueError(build_error(f"choice: p must be a vector of {count} probabilities, got {p.type}"))
-        cdf = cumsum(cast(p, "float64"))
-        below = ge(dimshuffle(u, list(range(len(sizes))) + ["x"]), cdf)  # u >= F(k): past choice k
-        index = tensor_sum(below, axis=-1)
-        return self._mark(cast(minimum(index, np.int64(count - 1)), dtype), state)
+        return self._mark(cast(inverse_cdf(u, p, np.int64(count - 1)), dtype), state)
 
     def permutation(self, size: Any = (), n: Any = 1, ndim: int | None = None, dtype: str = "int64") -> Variable:
         """A random permutation of 0..n-1 for every entry of `size` (shape size + (n,))."""

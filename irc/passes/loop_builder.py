@@ -13,7 +13,7 @@ from ..ir.attributes import Attribute, IntegerAttr, StringAttr, TypeAttr
 from ..ir.builder import Builder, InsertionPoint
 from ..ir.core import Block, Operation, Value
 from ..ir.location import Location, UNKNOWN_LOC
-from ..ir.types import ScalarType, index
+from ..ir.types import ScalarType, i64, index
 
 Index = Value  # an SSA value of type index
 IV_NAMES = ("i", "j", "l", "m", "n", "p", "q")
@@ -87,6 +87,10 @@ class LoopBuilder:
             return
         self.b.create(L.AssertEqOp, [a, b], {"msg": StringAttr(msg)}, result_types=[])
 
+    def assert_nonnegative(self, n: Index, msg: str) -> None:
+        """Fail the function with `msg` when `n`, a size or count read at run time, is negative."""
+        self.assert_eq(self.max(n, self.const(0)), n, msg)
+
     def check_index(self, i: Index, n: Index, msg: str) -> Index:
         """numpy's integer index `i` on an axis of size `n`, made non-negative; the function
         fails with `msg` unless -n <= i < n (see `loop.check_index`)."""
@@ -124,6 +128,12 @@ class LoopBuilder:
 
     def scalar_const(self, value, t: ScalarType) -> Value:
         return self.b.create(S.ConstantOp, [], {"value": S.scalar_attr(value, t)}).result
+
+    def wrap_negative(self, i: Value, size: Value) -> Value:
+        """numpy's negative index or bound `i` counted from the end: `i + size` where `i < 0`
+        (both i64 scalars)."""
+        negative = self.scalar("lt", [i, self.scalar_const(0, i64)])
+        return self.scalar("select", [negative, self.scalar("add", [i, size]), i])
 
     def cast(self, v: Value, to: ScalarType) -> Value:
         if v.type == to:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..ir.core import Operation, Value
+from ..ir.core import Operation
 from ..ir.types import i64, index
 from .lower_to_loops import FuncLowering, inplace_target
 from .lowering_registry import lowering
@@ -54,12 +54,10 @@ def _check_indices(ctx: FuncLowering, op: Operation, first: int, isizes: list[In
 def _places(ctx: FuncLowering, op: Operation, first: int, ivs: list[Index], axis_sizes: list[Index]) -> list[Index]:
     """The (already checked) indices at position `ivs`, negative ones counted from the end."""
     lb = ctx.lb
-    zero = lb.scalar_const(0, i64)
     out = []
     for axis, v in enumerate(op.operands[first:]):
         raw = lb.cast(ctx.broadcast_load(v, ivs), i64)
-        wrapped = lb.scalar("add", [raw, lb.cast(axis_sizes[axis], i64)])
-        out.append(lb.cast(lb.scalar("select", [lb.scalar("lt", [raw, zero]), wrapped, raw]), index))
+        out.append(lb.cast(lb.wrap_negative(raw, lb.cast(axis_sizes[axis], i64)), index))
     return out
 
 

@@ -87,8 +87,7 @@ def _clipped_bound(ctx: FuncLowering, v: Value, n: Index) -> Index:
     raw = ctx.broadcast_load(v, [])
     size = lb.cast(n, i64)
     zero = lb.scalar_const(0, i64)
-    wrapped = lb.scalar("select", [lb.scalar("lt", [raw, zero]), lb.scalar("add", [raw, size]), raw])
-    clipped = lb.scalar("minimum", [lb.scalar("maximum", [wrapped, zero]), size])
+    clipped = lb.scalar("minimum", [lb.scalar("maximum", [lb.wrap_negative(raw, size), zero]), size])
     return lb.cast(clipped, index)
 
 

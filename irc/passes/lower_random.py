@@ -95,7 +95,7 @@ def _sizes(ctx: FuncLowering, op: Operation) -> list[Index]:
         n = index_of(ctx, v)
         if n is None:
             n = lb.cast(ctx.broadcast_load(v, []), index)
-            lb.assert_eq(lb.max(n, lb.const(0)), n, f"'tensor.random': size {k} is negative")
+            lb.assert_nonnegative(n, f"'tensor.random': size {k} is negative")
         sizes.append(n)
     return sizes
 

@@ -49,7 +49,7 @@ def _step_count(ctx: FuncLowering, op: ScanOp) -> Index:
     steps: Index | None = None
     if given is None or int(given.array.reshape(-1)[0]) != -1:
         steps = lb.cast(ctx.broadcast_load(op.n_steps, []), index)
-        lb.assert_eq(lb.max(steps, lb.const(0)), steps, "'tensor.scan': n_steps is negative")
+        lb.assert_nonnegative(steps, "'tensor.scan': n_steps is negative")
     for s in op.sequences:
         length = ctx.sizes_of(ctx.buf[s])[0]
         steps = length if steps is None else lb.min(steps, length)

@@ -11,12 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ..frontend.basic import as_tensor_variable, cast, dimshuffle, eq, ge
+from ..frontend.basic import as_tensor_variable, cast, dimshuffle, eq
 from ..frontend.creation import arange
 from ..frontend.graph import Variable
-from ..frontend.mathops import minimum, sum as tensor_sum
-from ..frontend.order import cumsum
-from ..frontend.random_streams import RandomStreams, build_error
+from ..frontend.random_streams import RandomStreams, build_error, inverse_cdf
 
 
 class MRG_RandomStreams(RandomStreams):  # noqa: N801  (Theano's name)
@@ -65,7 +63,6 @@ class MRG_RandomStreams(RandomStreams):  # noqa: N801  (Theano's name)
         if pvals.ndim != 2:
             raise ValueError(build_error(f"multinomial: pvals must be a matrix, got {pvals.type}"))
         u, state = self._draw("uniform", [cast(pvals.shape[0], "int64")], "float64")
-        below = ge(dimshuffle(u, [0, "x"]), cumsum(cast(pvals, "float64"), axis=1))
-        index = minimum(tensor_sum(below, axis=1), pvals.shape[1] - 1)
+        index = inverse_cdf(u, pvals, pvals.shape[1] - 1)
         hot = eq(dimshuffle(arange(pvals.shape[1]), ["x", 0]), dimshuffle(index, [0, "x"]))
         return self._mark(cast(hot, dtype), state)

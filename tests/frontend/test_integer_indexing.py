@@ -70,6 +70,16 @@ def test_index_from_a_computed_value():
     assert f(xv) == xv.max() + xv.min()
 
 
+def test_a_0d_integer_array_indexes_as_an_integer():
+    x, m = T.dvector(), T.dmatrix()
+    f = native([x, m], [x[np.array(2)], m[np.array(-1), np.array(1, dtype=np.int32)], m[np.array(1)]])
+    xv, mv = data(5, "float64"), data((3, 4), "float64")
+    want = [xv[np.array(2)], mv[np.array(-1), np.array(1, dtype=np.int32)], mv[np.array(1)]]
+    for g, w in zip(f(xv, mv), want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
 @pytest.mark.parametrize("index", [3, -4, 100])
 def test_constant_index_out_of_range_raises_at_run_time(index):
     x = T.dvector()
@@ -186,6 +196,8 @@ def test_bad_indices_are_refused_when_building():
         x[T.dscalar()]
     with pytest.raises(IndexError, match="boolean index"):
         x[True]
+    with pytest.raises(IndexError, match="only integers"):
+        x[np.array(1.0)]
     with pytest.raises(IndexError, match="too many indices"):
         x[1, 2]
 
