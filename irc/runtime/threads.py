@@ -1,5 +1,7 @@
 """The CPU thread pool at run time: loads `irc/codegen_cpu/thread_pool.py`'s module once per
-process (its object code is in the disk cache like compiled functions'), makes `irc_rt_parallel_for` resolvable for compiled code, and starts the workers.
+process (its object code is in the disk cache like compiled functions'), makes `irc_rt_parallel_for`
+and the runtime-library functions of `codegen_cpu/libcalls.py` resolvable for compiled code, and
+starts the workers.
 
 Workers are daemon Python threads that each make one ctypes call, `irc_rt_worker(k)`, which
 releases the GIL and never returns: the waiting, the work and the wake-ups are all native.
@@ -19,8 +21,9 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 
 from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
+from ..codegen_cpu.libcalls import LIBCALLS, add_libcalls
 from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, build_pool_module
-from ..config import config
+from ..base.config import config
 from .object_cache import ObjectCache, cache_key
 
 SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED = (SETTABLE.index(k) for k in
@@ -56,12 +59,15 @@ def _build() -> _Pool:
     key = cache_key("irc-thread-pool", codegen_identity())
     obj = cache.load(key)
     if obj is None:
-        obj = emit_object(parse_and_optimize(build_pool_module(llvm.get_process_triple())))
+        module = build_pool_module(llvm.get_process_triple())
+        add_libcalls(module)
+        obj = emit_object(parse_and_optimize(module))
         cache.store(key, obj)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
-    llvm.add_symbol(PARALLEL_FOR, engine.get_function_address(PARALLEL_FOR))
+    for name in (PARALLEL_FOR, *LIBCALLS):
+        llvm.add_symbol(name, engine.get_function_address(name))
     setter = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set"))
     getter = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_get"))
     addr = engine.get_function_address("irc_rt_worker")
