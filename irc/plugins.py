@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import importlib
 
-from .registry import set_loader
+from .base.registry import set_loader
 
 
 def install() -> None:
     set_loader("dialects", lambda: importlib.import_module("irc.dialects"))
     set_loader("passes", lambda: importlib.import_module("irc.passes"))
     set_loader("targets", _load_targets)
-    set_loader("graph_view", lambda: importlib.import_module("irc.frontend.fgraph_view"))
 
 
 def _load_targets() -> None:

@@ -15,7 +15,6 @@ from typing import Sequence
 from . import UsageError
 
 PROG = "irc-opt"
-SPLIT_MARKER = "// -----"
 
 
 class _ArgParser(argparse.ArgumentParser):
@@ -49,7 +48,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
     p.add_argument("--list-targets", action="store_true", help="list the output targets and exit")
     p.add_argument("--split-input-file", action="store_true",
-                   help=f"process each '{SPLIT_MARKER}'-separated chunk on its own")
+                   help="process each '// -----'-separated chunk on its own")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
     p.add_argument("--verify-each", action="store_true", default=True,
                    help="verify the IR after each pass (the default; also --verify-each=BOOL)")
@@ -174,7 +173,7 @@ def _reproducer_args(args: argparse.Namespace, argv: list[str]) -> argparse.Name
 
 def _list_passes() -> str:
     import dataclasses
-    from ..ir.pass_manager import PASS_REGISTRY, load_passes
+    from ..ir.pass_base import PASS_IMPORT_ERRORS, PASS_REGISTRY, load_passes
     from ..ir.pass_pipeline import format_value, option_fields
     load_passes()
     lines = ["Passes:"]
@@ -188,8 +187,7 @@ def _list_passes() -> str:
             default = f" (default: {format_value(field.default)})" if has_default else ""
             doc = field.metadata.get("help", "")
             lines.append(f"  {'':<{width}}    {opt}=<{tname}>{default}{' ' + doc if doc else ''}")
-    import irc.passes as pkg
-    for mod, err in pkg.import_errors().items():
+    for mod, err in PASS_IMPORT_ERRORS.items():
         lines.append(f"warning: passes in {mod} are missing: {err}")
     return "\n".join(lines) + "\n"
 

@@ -11,12 +11,11 @@ import time
 from ..ir.diagnostics import IRError
 from ..ir.instrumentation import (CrashReproducer, IRDiffPrinter, IRPrinter, IRTreeDir, PassStatistics,
                                   PassTiming)
-from ..ir.parser import parse_module, split_input_file
+from ..ir.parser import SPLIT_MARKER, parse_module, split_input_file
 from ..ir.pass_manager import PASS_REGISTRY, PassManager, load_passes
 from ..ir.pass_pipeline import closest
 from ..ir.verifier import verify
 from . import UsageError
-from .opt import SPLIT_MARKER
 from .targets import TARGETS
 
 

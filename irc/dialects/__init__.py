@@ -1,5 +1,5 @@
 """Dialects: groups of ops and types. Importing this package registers all of them."""
-from . import builtin, func  # noqa: F401
+from . import builtin, builtin_syntax, func  # noqa: F401  (builtin_syntax: the types' text hooks)
 
 def load_all() -> None:
     """Import every dialect so its ops are registered (parser, verifier, passes rely on it)."""

@@ -1,6 +1,6 @@
 """`builtin`: the module op and the shaped types every dialect shares (tensor, memref) and
 dense constants. Their text hooks (parsers for `tensor<>`, `memref<>`, `dense<>`) are in
-`builtin_syntax.py`, imported at the end of this file."""
+`builtin_syntax.py`, which the dialects package imports."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -222,5 +222,3 @@ class ModuleOp(Operation):
                     raise op.error(f"redefinition of symbol {sym}")
                 seen.add(sym)
 
-
-from . import builtin_syntax  # noqa: E402,F401  (registers the text hooks of the types above)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Operation, Value
-from ..runtime.graph_view import set_graph_view
 from .opview import view_op
 from .tensor_type import TensorType
 
@@ -117,5 +116,3 @@ class FunctionGraphView:
     def variables(self) -> list[ViewVariable]:
         return self.inputs + [o for n in self._nodes for o in n.outputs]
 
-
-set_graph_view(FunctionGraphView)

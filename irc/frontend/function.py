@@ -11,11 +11,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..config import config
+from ..base.config import config
 from ..dialects import load_all
 from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import DebugExecutor
 from ..runtime.function import _MISSING, FunctionMaker, InputSpec, OutputSpec, function_class
+from ..runtime.graph_view import set_graph_view
 from ..runtime.ir_dump import dump_folder, dump_stages
 from ..runtime.profile import profiled_function_class
 from ..runtime.profile_hook import CompileClock, attach_profile
@@ -23,11 +24,15 @@ from ..runtime.promote import needs_promotion, promote_to_f64
 from ..runtime.reference import ReferenceExecutor
 from ..runtime.targets import active
 from .basic import as_tensor_variable
+from .fgraph_view import FunctionGraphView
 from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_location
 from .lowering import LoweringSpec, lower
 from .modes import ProfileMode
 from .placement_report import report_host_ops
 from .shared import SharedVariable, default_updates
+
+# every compiled function shows users Theano's op classes (`f.maker.fgraph.toposort()`)
+set_graph_view(FunctionGraphView)
 
 
 class In:

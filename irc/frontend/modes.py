@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import TextIO
 
-from ..config import config
+from ..base.config import config
 from ..passes.pipelines import MODES
 
 # Theano's optimizer names -> the pipeline they stand for here

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..config import config
+from ..base.config import config
 from ..runtime.targets import active
 from .graph import Variable, ancestors
 from .tensor_type import TensorType, floatX

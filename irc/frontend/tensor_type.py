@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..config import config
+from ..base.config import config
 from ..dialects.builtin import TensorType as IRTensorType
 from ..ir.types import scalar_from_numpy
 

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from .attributes import (ATTRIBUTE_PARSERS, ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DictAttr,
                          FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
-from ..registry import ensure
+from ..base.registry import ensure
 from .core import OP_REGISTRY, Block, IsolatedFromAbove, Operation, Region, Value, create_op
 from .diagnostics import SOURCES, Diagnostic, ParseError
 from .lexer import EOF, tokenize
@@ -738,6 +738,9 @@ def parse_attribute(text: str) -> Attribute:
     return _parse_whole(text, Parser.parse_attribute, "attribute")
 
 
+SPLIT_MARKER = "// -----"
+
+
 def split_input_file(text: str) -> list[tuple[str, int]]:
     """Split on lines starting with `// -----` into (chunk, first line number) pairs, so an
     IR dump (whose headers start `// -----// IR Dump`) splits back into its modules. Each
@@ -747,7 +750,7 @@ def split_input_file(text: str) -> list[tuple[str, int]]:
     start = 0
     current: list[str] = []
     for n, line in enumerate(text.split("\n")):
-        if line.lstrip().startswith("// -----"):
+        if line.lstrip().startswith(SPLIT_MARKER):
             chunks.append(("\n" * start + "\n".join(current), start + 1))
             start, current = n + 1, []
         else:

@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 from typing import Any, ClassVar
 
-from ..registry import ensure
+from ..base.registry import ensure
 from .core import Operation
 from .diagnostics import Diagnostic, PassError
 from .location import Location, UNKNOWN_LOC
@@ -62,6 +62,9 @@ def option(default: Any, help: str = "", minimum: int | float | None = None) -> 
 
 
 PASS_REGISTRY: dict[str, type[Pass]] = {}
+# module -> why it failed to import: its passes are missing (said by `--list-passes` and by the
+# unknown-pass error); filled by whatever loads the pass modules
+PASS_IMPORT_ERRORS: dict[str, str] = {}
 
 
 def register_pass(cls: type[Pass]) -> type[Pass]:

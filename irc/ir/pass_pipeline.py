@@ -9,13 +9,12 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-import sys
 import typing
 from typing import Any, Sequence
 
 from .diagnostics import SOURCES, Diagnostic, PassError
 from .location import FileLineColLoc
-from .pass_base import PASS_REGISTRY, Pass, load_passes
+from .pass_base import PASS_IMPORT_ERRORS, PASS_REGISTRY, Pass, load_passes
 
 PIPELINE_FILE = "<pipeline>"
 ANCHOR = "builtin.module"
@@ -121,8 +120,7 @@ def _parse_element(r: _Reader, nested: bool) -> list[Pass]:
 
 def _broken_modules() -> str:
     """A hint when some pass module failed to import (its passes then look unknown)."""
-    pkg = sys.modules.get("irc.passes")
-    errors = pkg.import_errors() if pkg is not None and hasattr(pkg, "import_errors") else {}
+    errors = PASS_IMPORT_ERRORS
     if not errors:
         return ""
     return " (note: pass modules failed to import: " + "; ".join(f"{m}: {e}" for m, e in errors.items()) + ")"

@@ -2,7 +2,7 @@
 
 Every module of this package is imported (no list to keep in sync), plus `EXTRA_MODULES`
 for passes that live elsewhere (a code generator's `convert-to-llvm`). Each import is
-defensive: a module that fails does not hide the others' passes; `import_errors()` (shown by
+defensive: a module that fails does not hide the others' passes; `PASS_IMPORT_ERRORS` (shown by
 `irc-opt --list-passes` and by the unknown-pass error) says which failed and why.
 """
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from ..ir.pass_base import PASS_IMPORT_ERRORS
+
 # Modules outside this package that register passes (imported after this package's own).
 EXTRA_MODULES: tuple[str, ...] = ()
-
-_ERRORS: dict[str, str] = {}
 
 
 def _load() -> None:
@@ -23,14 +23,9 @@ def _load() -> None:
             importlib.import_module(full)
         except ModuleNotFoundError as e:
             if e.name != full:
-                _ERRORS[full] = f"{type(e).__name__}: {e}"
+                PASS_IMPORT_ERRORS[full] = f"{type(e).__name__}: {e}"
         except Exception as e:  # keep the other passes usable; report it where asked
-            _ERRORS[full] = f"{type(e).__name__}: {e}"
-
-
-def import_errors() -> dict[str, str]:
-    """Pass modules that exist but failed to import, with the reason."""
-    return dict(_ERRORS)
+            PASS_IMPORT_ERRORS[full] = f"{type(e).__name__}: {e}"
 
 
 _load()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..config import config
+from ..base.config import config
 from ..ir.core import Operation
 from ..ir.instrumentation import render_ir
 from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes

@@ -1,12 +1,10 @@
 """`f.maker.fgraph` and the profiler's op names: the runtime shows users the op classes they
 know (Theano's `Elemwise`, `GpuFromHost`, ...), a naming that belongs to the frontend. The
-frontend installs its view here (`set_graph_view`) when the plug-ins load; the runtime only
-asks for it."""
+frontend, which builds every compiled function, installs its view here (`set_graph_view`) when
+it loads; the runtime only asks for it."""
 from __future__ import annotations
 
 from typing import Any, Callable
-
-from ..registry import ensure
 
 _VIEW: Callable[[Any], Any] | None = None
 
@@ -18,7 +16,7 @@ def set_graph_view(factory: Callable[[Any], Any]) -> None:
 
 def graph_view(func: Any) -> Any:
     """The Theano-shaped view (with `toposort()`) of a tensor-level `func.func`."""
-    ensure("graph_view")
     if _VIEW is None:
-        raise RuntimeError("no graph view is installed (irc.frontend.fgraph_view registers it)")
+        raise RuntimeError("no graph view is installed (irc.frontend.function installs "
+                           "irc.frontend.fgraph_view's when it loads)")
     return _VIEW(func)

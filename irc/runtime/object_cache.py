@@ -23,7 +23,7 @@ import os
 import tempfile
 import warnings
 
-from ..config import config
+from ..base.config import config
 
 MAGIC = b"irc-cache-entry"
 FORMAT_VERSION = 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from time import perf_counter
 from typing import Any
 
-from ..config import config
+from ..base.config import config
 from ..ir.instrumentation import PassTiming
 from .profile import ProfileStats, ProfilingExecutor
 from .profile_timing import ReferenceTiming

@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..registry import ensure
+from ..base.registry import ensure
 
 
 class DeviceUnavailable(RuntimeError):

@@ -12,7 +12,7 @@ import atexit
 from dataclasses import dataclass
 from typing import Any
 
-from ...config import config
+from ...base.config import config
 
 
 @dataclass
