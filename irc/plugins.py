@@ -1,9 +1,9 @@
 """The composition point: what fills the core's registries, installed once when `irc` is imported.
 
-Levels stand straight (ir < dialects < passes < codegen < runtime < frontend < cli): a level
-only imports the ones below it, so the core cannot load its own plug-ins. This module, above
-all of them, tells the core where dialects and passes come from. Nothing is imported until a
-registry is first needed."""
+Levels stand straight (ir < dialects < passes < conversion < codegen < runtime < frontend
+< cli): a level only imports the ones below it, so the core cannot load its own plug-ins. This
+module, above all of them, tells the core where dialects and passes come from. Nothing is
+imported until a registry is first needed."""
 from __future__ import annotations
 
 import importlib
@@ -13,8 +13,14 @@ from .base.registry import set_loader
 
 def install() -> None:
     set_loader("dialects", lambda: importlib.import_module("irc.dialects"))
-    set_loader("passes", lambda: importlib.import_module("irc.passes"))
+    set_loader("passes", _load_passes)
     set_loader("targets", _load_targets)
+
+
+def _load_passes() -> None:
+    """The passes that stay on one level, then the conversions between levels."""
+    importlib.import_module("irc.passes")
+    importlib.import_module("irc.conversion")
 
 
 def _load_targets() -> None:

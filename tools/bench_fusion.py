@@ -72,7 +72,7 @@ def compile_with(excluding: str, *args, **kw):
 
 
 def native_temporaries(f, shapes) -> int:
-    from irc.passes.memory_profile import memory_profile
+    from irc.conversion.tensor_to_loop.memory_profile import memory_profile
     return memory_profile(f.maker.module, shapes)["temporary_bytes"]
 
 
@@ -114,7 +114,7 @@ def direct_driver(f, X, Y, w, b):
     update not done in place swaps buffers with its shared variable after the call (the
     runtime rebinds the variable to the new array). Returns (call, args, outs)."""
     from irc.dialects.builtin import ModuleOp
-    from irc.passes.lower_to_loops import lower_function
+    from irc.conversion.tensor_to_loop.lower_to_loops import lower_function
     from irc.runtime.native import compile_cpu
     func = lower_function(f.maker.module.body.ops[0], allow_gc=False)
     fn = compile_cpu(ModuleOp.create([func]), use_cache=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.diagnostics import UnsupportedError
-from ..passes.lower_to_loops import is_tensor_function, lower_function
+from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower_function
 from .convert_to_llvm import convert_to_llvm
 from .target import emit_assembly, parse_and_optimize
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from llvmlite import ir
 
-from ..passes import lower_to_loops as LT
+# (through the pass module: importing it registers every pattern the driver looks up)
+from ..conversion.tensor_to_loop.lower_to_loops import FuncLowering
 
 I64 = ir.IntType(64)
 
@@ -32,7 +33,7 @@ def lower_tagged(func: Any, allow_gc: bool = True) -> tuple[Any, dict[int, int],
     Runs `lower-to-loops`' own driver; the driver sets the builder's location once before
     lowering each tensor op, in order, so a builder that notices that assignment knows which
     top-level ops each tensor op produced."""
-    ctx = LT.FuncLowering(func, allow_gc)
+    ctx = FuncLowering(func, allow_gc)
     ops = [op for op in func.body.ops]
     body = ctx.func.body
     tags: dict[int, int] = {}

@@ -2,7 +2,7 @@
 
 Sizes are operands (0-d i64 tensors), so `zeros((x.shape[0], 3))` or `arange(x.shape[1])`
 are one op each; `lower-to-loops` compiles them when the sizes come from the arguments'
-shapes and constants (`irc/passes/index_trace.py`)."""
+shapes and constants (`irc/conversion/tensor_to_loop/index_trace.py`)."""
 from __future__ import annotations
 
 from ..ir.types import i64

@@ -15,7 +15,7 @@ of the same buffer, and it is a temporary: never a user's input, never a constan
 returned value (the return reads it later). A shared variable's argument is overwritten only
 by the op computing its update (`irc.update = N` on the one result that reads it), when that
 op is the last reader of the old value: the loop-level function then says so with
-`irc.inplace = N` on the result (the runtime contract, see `lower_to_loops`).
+`irc.inplace = N` on the result (the runtime contract, see `lower-to-loops`).
 
 One pass over the block: positions, alias roots and last readers are computed once (linear).
 """

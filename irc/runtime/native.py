@@ -30,7 +30,7 @@ from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.printer import print_op
 from ..ir.verifier import verify
-from ..passes.lower_to_loops import is_tensor_function, lower_function
+from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower_function
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
 from .threads import configure

@@ -1,11 +1,11 @@
 """The profile as text, in Theano's layout (so its users find their way at once), with the
-memory report of `passes/memory_profile.py`."""
+memory report of `conversion/tensor_to_loop/memory_profile.py`."""
 from __future__ import annotations
 
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from ..passes.memory_profile import memory_profile
+from ..conversion.tensor_to_loop.memory_profile import memory_profile
 
 if TYPE_CHECKING:  # annotations only: the stats print themselves through this module
     from .profile import ProfileStats
@@ -115,8 +115,9 @@ def _tips(p: "ProfileStats") -> list[str]:
 
 
 def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
-    """The memory engineer's `memory_profile(module, input_shapes)` (irc/passes/memory_profile.py)
-    for the shapes of the first call, as report lines."""
+    """The memory engineer's `memory_profile(module, input_shapes)`
+    (irc/conversion/tensor_to_loop/memory_profile.py) for the shapes of the first call, as report
+    lines."""
     if shapes is None:
         return ["not available before the first call (the sizes come from the inputs)"]
     try:

@@ -1,8 +1,7 @@
 """`sum(axis=0)` of a matrix through private rows of partials per chunk of rows
-(irc/passes/lower_column_sums.py), plain and fused (with a broadcast row and column operand):
-numpy's sums for sizes around every block
-(chunks of at least 64 rows, at most 8; columns in blocks of 4096), and the same bits on any
-number of threads."""
+(irc/conversion/tensor_to_loop/column_sums.py), plain and fused (with a broadcast row and column
+operand): numpy's sums for sizes around every block (chunks of at least 64 rows, at most 8;
+columns in blocks of 4096), and the same bits on any number of threads."""
 from __future__ import annotations
 
 import numpy as np

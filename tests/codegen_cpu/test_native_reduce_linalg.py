@@ -109,7 +109,7 @@ func.func @f(%X: tensor<?x?xf32>, %v: tensor<?xf32>, %y: tensor<?xf32>, %W: tens
 
 
 # ---------------------------------------------------------------------------- products, kernel by kernel
-# Sizes straddle every block size of the kernels (irc/passes/lower_gemv.py, lower_gemm.py):
+# Sizes straddle every block size of the kernels (irc/conversion/tensor_to_loop/gemv.py, gemm.py):
 # 4 rows per gemv block, 8 chunks × 4 rows in Xᵀ·d; 12-row tiles, 32 f32 / 16 f64 columns per
 # panel, parallel blocks of 96 rows × 256 columns, k in slices of 256; and 0, 1.
 RTOL = {"float32": 1e-5, "float64": 1e-12}

@@ -1,7 +1,8 @@
-"""The softmax family natively compiled (one pass per row, irc/passes/lower_softmax.py) against
-numpy in float64, for float16 (sums in f32), float32 and float64, odd sizes, ranks 1 to 3, and inputs that overflow a naive
-exp; through the frontend: `T.nnet.softmax`/`logsoftmax`, their gradients, and a hand-written
-softmax recognised by `stabilize`."""
+"""The softmax family natively compiled (one pass per row,
+irc/conversion/tensor_to_loop/softmax.py) against numpy in float64, for float16 (sums in f32),
+float32 and float64, odd sizes, ranks 1 to 3, and inputs that overflow a naive exp; through the
+frontend: `T.nnet.softmax`/`logsoftmax`, their gradients, and a hand-written softmax recognised
+by `stabilize`."""
 from __future__ import annotations
 
 import warnings

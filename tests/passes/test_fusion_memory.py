@@ -8,8 +8,8 @@ from irc.dialects import load_all
 from irc.dialects.builtin import ModuleOp
 from irc.ir.parser import parse_module
 from irc.ir.pass_manager import PassManager
-from irc.passes.lower_to_loops import lower_function
-from irc.passes.memory_profile import memory_profile
+from irc.conversion.tensor_to_loop.lower_to_loops import lower_function
+from irc.conversion.tensor_to_loop.memory_profile import memory_profile
 
 load_all()
 

@@ -96,9 +96,9 @@ def test_input_errors_are_unchanged():
 
 
 def test_fallback_warns_naming_op_and_line(monkeypatch):
-    from irc.passes import lower_to_loops
+    from irc.conversion.tensor_to_loop import context
     from irc.runtime import native_executor
-    monkeypatch.delitem(lower_to_loops.LOWERINGS, "tensor.tanh")
+    monkeypatch.delitem(context.LOWERINGS, "tensor.tanh")
     monkeypatch.setattr(native_executor, "_warned", set())
     x = T.fvector("x")
     with pytest.warns(RuntimeWarning) as record:

@@ -1,10 +1,10 @@
-"""The kinds of reduction the loop lowerings share (`lower_reduce.py`, `lower_fused_matvec.py`,
-`lower_softmax.py`): the scalar op that combines two partial results, and the neutral element."""
+"""The kinds of reduction the loop lowerings share (`reduce.py`, `fused_matvec.py`,
+`softmax.py`): the scalar op that combines two partial results, and the neutral element."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import ScalarType
+from ...ir.types import ScalarType
 
 COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
 

@@ -9,13 +9,12 @@ Each index is read where the op stands (it may be computed at run time) and chec
 """
 from __future__ import annotations
 
-from ..dialects import loop as L
-from ..dialects.builtin import TensorType
-from ..ir.core import Operation, Value
-from ..ir.types import i64, index
-from .lower_scalars import single
-from .lower_to_loops import FuncLowering, lowering
-from .loop_builder import Index
+from ...dialects import loop as L
+from ...dialects.builtin import TensorType
+from ...ir.core import Operation, Value
+from ...ir.types import i64, index
+from ..loop_builder import Index
+from .context import FuncLowering, lowering, single
 
 
 def _checked_indices(ctx: FuncLowering, op: Operation, first: int, sizes: list[Index]) -> dict[int, Index]:

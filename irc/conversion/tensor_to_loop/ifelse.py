@@ -1,7 +1,7 @@
 """`tensor.if` → `loop.if`: each branch's ops are lowered inside its region, so only the taken
 branch's loops run.
 
-A one-element result is yielded as a scalar (`lower_scalars.py`'s convention); any other result
+A one-element result is yielded as a scalar (`scalars.py`'s convention); any other result
 as a contiguous buffer its branch allocated — the branch's own result buffer when it has one,
 else a copy (of an argument, a view, a value computed before the if) — so the `loop.if` result
 always owns a fresh buffer, which `plan_buffers` frees after its last use. A result size is the
@@ -18,13 +18,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..dialects import loop as L
-from ..dialects.tensor_if import IfOp
-from ..ir.builder import InsertionPoint
-from ..ir.core import Block, Operation, Region, Value
-from .lower_scalars import single_element
-from .lower_to_loops import FuncLowering, contiguous_type
-from .lowering_registry import BY_ELEMENT, lowering
+from ...dialects import loop as L
+from ...dialects.tensor_if import IfOp
+from ...ir.builder import InsertionPoint
+from ...ir.core import Block, Operation, Region, Value
+from .context import BY_ELEMENT, FuncLowering, contiguous_type, lowering, single_element
 
 BY_ELEMENT.add("tensor.if")  # the condition is read as a scalar
 

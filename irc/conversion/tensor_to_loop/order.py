@@ -8,13 +8,12 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from ..dialects.builtin import TensorType
-from ..ir.core import Operation, Value
-from ..ir.types import i64
-from .lower_reduce import COMBINE, identity
-from .lower_to_loops import FuncLowering
-from .lowering_registry import lowering
-from .loop_builder import Index
+from ...dialects.builtin import TensorType
+from ...ir.core import Operation, Value
+from ...ir.types import i64
+from ..loop_builder import Index
+from .context import FuncLowering, lowering
+from .reduction_kinds import COMBINE, identity
 
 
 @contextmanager

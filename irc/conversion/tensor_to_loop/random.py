@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import math
 
-from ..dialects.builtin import TensorType
-from ..dialects.philox import MASK32, MULTIPLIERS, ROUNDS, WEYL
-from ..dialects.tensor_random import STATE_SIZE
-from ..ir.core import Operation, Value
-from ..ir.types import ScalarType, f32, i64, index
+from ...dialects.builtin import TensorType
+from ...dialects.philox import MASK32, MULTIPLIERS, ROUNDS, WEYL
+from ...dialects.tensor_random import STATE_SIZE
+from ...ir.core import Operation, Value
+from ...ir.types import ScalarType, f32, i64, index
+from ..loop_builder import Index, LoopBuilder
+from .context import FuncLowering, lowering
 from .index_trace import index_of
-from .lower_to_loops import FuncLowering
-from .lowering_registry import lowering
-from .loop_builder import Index, LoopBuilder
 
 
 class _Words:

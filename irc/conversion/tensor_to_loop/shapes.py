@@ -3,15 +3,14 @@ the result (dimshuffle, transpose, broadcast, slice, reshape of a contiguous buf
 otherwise (concat, insert_slice, reshape of a strided view), and `tensor.dim`."""
 from __future__ import annotations
 
-from ..dialects import loop as L
-from ..dialects.builtin import MemRefType, TensorType
-from ..dialects.tensor_base import DYNAMIC, NO_BOUND
-from ..ir.core import Operation
-from ..ir.types import i64
+from ...dialects import loop as L
+from ...dialects.builtin import MemRefType, TensorType
+from ...dialects.tensor_base import DYNAMIC, NO_BOUND
+from ...ir.core import Operation
+from ...ir.types import i64
+from ..loop_builder import Index, LoopBuilder
+from .context import FuncLowering, lowering
 from .index_trace import indices_of_vector
-from .loop_builder import Index, LoopBuilder
-from .lower_to_loops import FuncLowering
-from .lowering_registry import lowering
 
 
 def _view_type(t: TensorType) -> MemRefType:

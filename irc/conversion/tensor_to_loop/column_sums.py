@@ -13,18 +13,14 @@ result is bit-identical for any thread count.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..dialects.builtin import MemRefType
-from ..dialects.tensor_semantics import accumulator_type
-from ..ir.core import Value
-from ..ir.types import ScalarType
+from ...dialects.builtin import MemRefType
+from ...dialects.tensor_semantics import accumulator_type
+from ...ir.core import Value
+from ...ir.types import ScalarType
+from ..loop_builder import Index
+from .context import FuncLowering
+from .gemv import ROWS_PER_STEP, add_rows
 from .linalg_common import Line, named
-from .lower_gemv import ROWS_PER_STEP, add_rows
-from .loop_builder import Index
-
-if TYPE_CHECKING:
-    from .lower_to_loops import FuncLowering
 
 COLUMN_BLOCK = 4096   # columns per parallel task (16 KiB of f32 partials)
 MIN_CHUNK_ROWS = 64   # rows per chunk at least: fewer rows are not worth a row of partials

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..dialects import loop as L
-from ..dialects.tensor_base import constant_value
-from ..dialects.tensor_scan import ScanOp
-from ..ir.builder import InsertionPoint
-from ..ir.core import Block, Operation, Pure, Value
-from ..ir.types import index
-from .lower_if import branch_scope
-from .lower_index import indexed_view
-from .lower_to_loops import BY_ELEMENT, FuncLowering, lowering
-from .loop_builder import Index
+from ...dialects import loop as L
+from ...dialects.tensor_base import constant_value
+from ...dialects.tensor_scan import ScanOp
+from ...ir.builder import InsertionPoint
+from ...ir.core import Block, Operation, Pure, Value
+from ...ir.types import index
+from ..loop_builder import Index
+from .context import BY_ELEMENT, FuncLowering, lowering
+from .ifelse import branch_scope
+from .index import indexed_view
 
 
 def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple) -> Value:

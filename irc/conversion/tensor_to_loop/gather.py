@@ -16,11 +16,10 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..ir.core import Operation
-from ..ir.types import i64, index
-from .lower_to_loops import FuncLowering, inplace_target
-from .lowering_registry import lowering
-from .loop_builder import Index
+from ...ir.core import Operation
+from ...ir.types import i64, index
+from ..loop_builder import Index
+from .context import FuncLowering, inplace_target, lowering
 
 
 def _index_sizes(ctx: FuncLowering, op: Operation, first: int) -> list[Index]:

@@ -24,19 +24,18 @@ than BLOCK_ROWS per chunk) go one at a time. Then one parallel pass computes
 out[j] = alpha·Σ_c part[c, j] + beta·y2[j], and each reduction combines its ROW_CHUNKS partial
 values. A is read from memory once per call instead of twice.
 
-`dot_rows`/`add_rows` are `lower_gemv.py`'s kernels.
+`dot_rows`/`add_rows` are `gemv.py`'s kernels.
 """
 from __future__ import annotations
 
-from ..dialects.builtin import MemRefType, TensorType
-from ..ir.core import Operation, Value
-from ..ir.types import ScalarType
+from ...dialects.builtin import MemRefType, TensorType
+from ...ir.core import Operation, Value
+from ...ir.types import ScalarType
+from ..loop_builder import Index, LoopBuilder
+from .context import BY_ELEMENT, FuncLowering, lowering
+from .gemv import GEMV_ROWS, ROW_CHUNKS, add_rows, dot_rows
 from .linalg_common import Line, Load1, axpby, balanced_sum, line_of, named, vector
-from .loop_builder import Index, LoopBuilder
-from .lower_gemv import GEMV_ROWS, ROW_CHUNKS, add_rows, dot_rows
 from .reduction_kinds import COMBINE, identity
-from .lower_to_loops import FuncLowering
-from .lowering_registry import BY_ELEMENT, lowering
 
 BLOCK_ROWS = GEMV_ROWS  # rows per block: 4 accumulators sharing x; 4 rows per pass over part
 

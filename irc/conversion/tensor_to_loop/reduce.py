@@ -5,24 +5,22 @@
 * a reduction that keeps the innermost axis accumulates into the output row by row, so the
   inner loop runs along the contiguous axis with independent iterations; a sum over the rows
   of a matrix (`sum(axis=0)`) does so into private rows of partials per chunk of rows
-  (`lower_column_sums.py`), reading the matrix as it lies;
+  (`column_sums.py`), reading the matrix as it lies;
 * `tensor.fused_reduce` computes its fused body where the reduction loads and stores its
   elementwise results from the same iteration (one pass);
 * sums and products combine in `accumulator_type` (f32 for f16), rounded once at the end.
 """
 from __future__ import annotations
 
-
-from ..dialects.builtin import MemRefType, TensorType
-from ..dialects.tensor_semantics import accumulator_type
-from ..ir.core import Operation, Value
-from ..ir.types import ScalarType, i64
-from .reduction_kinds import COMBINE, identity
+from ...dialects.builtin import MemRefType, TensorType
+from ...dialects.tensor_semantics import accumulator_type
+from ...ir.core import Operation, Value
+from ...ir.types import ScalarType, i64
+from ..loop_builder import Index
+from .column_sums import column_sums
+from .context import FuncLowering, inplace_target, lowering
 from .linalg_common import is_transposed, line_of, line_view
-from .lower_column_sums import column_sums
-from .loop_builder import Index
-from .lower_to_loops import FuncLowering, inplace_target
-from .lowering_registry import lowering
+from .reduction_kinds import COMBINE, identity
 
 # `_reduce_outer` splits the kept innermost axis into blocks of this many elements (the unit of
 # parallel work; a block's slice of a row is contiguous)
@@ -38,7 +36,7 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     t: TensorType = op.results[0].type
     load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
     assert_not_empty(ctx, op, kind, sizes, axes)
-    if axes and not kept and kind in COMBINE:  # one number: held as a scalar (lower_scalars.py)
+    if axes and not kept and kind in COMBINE:  # one number: held as a scalar (scalars.py)
         ctx.scalars[op.results[0]] = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept,
                                                    [None], [t.element], [])[0]
         return
@@ -76,7 +74,7 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     if kept:
         reduced = [ctx.alloc(r.type, [sizes[a] for a in kept]) for r in op.results[n:]]
         out_sizes = ctx.sizes_of(reduced[0])
-    else:  # every axis reduced: the results are numbers, held as scalars (lower_scalars.py)
+    else:  # every axis reduced: the results are numbers, held as scalars (scalars.py)
         reduced, out_sizes = [None] * len(elements), []
 
     def load(idx: list[Index]) -> list[Value]:

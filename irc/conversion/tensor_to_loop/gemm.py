@@ -33,17 +33,15 @@ order of a copy; no transpose is ever materialized):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-from ..dialects.builtin import MemRefType
-from ..ir.core import Value
-from ..ir.types import ScalarType
+from ...dialects.builtin import MemRefType
+from ...ir.core import Value
+from ...ir.types import ScalarType
+from ..loop_builder import Index, LoopBuilder
+from .context import FuncLowering
 from .linalg_common import Load2, named, scale
-from .loop_builder import Index, LoopBuilder
 from .simd import SimdRegisters
-
-if TYPE_CHECKING:
-    from .lower_to_loops import FuncLowering
 
 GEMM_MAX_MR = 12           # rows of a register tile at most (12 with AVX-512's 32 registers)
 GEMM_TILE_VECTORS = 2      # columns of a register tile: two vectors (AVX-512: 32 f32, 16 f64)

@@ -1,16 +1,32 @@
-"""Loop lowerings of `tensor.alloc` (a broadcast view of the value: no copy until a result
-needs one), `tensor.iota` (one parallel loop) and `tensor.from_elements` (one store per
+"""Loop lowerings of the ops that make a tensor: `tensor.constant` (a `loop.global`; a host
+splat is one element, broadcast), `tensor.alloc` (a broadcast view of the value: no copy until a
+result needs one), `tensor.iota` (one parallel loop) and `tensor.from_elements` (one store per
 element), with sizes recovered as index arithmetic on the arguments' sizes (`index_trace.py`)."""
 from __future__ import annotations
 
-from ..dialects import loop as L
-from ..dialects.builtin import TensorType
-from ..ir.core import Operation
-from ..ir.types import i64
+from ...dialects import loop as L
+from ...dialects.builtin import DenseAttr, TensorType
+from ...ir.core import Operation
+from ...ir.types import i64
+from ..loop_builder import Index
+from .context import BY_ELEMENT, FuncLowering, argument_type, contiguous_type, lowering
 from .index_trace import index_of
-from .lower_to_loops import FuncLowering, contiguous_type
-from .lowering_registry import BY_ELEMENT, lowering
-from .loop_builder import Index
+
+
+@lowering("tensor.constant")
+def _constant(ctx: FuncLowering, op: Operation) -> None:
+    value = op.attributes["value"]
+    t: TensorType = op.results[0].type
+    sizes = [ctx.lb.const(d) for d in t.shape]
+    if not value.is_splat or all(d == 1 for d in t.shape) or t.device is not None:
+        m = ctx.lb.create(L.GlobalOp, [], {"value": value}, contiguous_type(t))
+        ctx.bind(op.results[0], m, sizes, contiguous=True)
+        return
+    # a host splat: one element, broadcast (stride 0) — never a buffer of the full size
+    one = TensorType((1,) * t.rank, t.element)
+    g = ctx.lb.create(L.GlobalOp, [], {"value": DenseAttr(one, value.data)}, contiguous_type(one))
+    m = ctx.lb.create(L.BroadcastOp, [g, *sizes], {"dims": L.perm_attr(range(t.rank))}, argument_type(t))
+    ctx.bind(op.results[0], m, sizes)
 
 
 def traced_sizes(ctx: FuncLowering, op: Operation, operands) -> list[Index]:

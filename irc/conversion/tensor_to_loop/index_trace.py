@@ -9,14 +9,10 @@ work out before a call. A size that depends on the data (`arange(n)` for an inpu
 `index_of` returns None and the lowering reports it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..dialects.builtin import TensorType
-from ..ir.core import Value
-from .loop_builder import Index
-
-if TYPE_CHECKING:
-    from .lower_to_loops import FuncLowering
+from ...dialects.builtin import TensorType
+from ...ir.core import Value
+from ..loop_builder import Index
+from .context import FuncLowering
 
 _ARITHMETIC = {"add": "add", "sub": "sub", "mul": "mul", "floordiv": "floordiv", "maximum": "max",
                "minimum": "min"}
@@ -33,7 +29,7 @@ def _integer_result(op) -> bool:
     return getattr(t, "element", t).is_integer
 
 
-def index_of(ctx: "FuncLowering", v: Value) -> Index | None:
+def index_of(ctx: FuncLowering, v: Value) -> Index | None:
     """`v` (a single-element integer tensor) as an index computed from sizes, or None."""
     if not _one_integer(v):
         return None
@@ -60,7 +56,7 @@ def index_of(ctx: "FuncLowering", v: Value) -> Index | None:
     return _apply(ctx, name.split(".", 1)[1], [index_of(ctx, w) for w in op.operands], op)
 
 
-def _apply(ctx: "FuncLowering", name: str, args: list[Index | None], op) -> Index | None:
+def _apply(ctx: FuncLowering, name: str, args: list[Index | None], op) -> Index | None:
     """Integer arithmetic `name` (an elementwise table row, or `constant`/`cast`) on indices."""
     lb = ctx.lb
     if name == "constant" and op.op_name == "scalar.constant":
@@ -77,7 +73,7 @@ def _apply(ctx: "FuncLowering", name: str, args: list[Index | None], op) -> Inde
     return None
 
 
-def indices_of_vector(ctx: "FuncLowering", v: Value) -> list[Index] | None:
+def indices_of_vector(ctx: FuncLowering, v: Value) -> list[Index] | None:
     """The entries of a 1-d integer tensor of sizes, each as an index, or None."""
     t = v.type
     if not (isinstance(t, TensorType) and t.rank == 1 and t.element.is_integer):

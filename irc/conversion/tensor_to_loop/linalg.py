@@ -3,20 +3,19 @@ then the kernel that suits the operands' layouts (arguments are row-major in pra
 transposed view is recognised by `is_transposed`):
 
     v·v            one dot-product loop (a vectorized reduction)
-    A·x            `row_dots`: several rows of A per reduction loop        (lower_gemv.py)
-    Aᵀ·x, x·B      `combine_rows`: partial sums over chunks of rows         (lower_gemv.py)
+    A·x            `row_dots`: several rows of A per reduction loop        (gemv.py)
+    Aᵀ·x, x·B      `combine_rows`: partial sums over chunks of rows         (gemv.py)
     x·Wᵀ           `row_dots` over the rows of W
-    A·B, A·Wᵀ      register-tiled kernel over panels of a packed B          (lower_gemm.py)
+    A·B, A·Wᵀ      register-tiled kernel over panels of a packed B          (gemm.py)
 """
 from __future__ import annotations
 
-from ..dialects.builtin import TensorType
-from ..ir.core import Operation, Value
+from ...dialects.builtin import TensorType
+from ...ir.core import Operation, Value
+from .context import FuncLowering, inplace_target, lowering
+from .gemm import gemm as gemm_kernel
+from .gemv import combine_rows, row_dots
 from .linalg_common import dot_loop, is_transposed, line_of, vector
-from .lower_gemm import gemm as gemm_kernel
-from .lower_gemv import combine_rows, row_dots
-from .lower_to_loops import FuncLowering, inplace_target
-from .lowering_registry import lowering
 
 
 def _alpha_beta(op: Operation) -> tuple[float, float]:

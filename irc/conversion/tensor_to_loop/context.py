@@ -1,41 +1,58 @@
-"""`lower-to-loops`: bufferize a tensor-level `func.func` into a loop-dialect function.
+"""The lowering context every tensor-to-loop pattern writes through, and the tables they fill.
 
-The function's ABI at the loop level (what `convert-to-llvm` and the runtime rely on):
-
-* every tensor argument becomes a memref with dynamic strides and offset
-  (`memref<?x?xf32, strided<[?, ?], offset: ?>>`): any numpy view is passed as it is;
-* every result becomes a fresh contiguous buffer made by a top-level `loop.alloc` and returned
-  by `func.return` (a result that would be a view, an argument or a constant is copied first),
-  so the caller may allocate results itself: their sizes are the allocs' size operands, which
-  depend only on `loop.dim`s of the arguments (see `irc.runtime.shapes`);
-* size agreements the types cannot prove (two `?` dims that must match) are `loop.assert_eq`s.
-
-Per op: elementwise ops and `tensor.fused` are one `loop.parallel` nest over the result
-(broadcast operands read index 0 on their static-1 dims); views (dimshuffle, transpose, slice,
-broadcast, reshape of a contiguous buffer) only make a view; reductions, products and copies are
-in `lower_linalg.py`, `lower_reduce.py` and `lower_shapes.py`. Dead buffers are freed and reused by
-`plan_buffers.py`.
+`FuncLowering` holds what is known while one function is lowered (the buffer and sizes of each
+tensor value, the single elements held as SSA scalars) and the helpers the patterns share. The
+pattern modules register themselves here (`lowering`, `single`; the elementwise bodies) and the
+pass module (`lower_to_loops.py`) imports them all, so this module sits below every pattern and
+imports none: `lower_op` finds a pattern by op name in `LOWERINGS`.
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from ..dialects import loop as L
-from ..dialects import scalar as _scalar, tensor as _tensor  # noqa: F401  (the ops lowered here)
-from ..dialects.builtin import DenseAttr, MemRefType, ModuleOp, TensorType
-from ..dialects.elementwise import TABLE_ROWS
-from ..dialects.func import FuncOp, ReturnOp
-from ..ir.attributes import IntegerAttr
-from ..ir.core import Operation, Value
-from ..ir.pass_manager import Pass, register_pass
-from .simd import SimdRegisters, host_simd, parse_simd
-from .loop_builder import Index, LoopBuilder
-from .lower_scalars import lower_single_element
-from .lowering_registry import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, BodyMaker, lowering
-from .plan_buffers import plan_buffers
+from ...dialects import loop as L
+from ...dialects.builtin import MemRefType, TensorType
+from ...dialects.func import FuncOp, ReturnOp
+from ...ir.attributes import IntegerAttr
+from ...ir.core import Operation, Value
+from ...passes.plan_buffers import plan_buffers
+from ..loop_builder import Index, LoopBuilder
+from .simd import SimdRegisters, host_simd
 
+# ---------------------------------------------------------------------------- the tables
+Lowering = Callable[["FuncLowering", Operation], None]
+LOWERINGS: dict[str, Lowering] = {}
+# ops whose lowering reads operands only through `FuncLowering.broadcast_load` (so an operand
+# held as a scalar needs no buffer: see `scalars.py`)
+BY_ELEMENT: set[str] = {"tensor.fused_reduce"}
+# op name -> body(ctx, op): the scalar results from the operands' scalars (one element)
+BodyMaker = Callable[["FuncLowering", Operation], Callable[[list[Value]], list[Value]]]
+ELEMENTWISE_BODIES: dict[str, BodyMaker] = {}
+# op name -> lowering to SSA scalars when every result is a single element (False: not this op)
+SingleLowering = Callable[["FuncLowering", Operation], bool]
+SINGLE_LOWERINGS: dict[str, SingleLowering] = {}
+
+
+def lowering(*names: str):
+    """Register the lowering of tensor ops by name."""
+    def register(fn: Lowering) -> Lowering:
+        for n in names:
+            LOWERINGS[n] = fn
+        return fn
+    return register
+
+
+def single(*names: str):
+    """Register a lowering to scalars (it returns False to leave an op to its usual one)."""
+    def register(fn: SingleLowering) -> SingleLowering:
+        for n in names:
+            SINGLE_LOWERINGS[n] = fn
+        return fn
+    return register
+
+
+# ---------------------------------------------------------------------------- buffer types
 def contiguous_type(t: TensorType) -> MemRefType:
     return MemRefType(t.shape, t.element, device=t.device)
 
@@ -48,6 +65,7 @@ def argument_type(t: TensorType) -> MemRefType:
     return L.view_type(t.shape, t.element)
 
 
+# ---------------------------------------------------------------------------- the context
 class FuncLowering:
     """Lowers one function; `buf` maps tensor values to memrefs, `sizes` memrefs to their
     sizes as index values (so no `loop.dim` is needed except on arguments)."""
@@ -233,20 +251,30 @@ class FuncLowering:
         return self.copy_to_new(m, MemRefType(t.shape, t.element, device=t.device))
 
 
-# ---------------------------------------------------------------------------- elementwise
-def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]], list[Value]]) -> None:
-    rank = op.results[0].type.rank
-    sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
-    outs = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes) for j, r in enumerate(op.results)]
-    sizes = ctx.sizes[outs[0]]
-    with ctx.nest(sizes, outs[0].type.device) as ivs:
-        values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
-        for v, out in zip(values, outs):
-            ctx.lb.store(v, out, ivs)
-    for r, out in zip(op.results, outs):
-        ctx.bind(r, out, sizes, contiguous=True)
+# ---------------------------------------------------------------------------- single elements
+def single_element(t) -> bool:
+    """A host tensor type with every dim a static 1 (rank 0 included)."""
+    return isinstance(t, TensorType) and t.device is None and all(d == 1 for d in t.shape)
 
 
+def lower_single_element(ctx: FuncLowering, op: Operation) -> bool:
+    """Lower `op` to scalars when all its results are single elements and it is a kind that
+    can (then True); else leave it to its ordinary lowering (see `scalars.py`)."""
+    if not op.results or not all(single_element(r.type) for r in op.results):
+        return False
+    if op.op_name in SINGLE_LOWERINGS:
+        return SINGLE_LOWERINGS[op.op_name](ctx, op)
+    body = ELEMENTWISE_BODIES.get(op.op_name)
+    if body is None or not all(single_element(v.type) for v in op.operands):
+        return False
+    zeros = [ctx.lb.const(0)] * op.results[0].type.rank
+    values = body(ctx, op)([ctx.broadcast_load(v, zeros) for v in op.operands])
+    for r, v in zip(op.results, values):
+        ctx.scalars[r] = v
+    return True
+
+
+# ---------------------------------------------------------------------------- in-place results
 def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     """The operand buffer result `j` may overwrite (the `inplace` pass's mark), when it is a
     temporary of the result's exact type made at the top level; None: allocate."""
@@ -260,108 +288,3 @@ def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
             or m.type != want or m not in ctx.contiguous):
         return None
     return m
-
-
-def elementwise_lowering(*names: str):
-    """Register ops computed element by element: `make(ctx, op)` gives the function from the
-    operands' scalars to the results' scalars; the loop nest (or, for one element, no loop:
-    `lower_scalars.py`) is built around it."""
-    def register(make: BodyMaker) -> BodyMaker:
-        for n in names:
-            ELEMENTWISE_BODIES[n] = make
-            LOWERINGS[n] = lambda ctx, op, make=make: _elementwise(ctx, op, make(ctx, op))
-            BY_ELEMENT.add(n)
-        return make
-    return register
-
-
-def _table_body(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
-    name = op.op_name.split(".", 1)[1]
-    return lambda vals: [ctx.lb.scalar(name, vals)]
-
-
-def _register_table() -> None:
-    elementwise_lowering(*(row.tensor_name for row in TABLE_ROWS))(_table_body)
-
-
-_register_table()
-
-
-@elementwise_lowering("tensor.cast")
-def _cast(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
-    to = op.results[0].type.element
-    return lambda vals: [ctx.lb.cast(vals[0], to)]
-
-
-@elementwise_lowering("tensor.fused")
-def _fused(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
-    block = op.regions[0].blocks[0]
-
-    def body(vals: list[Value]) -> list[Value]:
-        mapping: dict[Value, Value] = dict(zip(block.args, vals))
-        for inner in block.ops[:-1]:
-            ctx.lb.b.insert(inner.clone(mapping))
-        return [mapping.get(v, v) for v in block.ops[-1].operands]
-
-    return body
-
-
-@lowering("tensor.constant")
-def _constant(ctx: FuncLowering, op: Operation) -> None:
-    value = op.attributes["value"]
-    t: TensorType = op.results[0].type
-    sizes = [ctx.lb.const(d) for d in t.shape]
-    if not value.is_splat or all(d == 1 for d in t.shape) or t.device is not None:
-        m = ctx.lb.create(L.GlobalOp, [], {"value": value}, contiguous_type(t))
-        ctx.bind(op.results[0], m, sizes, contiguous=True)
-        return
-    # a host splat: one element, broadcast (stride 0) — never a buffer of the full size
-    one = TensorType((1,) * t.rank, t.element)
-    g = ctx.lb.create(L.GlobalOp, [], {"value": DenseAttr(one, value.data)}, contiguous_type(one))
-    m = ctx.lb.create(L.BroadcastOp, [g, *sizes], {"dims": L.perm_attr(range(t.rank))}, argument_type(t))
-    ctx.bind(op.results[0], m, sizes)
-
-
-# ---------------------------------------------------------------------------- the pass
-def lower_function(func: FuncOp, allow_gc: bool = True, simd: SimdRegisters | None = None) -> FuncOp:
-    """The loop-level version of a tensor-level function (the input is left untouched);
-    `allow_gc=False` keeps temporaries in a workspace across calls (see `plan_buffers`); `simd`
-    (default: the host's) sizes the register tiles of products."""
-    return FuncLowering(func, allow_gc, simd).lower()
-
-
-def is_tensor_function(op: Operation) -> bool:
-    return isinstance(op, FuncOp) and any(isinstance(t, TensorType) for t in
-                                          (*op.function_type.inputs, *op.function_type.results))
-
-
-@register_pass
-@dataclass
-class LowerToLoops(Pass):
-    """Bufferize every tensor-level function of the module into loops over memrefs."""
-
-    name = "lower-to-loops"
-    summary = "bufferize tensor functions into loop-dialect loops over memrefs"
-    tags = ("lowering",)
-    allow_gc: bool = True
-    simd: str = ""  # vector registers as BYTESxCOUNT (64x32: AVX-512); "": the host's
-
-    def run(self, module: Operation) -> None:
-        assert isinstance(module, ModuleOp)
-        try:
-            simd = parse_simd(self.simd)
-        except ValueError as e:
-            raise self.error(str(e), module.location) from None
-        for op in list(module.body.ops):
-            if not is_tensor_function(op):
-                continue
-            try:
-                new = lower_function(op, self.allow_gc, simd)
-            except ValueError as e:
-                raise self.error(str(e), op.location) from None
-            module.body.insert_before(op, new)
-            op.erase(check_uses=False)
-
-
-from . import (lower_creation, lower_fused_matvec, lower_gather, lower_if, lower_index, lower_linalg,  # noqa: E402,F401
-               lower_order, lower_random, lower_reduce, lower_scan, lower_shapes, lower_softmax)  # (they register their lowerings here)

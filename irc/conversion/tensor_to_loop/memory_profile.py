@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..dialects import loop as L
-from ..dialects.builtin import ModuleOp
-from ..dialects.func import FuncOp, ReturnOp
-from ..ir.core import Value
-from ..passes.lower_to_loops import lower_function
+from ...dialects import loop as L
+from ...dialects.builtin import ModuleOp
+from ...dialects.func import FuncOp, ReturnOp
+from ...ir.core import Value
+from .lower_to_loops import lower_function
 
 
 def _funcs(module: ModuleOp, name: str | None) -> FuncOp:

@@ -1,14 +1,14 @@
-"""Small pieces shared by the loop lowerings of products (`lower_linalg.py`, `lower_gemv.py`,
-`lower_gemm.py`): alpha/beta epilogues, the plain dot-product loop, loads of a matrix's lines,
+"""Small pieces shared by the loop lowerings of products (`linalg.py`, `gemv.py`,
+`gemm.py`): alpha/beta epilogues, the plain dot-product loop, loads of a matrix's lines,
 the layout test, loop-variable names."""
 from __future__ import annotations
 
 from typing import Callable
 
-from ..dialects import loop as L
-from ..ir.core import Value
-from ..ir.types import ScalarType
-from .loop_builder import Index, LoopBuilder
+from ...dialects import loop as L
+from ...ir.core import Value
+from ...ir.types import ScalarType
+from ..loop_builder import Index, LoopBuilder
 
 Load1 = Callable[[Index], Value]  # index -> an element of a vector (or of one line of a matrix)
 Load2 = Callable[[Index, Index], Value]  # (row, column) -> an element of a matrix
@@ -56,7 +56,6 @@ def line_of(lb: LoopBuilder, m: Value, sizes: list[Index], axis: int) -> Line:
 
 def line_view(lb: LoopBuilder, m: Value, sizes: list[Index], axis: int, at: Index) -> Value:
     """Line `at` of matrix `m` as a 1×n (axis 1: a row) or m×1 (axis 0: a column) view."""
-    from ..dialects import loop as L
     zero, one = lb.const(0), lb.const(1)
     offsets = [at, zero] if axis == 1 else [zero, at]
     shape = [one, sizes[1]] if axis == 1 else [sizes[0], one]

@@ -5,12 +5,12 @@ a row that stays in L1 — one pass over the data per row, where the composition
 would make a reduction, a broadcast and an elementwise pass over the whole matrix each."""
 from __future__ import annotations
 
-from ..dialects.builtin import TensorType
-from ..dialects.tensor_semantics import accumulator_type
-from ..ir.core import Operation, Value
+from ...dialects.builtin import TensorType
+from ...dialects.tensor_semantics import accumulator_type
+from ...ir.core import Operation, Value
+from ..loop_builder import Index
+from .context import FuncLowering, lowering
 from .reduction_kinds import identity
-from .lower_to_loops import FuncLowering, lowering
-from .loop_builder import Index
 
 
 def _row_reduce(ctx: FuncLowering, kind: str, n: Index, value, element) -> Value:

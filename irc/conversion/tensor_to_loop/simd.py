@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+
 @dataclass(frozen=True)
 class SimdRegisters:
     bytes: int   # per vector register

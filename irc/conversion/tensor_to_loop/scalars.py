@@ -7,57 +7,19 @@ keeps it in `FuncLowering.scalars` as a scalar computed where the op stands (rea
 operand buffer there, once) — `1 / n` from a size, `b - lr * sum` of a reduction. Elementwise
 loops then use the scalar itself (`broadcast_load`); a lowering that needs a buffer (a return,
 a gemv operand) gets one made on the spot (`FuncLowering.materialize`). Reductions to rank 0
-bind their accumulator the same way (`lower_reduce.py`).
+bind their accumulator the same way (`reduce.py`).
 
 Computing the value where the op stands is what the op means: later in-place writes cannot
 change it, and the `inplace` pass never lets an op overwrite what a later op still reads.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from ...dialects.builtin import TensorType
+from ...ir.core import Operation
+from ...ir.types import ScalarType, i64
+from .context import FuncLowering, single, single_element
 
-from ..dialects.builtin import TensorType
-from ..ir.core import Operation
-from ..ir.types import ScalarType, i64
-from .lowering_registry import ELEMENTWISE_BODIES
-
-if TYPE_CHECKING:
-    from .lower_to_loops import FuncLowering
-
-SingleLowering = Callable[["FuncLowering", Operation], bool]
-SINGLE_LOWERINGS: dict[str, SingleLowering] = {}
 VIEWS = ("tensor.dimshuffle", "tensor.transpose", "tensor.broadcast", "tensor.reshape")
-
-
-def single_element(t) -> bool:
-    """A host tensor type with every dim a static 1 (rank 0 included)."""
-    return isinstance(t, TensorType) and t.device is None and all(d == 1 for d in t.shape)
-
-
-def lower_single_element(ctx: FuncLowering, op: Operation) -> bool:
-    """Lower `op` to scalars when all its results are single elements and it is a kind that
-    can (then True); else leave it to its ordinary lowering."""
-    if not op.results or not all(single_element(r.type) for r in op.results):
-        return False
-    if op.op_name in SINGLE_LOWERINGS:
-        return SINGLE_LOWERINGS[op.op_name](ctx, op)
-    body = ELEMENTWISE_BODIES.get(op.op_name)
-    if body is None or not all(single_element(v.type) for v in op.operands):
-        return False
-    zeros = [ctx.lb.const(0)] * op.results[0].type.rank
-    values = body(ctx, op)([ctx.broadcast_load(v, zeros) for v in op.operands])
-    for r, v in zip(op.results, values):
-        ctx.scalars[r] = v
-    return True
-
-
-def single(*names: str):
-    """Register a lowering to scalars (it returns False to leave an op to its usual one)."""
-    def register(fn: SingleLowering) -> SingleLowering:
-        for n in names:
-            SINGLE_LOWERINGS[n] = fn
-        return fn
-    return register
 
 
 @single(*VIEWS)

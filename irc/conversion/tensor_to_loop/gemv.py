@@ -1,5 +1,5 @@
 """Loop kernels of matrix-vector products, out[i] = alpha·Σ_q M[i,q]·x[q] + beta·y[i], one per
-layout of the matrix (`lower_linalg.py` picks):
+layout of the matrix (`linalg.py` picks):
 
 * `row_dots` — M's rows are contiguous (A·x): each iteration of the parallel loop takes
   GEMV_ROWS rows and walks them together in one reduction loop with one accumulator per row,
@@ -15,16 +15,12 @@ layout of the matrix (`lower_linalg.py` picks):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..dialects.builtin import MemRefType
-from ..ir.core import Value
-from ..ir.types import ScalarType
+from ...dialects.builtin import MemRefType
+from ...ir.core import Value
+from ...ir.types import ScalarType
+from ..loop_builder import Index, LoopBuilder
+from .context import FuncLowering
 from .linalg_common import Line, Load1, axpby, balanced_sum, named
-from .loop_builder import Index, LoopBuilder
-
-if TYPE_CHECKING:
-    from .lower_to_loops import FuncLowering
 
 GEMV_ROWS = 4       # rows of M per reduction loop in `row_dots` (accumulators sharing x[q])
 ROW_CHUNKS = 8      # chunks of X's rows in `combine_rows`: its parallel width
