@@ -10,23 +10,27 @@ from __future__ import annotations
 
 from . import extra_ops, nnet, shared_randomstreams  # noqa: F401  (T.nnet.sigmoid, T.extra_ops.cumsum, ...)
 from .basic import *  # noqa: F401,F403
+# the rest of Theano's `T`: from its elemwise, subtensor, sharedvar, sort, extra_ops, nnet,
+# gradient and compile modules
 from ..frontend.advanced_index import AdvancedIncSubtensor, AdvancedSubtensor  # noqa: F401
-from ..frontend.basic import (abs_, dimshuffle, elemwise, inc_subtensor, pad_left, reciprocal, relu,  # noqa: F401
-                              set_subtensor, shape_i, sigmoid, sign, softplus, take, true_div)
-from ..frontend.constructors import CONSTRUCTORS, matrices, scalars, tensor, vectors  # noqa: F401
-from ..frontend.creation_ops import AllocShape, Iota  # noqa: F401
+from ..frontend.basic import inc_subtensor, relu, set_subtensor, shape_i, sigmoid, softplus, take  # noqa: F401
 from ..frontend.elemwise import Cast  # noqa: F401
 from ..frontend.grad import DisconnectedInputError, Lop, Rop, grad, hessian, jacobian  # noqa: F401
 from ..frontend.mathops import norm  # noqa: F401
 from ..frontend.nnet import binary_crossentropy, categorical_crossentropy, log_softmax, softmax  # noqa: F401
 from ..frontend.opview import AdvancedIncSubtensor1, AdvancedSubtensor1  # noqa: F401
 from ..frontend.order import argsort, cumprod, cumsum, sort  # noqa: F401
-from ..frontend.order_ops import CumOp, Sort  # noqa: F401
 from ..frontend.reduce import Argmin, Max, Min, Prod  # noqa: F401
 from ..frontend.shape_functions import repeat, specify_shape  # noqa: F401
-from ..frontend.shape_ops import MakeVector, Shape_i  # noqa: F401
+from ..frontend.shape_ops import Shape_i  # noqa: F401
 from ..frontend.shared import SharedVariable, shared  # noqa: F401
 from ..frontend.subtensor import IncSubtensor, Subtensor  # noqa: F401
+# irc's own names and spellings (tests/frontend/test_theano_names_doc.py lists the own ones)
+from ..frontend.basic import abs_, dimshuffle, elemwise, pad_left, reciprocal, sign, true_div  # noqa: F401
+from ..frontend.constructors import CONSTRUCTORS  # noqa: F401  (name -> constructor)
+from ..frontend.creation_ops import AllocShape, Iota  # noqa: F401
+from ..frontend.order_ops import CumOp, Sort  # noqa: F401
+from ..frontend.shape_ops import MakeVector  # noqa: F401
 
 _shared = shared
 abs = abs_  # noqa: A001  (T.abs, as in newer Theano/PyTensor)
