@@ -158,7 +158,7 @@ class OptSession:
 
 def _view_graph(module, where: str) -> None:
     """`--view-graph[=FILE]`: the module's graph as DOT on stderr, or drawn into FILE."""
-    from ..printing_dot import graph_of, pydotprint, to_dot  # networkx: only for --view-graph
+    from ..inspect.dot import graph_of, pydotprint, to_dot  # networkx: only for --view-graph
     if where == "-":
         sys.stderr.write(to_dot(graph_of(module)))
         return

@@ -1,10 +1,7 @@
 """`irc.compile.mode` (Theano's `theano.compile.mode`): `Mode`, `ProfileMode`,
-`get_default_mode`, and the mode names as strings."""
+`get_default_mode`, and the mode names as strings (irc/frontend/modes.py)."""
 from __future__ import annotations
 
-from ..frontend.modes import Mode, ProfileMode, get_default_mode
-
-FAST_RUN = "FAST_RUN"
-FAST_COMPILE = "FAST_COMPILE"
+from ..frontend.modes import FAST_COMPILE, FAST_RUN, Mode, ProfileMode, get_default_mode
 
 __all__ = ["FAST_COMPILE", "FAST_RUN", "Mode", "ProfileMode", "get_default_mode"]

@@ -222,6 +222,15 @@ def round(x: Any, mode: str = "half_to_even") -> Variable:  # noqa: A001
     raise ValueError(f"round: mode must be 'half_to_even' or 'half_away_from_zero', got {mode!r}")
 
 
+def round_half_to_even(x: Any) -> Variable:
+    """numpy's rint (Theano's default rounding)."""
+    return round(x, "half_to_even")
+
+
+def round_half_away_from_zero(x: Any) -> Variable:
+    return round(x, "half_away_from_zero")
+
+
 def invert(x: Any) -> Variable:
     """`~x`: logical not of a bool tensor, bitwise not of an integer tensor."""
     x = as_tensor_variable(x)

@@ -296,7 +296,7 @@ def _compile(plan: _Plan) -> Any:
                         s.borrow, s.mutable) for s in plan.in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
     maker.native = native
-    outputs = OutputSpec(kind, len(out_vars), plan.borrow, plan.keys)
+    outputs = OutputSpec(kind, len(out_vars), plan.keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
                     target, codegen=native is not None)

@@ -8,6 +8,9 @@ from typing import TextIO
 from ..base.config import config
 from ..passes.pipelines import MODES
 
+# Theano's `theano.compile.mode.FAST_RUN`/`FAST_COMPILE`: the mode names, which `mode=` accepts
+FAST_RUN = "FAST_RUN"
+FAST_COMPILE = "FAST_COMPILE"
 # Theano's optimizer names -> the pipeline they stand for here
 OPTIMIZERS = {"fast_run": "FAST_RUN", "o4": "FAST_RUN", "o3": "FAST_RUN", "fast_compile": "FAST_COMPILE",
               "o1": "FAST_COMPILE", "merge": "FAST_COMPILE", "None": "NO_OPT", None: "NO_OPT"}

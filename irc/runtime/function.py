@@ -2,7 +2,8 @@
 
 It checks the arguments (count, names, dtype, rank) with errors a user can act on, passes the
 shared variables' values after the inputs, runs the executor, copies outputs the caller might
-otherwise share with irc (unless `borrow`), and only then writes every update, all at once."""
+otherwise share with irc (unless the compiled function marks the result `irc.borrow`), and only
+then writes every update, all at once."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..dialects.func import FuncOp
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
@@ -41,12 +43,19 @@ class InputSpec:
 
 @dataclass
 class OutputSpec:
-    """How results are handed back: `kind` is "single", "list" or "dict" (with `keys`)."""
+    """How results are handed back: `kind` is "single", "list" or "dict" (with `keys`). Which
+    ones are borrowed is the compiled function's to say (`borrowed_results`)."""
 
     kind: str
     count: int
-    borrow: Sequence[bool]
     keys: Sequence[Any] = ()
+
+
+def borrowed_results(func: FuncOp, count: int) -> list[bool]:
+    """Per user output of `func`: marked `irc.borrow` (`Out(borrow=True)`), so the caller gets
+    irc's array without a copy, and a later call may write over it. The signature says it, so
+    a dumped module says it too."""
+    return ["irc.borrow" in func.res_attrs(k) for k in range(count)]
 
 
 class FunctionMaker:
@@ -104,6 +113,7 @@ class Function:
         self.inputs = list(inputs)
         self.shared = list(shared)
         self.output_spec = outputs
+        self._borrowed = borrowed_results(maker.func, outputs.count)
         self.updated = list(updated)
         self.name = name
         self.allow_input_downcast = allow_input_downcast
@@ -133,7 +143,7 @@ class Function:
         for k, arg in getattr(native, "inplace_results", {}).items():
             if n_in <= arg < n_in + len(self._containers):
                 self._inplace_outs.append((k, self._containers[arg - n_in]))
-        self._borrow_outs = [k for k, b in enumerate(self.output_spec.borrow) if b]
+        self._borrow_outs = [k for k, b in enumerate(self._borrowed) if b]
 
     def copy(self, share_memory: bool = False, swap: dict | None = None, delete_updates: bool = False,
              name: str | None = None, profile: Any = None) -> "Function":
@@ -232,7 +242,7 @@ class Function:
         spec = self.output_spec
         protected = self._constant_ids | {id(a) for a in arrays}
         outs = []
-        for r, borrow in zip(results[:spec.count], spec.borrow):
+        for r, borrow in zip(results[:spec.count], self._borrowed):
             if type(r) is not np.ndarray:
                 r = np.asarray(r)
             elif not borrow and not _fresh(r, protected):

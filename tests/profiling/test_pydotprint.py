@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 import irc.tensor as T
-from irc.printing_dot import graph_of, pydotprint, to_dot
+from irc.inspect.dot import graph_of, pydotprint, to_dot
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's `dot` is not installed (.ci/run installs it with apt)")

@@ -46,6 +46,19 @@ def test_borrowed_output_reuses_its_array_and_plain_output_does_not():
     assert g(x, y) is not g(x, y)
 
 
+def test_borrow_is_read_from_the_compiled_functions_signature():
+    f, *_, x, y = _train(borrow=True)
+    assert "irc.borrow" in f.ir("optimized") and "irc.borrow" in f.ir("loop")
+    res_attrs = f.maker.func.attributes.pop("res_attrs")  # the same function, unmarked
+    try:
+        unmarked = type(f)(f.maker, f.executor, f.inputs, f.shared, f.output_spec, f.updated)
+    finally:
+        f.maker.func.attributes["res_attrs"] = res_attrs
+    assert unmarked(x, y) is not unmarked(x, y)
+    first = f(x, y)
+    assert f(x, y) is first
+
+
 def test_user_input_aliasing_shared_storage_is_not_overwritten():
     v = T.dvector("v")
     s = irc.shared(np.arange(4.0), name="s")

@@ -16,8 +16,8 @@ from typing import Any
 
 import networkx as nx
 
-from .dialects.func import FuncOp
-from .frontend.opview import view_op
+from ..dialects.func import FuncOp
+from ..frontend.opview import view_op
 
 COLORS = {"cpu": "#cfe2f3", "gpu": "#b6d7a8", "transfer": "#ea9999", "fused": "#fff2cc"}
 TRANSFER_OPS = ("tensor.to_device", "tensor.to_host")

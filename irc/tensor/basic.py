@@ -1,0 +1,47 @@
+"""`irc.tensor.basic` (Theano's `theano.tensor.basic`): the tensor type and constructors,
+elementwise math, reductions, products, shapes and the ops Theano's module defines or sets up
+as its interface — those irc has, under Theano's names (`irc.tensor` holds them all too).
+
+Theano's own `basic.py` also re-exports the graph classes (`Apply`, `Op`, `Variable`, ...) and
+`Elemwise`, `DimShuffle`, `CAReduce`, `Sum`; so does this module."""
+from __future__ import annotations
+
+from ..frontend.basic import (
+    abs_, add, and_, as_tensor_variable, cast, ceil, concatenate, constant, cos, eq, erf, erfc, erfcinv, erfinv,
+    exp, exp2, expm1, fill, flatten, floor, gamma, gammaln, ge, gt, int_div, inv, invert, isinf, isnan, join, le,
+    log, log10, log1p, log2, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, psi, reshape, round,
+    round_half_away_from_zero, round_half_to_even, sgn, shape_padleft, shape_padright, sin, sqr, sqrt, square,
+    stack, sub, switch, tanh, transpose, true_div, where, xor, zeros_like)
+from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
+from ..frontend.blas import Dot
+from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
+from ..frontend.constructors import CONSTRUCTORS, tensor
+from ..frontend.creation import alloc, arange, eye, identity_like, ones, zeros
+from ..frontend.elemwise import Elemwise
+from ..frontend.graph import Apply, Constant, Op, Variable
+from ..frontend.join import Join
+from ..frontend.mathops import (all, any, argmax, argmin, clip, dot, max, mean, min, outer, prod, std,  # noqa: A004
+                                sum, var)
+from ..frontend.products import batched_dot, tensordot
+from ..frontend.reduce import Argmax, CAReduce, Sum
+from ..frontend.shape_functions import addbroadcast, diag, patternbroadcast, split, tile, unbroadcast
+from ..frontend.shape_ops import Alloc, DimShuffle, Reshape
+from ..frontend.tensor_type import TensorType
+
+TensorVariable = Variable
+TensorConstant = Constant
+
+__all__ = [
+    "Alloc", "Apply", "Argmax", "CAReduce", "Constant", "DimShuffle", "Dot", "Elemwise", "Join", "Op", "Reshape",
+    "Sum", "TensorConstant", "TensorType", "TensorVariable", "Variable",
+    "abs_", "add", "addbroadcast", "all", "alloc", "and_", "any", "arange", "argmax", "argmin", "as_tensor_variable",
+    "batched_dot", "cast", "ceil", "clip", "concatenate", "constant", "cos", "diag", "dot", "eq", "erf", "erfc",
+    "erfcinv", "erfinv", "exp", "exp2", "expm1", "eye", "fill", "flatten", "floor", "gamma", "gammaln", "ge",
+    "gt", "identity_like", "int_div", "inv", "invert", "isinf", "isnan", "join", "le", "log", "log10", "log1p",
+    "log2", "lt", "max", "maximum", "mean", "min", "minimum", "mod", "mul", "neg", "neq", "ones", "ones_like",
+    "or_", "outer", "patternbroadcast", "pow", "prod", "psi", "reshape", "round", "round_half_away_from_zero",
+    "round_half_to_even", "sgn", "shape", "shape_padleft", "shape_padright", "sin", "split", "sqr", "sqrt",
+    "square", "stack", "std", "sub", "sum", "switch", "tanh", "tensor", "tensordot", "tile", "transpose",
+    "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
+    *CONSTRUCTORS,
+]
