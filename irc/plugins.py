@@ -14,10 +14,4 @@ from .registry import set_loader
 def install() -> None:
     set_loader("dialects", lambda: importlib.import_module("irc.dialects"))
     set_loader("passes", lambda: importlib.import_module("irc.passes"))
-    set_loader("targets", _load_targets)
     set_loader("graph_view", lambda: importlib.import_module("irc.frontend.fgraph_view"))
-
-
-def _load_targets() -> None:
-    importlib.import_module("irc.runtime.cpu_target")
-    importlib.import_module("irc.runtime.cuda.target")
