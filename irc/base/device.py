@@ -43,10 +43,6 @@ class Device:
             raise ValueError(text)
         return cls(kind, int(m.group(2)) if m.group(2) else None)
 
-    @property
-    def is_host(self) -> bool:
-        return self.kind == CPU
-
     def __str__(self) -> str:
         """The flag's normalized spelling: `cpu`, `cuda`, `cuda1`."""
         return self.kind if self.index is None else f"{self.kind}{self.index}"
