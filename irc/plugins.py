@@ -14,15 +14,9 @@ from .base.registry import set_loader
 def install() -> None:
     set_loader("dialects", lambda: importlib.import_module("irc.dialects"))
     set_loader("passes", _load_passes)
-    set_loader("targets", _load_targets)
 
 
 def _load_passes() -> None:
     """The passes that stay on one level, then the conversions between levels."""
     importlib.import_module("irc.passes")
     importlib.import_module("irc.conversion")
-
-
-def _load_targets() -> None:
-    importlib.import_module("irc.runtime.cpu_target")
-    importlib.import_module("irc.runtime.cuda.target")

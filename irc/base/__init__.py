@@ -1,3 +1,3 @@
-"""The base level, under `ir/`: what every level reads and nothing above it defines — the flags
-(`config.py`) and the hooks that fill the core's plug-in registries (`registry.py`). It imports
-nothing of irc."""
+"""The base level, under `ir/`: what every level reads and no level above defines — the flags
+(`config.py`), the device a computation runs on (`device.py`) and the hooks that fill the core's
+plug-in registries (`registry.py`). It imports nothing else of irc."""

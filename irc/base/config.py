@@ -14,6 +14,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from .device import Device
+
 
 class ConfigError(ValueError):
     """An unknown flag or a value a flag does not accept."""
@@ -22,13 +24,15 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Flag:
     """One flag: `parse` turns a string or Python value into the stored value or raises
-    ValueError; `allowed` describes the accepted values for error messages."""
+    ValueError; `allowed` describes the accepted values for error messages; `show` gives what
+    reading the flag returns (the stored value itself unless a typed value reads as its text)."""
 
     name: str
     default: Any
     parse: Callable[[Any], Any]
     allowed: str
     doc: str
+    show: Callable[[Any], Any] = lambda stored: stored
 
 
 def _choice(*values: str) -> Callable[[Any], str]:
@@ -53,18 +57,6 @@ def _bool(v: Any) -> bool:
     if s in _FALSE:
         return False
     raise ValueError(v)
-
-
-_DEVICE = re.compile(r"(cpu|gpu|cuda)(\d*)\Z")
-
-
-def _device(v: Any) -> str:
-    """`cpu`, or a CUDA device: `gpu`/`gpuN` (Theano's old spelling) become `cuda`/`cudaN`."""
-    m = _DEVICE.match(str(v).strip().lower())
-    if not m or (m.group(1) == "cpu" and m.group(2)):
-        raise ValueError(v)
-    kind, index = m.groups()
-    return "cpu" if kind == "cpu" else "cuda" + (str(int(index)) if index else "")
 
 
 def _tags(v: Any) -> str:
@@ -95,8 +87,8 @@ def _default_compiledir() -> str:
 
 
 FLAGS: dict[str, Flag] = {f.name: f for f in (
-    Flag("device", "cpu", _device, "cpu, gpu, gpuN, cuda, cudaN (N = 0, 1, ...)",
-         "where computations run"),
+    Flag("device", Device.parse("cpu"), Device.parse, "cpu, gpu, gpuN, cuda, cudaN (N = 0, 1, ...)",
+         "where computations run", show=str),
     Flag("floatX", "float64", _choice("float64", "float32", "float16"), "float64, float32, float16",
          "dtype of T.vector(), T.matrix(), ... and of float constants"),
     Flag("mode", "FAST_RUN", _choice("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode"),
@@ -161,22 +153,27 @@ class Config:
     def __getattr__(self, name: str) -> Any:
         values = object.__getattribute__(self, "_values")
         if name in values:
-            return values[name]
+            return FLAGS[name].show(values[name])
         raise AttributeError(f"unknown config flag '{name}'; known flags: {', '.join(sorted(FLAGS))}")
 
     def __setattr__(self, name: str, value: Any) -> None:
         self.set(name, value, "code")
 
     @property
+    def requested_device(self) -> Device:
+        """The device flag as the typed value it was parsed into (`config.device` reads as its
+        text, Theano's type); the runtime resolves it to a target, which may fall back."""
+        return self._values["device"]
+
+    @property
     def device_kind(self) -> str:
-        """The target the device flag names: `cpu` or `cuda` (the placement in IR types)."""
-        return "cpu" if self._values["device"] == "cpu" else "cuda"
+        """The kind of device the flag names: `cpu` or `cuda`."""
+        return self.requested_device.kind
 
     @property
     def device_index(self) -> int | None:
         """N of `cudaN`; None for `cpu` and for plain `cuda` (the runtime's default device)."""
-        digits = self._values["device"][len(self.device_kind):]
-        return int(digits) if digits else None
+        return self.requested_device.index
 
     def source(self, name: str) -> str:
         """Where the current value of `name` came from."""
@@ -215,14 +212,14 @@ class Config:
             self.set("gpu_sync", True, "CUDA_LAUNCH_BLOCKING=1")
 
     def __repr__(self) -> str:
-        return "\n".join(f"{n} = {self._values[n]!r}  ({self._sources[n]})" for n in sorted(FLAGS))
+        return "\n".join(f"{n} = {getattr(self, n)!r}  ({self._sources[n]})" for n in sorted(FLAGS))
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(FLAGS))
 
 
 # Read-only values computed from flags (properties of `Config`).
-DERIVED = ("device_kind", "device_index")
+DERIVED = ("requested_device", "device_kind", "device_index")
 
 config = Config()
 config.load()

@@ -46,7 +46,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="draw the result's graph: DOT on stderr, or FILE (.png/.svg/.pdf need "
                         "Graphviz's dot; .dot always works)")
     p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
-    p.add_argument("--list-targets", action="store_true", help="list the output targets and exit")
+    p.add_argument("--list-targets", action="store_true",
+                   help="list the targets and the stages -t renders, and exit")
     p.add_argument("--split-input-file", action="store_true",
                    help="process each '// -----'-separated chunk on its own")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
@@ -193,9 +194,16 @@ def _list_passes() -> str:
 
 
 def _list_targets() -> str:
-    from .targets import TARGETS
-    width = max(len(n) for n in TARGETS)
-    return "Targets:\n" + "".join(f"  {t.name:<{width}}  {t.help}\n" for t in TARGETS.values())
+    """Each target (what `config.device` names) with the stages `-t` renders through it."""
+    from ..runtime.targets import TARGETS, stages
+    from ..runtime.targets.base import MLIR
+    width = max(len(n) for n in stages()) + 2
+    lines = ["Targets (config.device=TARGET) and the stages they render (-t STAGE):",
+             f"  {MLIR.name:<{width}}  {MLIR.help}"]
+    for target in TARGETS.values():
+        lines.append(f"  {target.name}: {target.summary}")
+        lines += [f"    {s.name:<{width - 2}}  {s.help}" for s in target.stages.values()]
+    return "\n".join(lines) + "\n"
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -16,7 +16,8 @@ from ..ir.pass_manager import PASS_REGISTRY, PassManager, load_passes
 from ..ir.pass_pipeline import closest
 from ..ir.verifier import verify
 from . import UsageError
-from .targets import TARGETS
+from ..runtime.targets import stages
+from ..runtime.targets.base import MLIR
 
 
 def _names(values: list[str]) -> list[str]:
@@ -45,10 +46,11 @@ class OptSession:
 
     def __init__(self, args: argparse.Namespace):
         self.args = args
-        if args.target not in TARGETS:
-            raise UsageError(f"unknown target '{args.target}'{closest(args.target, list(TARGETS))} "
-                             f"(targets: {', '.join(TARGETS)})")
-        self.target = TARGETS[args.target]
+        known = stages()
+        if args.target not in known:
+            raise UsageError(f"unknown target '{args.target}'{closest(args.target, list(known))} "
+                             f"(targets: {', '.join(known)})")
+        self.stage = known[args.target]
         self.print_opts = {"generic": args.generic, "debuginfo": args.debuginfo}
         self.pm = PassManager.parse(args.pipeline, verify_each=args.verify_each,
                                     allow_unregistered=args.allow_unregistered_dialect)
@@ -122,25 +124,25 @@ class OptSession:
             self.timing.add("Parser", time.perf_counter() - t0)
         self.pm.run(module)
         t0 = time.perf_counter()
-        module, target = self._stage(module)
+        module, stage = self._stage(module)
         if self.args.view_graph is not None:
             _view_graph(module, self.args.view_graph)
-        result = target.emit(module, **self.print_opts)
+        result = stage.emit(module, **self.print_opts)
         if self.timing is not None:
             self.timing.add("Output", time.perf_counter() - t0)
         return result
 
     def _stage(self, module):
-        """`--emit-stage`: lower to loops now and print MLIR (the target is not run)."""
+        """`--emit-stage`: lower to loops now and print MLIR (the `-t` stage is not rendered)."""
         stage = self.args.emit_stage
         if stage is None:
-            return module, self.target
+            return module, self.stage
         if stage == "loop":
             PassManager.parse("lower-to-loops").run(module)
         elif stage == "gpu":
             from ..codegen_ptx.emit import gpu_module  # loads llvmlite: only for --emit-stage=gpu
             module = gpu_module(module)
-        return module, TARGETS["mlir"]
+        return module, MLIR
 
     def _write(self, outputs: list[str]) -> None:
         sep = SPLIT_MARKER + "\n"

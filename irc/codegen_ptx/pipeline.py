@@ -8,8 +8,8 @@ work is all `gpu.launch`es (run them with `irc.runtime.host_plan`).
 """
 from __future__ import annotations
 
+from ..base.device import CUDA
 from ..dialects.builtin import ModuleOp
-from ..dialects.gpu import DEVICE
 from ..ir.pass_manager import PassManager
 from ..passes.place_on_device import is_host_placed, place_all_on_device
 from .convert_to_nvvm import convert_to_nvvm
@@ -21,7 +21,7 @@ def lower_for_gpu(module: ModuleOp, allow_gc: bool = True) -> ModuleOp:
     outlined into kernels. A module with no placement yet is first put on the device whole."""
     module = module.clone()
     if is_host_placed(module):
-        place_all_on_device(module, DEVICE)
+        place_all_on_device(module, CUDA)
     PassManager.parse(f"lower-to-loops{{allow-gc={str(allow_gc).lower()}}},outline-kernels").run(module)
     return module
 

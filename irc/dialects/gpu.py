@@ -18,8 +18,6 @@ from .builtin import MemRefType, ModuleOp
 from .func import FuncOp, ReturnOp as FuncReturnOp, types_text
 from .loop import IndexOp
 
-DEVICE = "cuda"
-
 
 def is_device_memref(t: Type) -> bool:
     return isinstance(t, MemRefType) and t.device is not None
@@ -200,5 +198,5 @@ class BarrierOp(Operation):
 
 GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}
 
-__all__ = ["DEVICE", "GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
+__all__ = ["GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
            "GridDimOp", "BarrierOp", "GRID_VALUES", "is_device_memref", "kernel_arg_error"]

@@ -264,14 +264,14 @@ def _compile(plan: _Plan) -> Any:
     target = active(config)
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
     lowered = lower(LoweringSpec([s.variable for s in plan.in_specs], out_vars, upd, plan.borrow,
-                                 name or "main", plan.location, target.device))
+                                 name or "main", plan.location, target.placement))
     clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
     stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
                       per_pass=False,  # per-pass texts: replayed by `f.ir`
-                      device=target.device, excluding=getattr(plan.mode, "excluded", ()))
+                      device=target.placement, excluding=getattr(plan.mode, "excluded", ()))
     _check_float64(lowered.func)
-    report_host_ops(lowered.func, config.assert_no_cpu_op, target.device)
+    report_host_ops(lowered.func, config.assert_no_cpu_op, target.placement)
     profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
     executor, native = _executor(target, lowered, plan.mode, profiling)
     if native is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.device import CUDA
 from ..ir.attributes import Attribute, StringAttr
 from .basic import as_tensor_variable
 from .graph import Apply, Op, Variable
@@ -27,12 +28,14 @@ class PlacementHint(Op):
 
 
 class GpuFromHost(PlacementHint):
-    """`gpu_from_host(x)`: x on the device (a device result when it is an output)."""
+    """`gpu_from_host(x)`: x on the device (a device result when it is an output). On its own
+    (`.eval()`, type inference) it is a `tensor.to_device` to the CUDA placement, the GPU
+    Theano's name means, whatever the target; compiled, it is bound to x (see above)."""
 
     ir_name = "tensor.to_device"
 
     def ir_attributes(self) -> dict[str, Attribute]:
-        return {"device": StringAttr("cuda")}
+        return {"device": StringAttr(CUDA)}
 
 
 class HostFromGpu(PlacementHint):

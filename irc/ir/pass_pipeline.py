@@ -227,9 +227,14 @@ def format_value(value: Any) -> str:
     return text
 
 
-def format_pass(pass_: Pass) -> str:
-    """`name{opt=value ...}` with every option (MLIR prints them all: explicit is stable)."""
+def format_pass(pass_: Pass, defaults: bool = True) -> str:
+    """`name{opt=value ...}` with every option (MLIR prints them all: explicit is stable), or
+    with `defaults=False` only those set away from their defaults (a short command line)."""
     opts = pass_.options()
+    if opts and not defaults:
+        unset = {f.name.replace("_", "-") for f in dataclasses.fields(pass_)
+                 if f.default is not dataclasses.MISSING and getattr(pass_, f.name) == f.default}
+        opts = {k: v for k, v in opts.items() if k not in unset}
     if not opts:
         return pass_.name
     return pass_.name + "{" + " ".join(f"{k}={format_value(v)}" for k, v in opts.items()) + "}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base.device import CUDA
 from ..dialects.builtin import ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
 from ..dialects.tensor_transfers import ToDeviceOp, ToHostOp
@@ -116,7 +117,7 @@ class DeviceEdges(Pass):
     name = "device-edges"
     summary = "remove a device function's edge transfers, marking its arguments and results"
     tags = ("gpu",)
-    device: str = "cuda"
+    device: str = CUDA
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base.device import CUDA
 from ..dialects.builtin import DenseAttr, ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
 from ..dialects.tensor_base import constant_value
@@ -235,7 +236,7 @@ class InsertTransfers(Pass):
                   "to-host": "device values copied to the host",
                   "device-constants": "constants made on the device for device readers",
                   "host-constants": "constants made on the host for host readers"}
-    device: str = "cuda"
+    device: str = CUDA
 
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)

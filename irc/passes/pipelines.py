@@ -1,9 +1,11 @@
-"""Compilation modes: which pass pipeline a mode runs for a target, and the stage texts it leaves.
+"""Compilation modes: which passes a mode runs for a placement, and the stage texts it leaves.
 
 A mode names passes that may not exist yet (the pipeline grows as passes land); only the
 registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped.
-A device target runs the host pipeline with `insert-transfers` placed before fusion (so fused
-groups form on one side of a transfer) and without the passes that have no device kernels."""
+A device placement runs the host pipeline with `insert-transfers` placed before fusion (so
+fused groups form on one side of a transfer) and without the passes that have no device
+kernels. The passes are built as objects, the placement given to `insert-transfers` as its
+option value (a target asks for its pipeline with its placement: `runtime/targets/`)."""
 from __future__ import annotations
 
 from typing import Iterable
@@ -12,6 +14,7 @@ from ..base.config import config
 from ..ir.core import Operation
 from ..ir.instrumentation import render_ir
 from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes
+from ..ir.pass_pipeline import format_pass
 
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode", "NO_OPT")
 
@@ -31,17 +34,41 @@ PLACEMENT_PASS = "insert-transfers"
 
 
 def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:
-    """The pass names `mode` runs: the host list, or for a `device` (e.g. "cuda") the same with
+    """The pass names `mode` runs: the host list, or for a placement `device` the same with
     placement inserted before fusion and host-only passes dropped."""
     names = PIPELINES[mode]
     if device is None:
         return names
     names = tuple(n for n in names if n not in HOST_ONLY_PASSES)
-    placement = f"{PLACEMENT_PASS}{{device={device}}}"
     if "fuse-elementwise" in names:
         i = names.index("fuse-elementwise")
-        return names[:i] + (placement,) + names[i:]
-    return names + (placement,)
+        return names[:i] + (PLACEMENT_PASS,) + names[i:]
+    return names + (PLACEMENT_PASS,)
+
+
+def _split_tags(text: str | Iterable[str]) -> set[str]:
+    if isinstance(text, str):
+        return {t for t in text.split(":") if t}
+    return {t for item in text for t in _split_tags(item)}
+
+
+def build_pipeline(mode: str, device: str | None = None, excluding: str | Iterable[str] = ()) -> list[Pass]:
+    """Fresh passes of `mode` for placement `device` (None: the host): registered passes only,
+    minus those tagged or named in `excluding` (tags, or colon-separated tag lists)."""
+    load_passes()
+    drop = _split_tags(excluding)
+    passes: list[Pass] = []
+    for name in pipeline_names(mode, device):
+        cls = PASS_REGISTRY.get(name)
+        if cls is None or name in drop or drop.intersection(getattr(cls, "tags", ())):
+            continue
+        passes.append(cls(device=device) if name == PLACEMENT_PASS else cls())
+    return passes
+
+
+def pipeline_for(mode: str, excluding: str | Iterable[str] = "", device: str | None = None) -> str:
+    """`mode`'s pipeline for `device` as the text `irc-opt -p` takes."""
+    return ",".join(format_pass(p, defaults=False) for p in build_pipeline(mode, device, excluding))
 
 
 def check_mode(mode: str | None) -> str:
@@ -50,27 +77,6 @@ def check_mode(mode: str | None) -> str:
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}, or an irc.Mode")
     return mode
-
-
-def _split_tags(text: str | Iterable[str]) -> set[str]:
-    if isinstance(text, str):
-        return {t for t in text.split(":") if t}
-    return set(text)
-
-
-def pipeline_for(mode: str, excluding: str | Iterable[str] = "", device: str | None = None) -> str:
-    """The pipeline string `mode` runs now for `device` (None: the host): registered passes only,
-    minus excluded ones."""
-    load_passes()
-    drop = _split_tags(excluding)
-    names = []
-    for entry in pipeline_names(mode, device):
-        name = entry.partition("{")[0]
-        cls = PASS_REGISTRY.get(name)
-        if cls is None or name in drop or drop.intersection(getattr(cls, "tags", ())):
-            continue
-        names.append(entry)
-    return ",".join(names)
 
 
 class StageRecorder(PassInstrumentation):
@@ -101,7 +107,7 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
              instrumentations: Iterable[PassInstrumentation] = (),
              per_pass: bool = True, device: str | None = None,
              excluding: Iterable[str] = ()) -> dict[str, str]:
-    """Run `mode`'s pipeline for `device` over `module` in place, without the passes tagged
+    """Run `mode`'s pipeline for placement `device` over `module` in place, without the passes tagged
     or named in `config.optimizer_excluding` and `excluding`; returns the stage texts.
     (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
     insts: list[PassInstrumentation] = []
@@ -109,9 +115,7 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     if record:
         insts.append(recorder)
     insts.extend(instrumentations)
-    pipeline = pipeline_for(mode, ":".join([config.optimizer_excluding, *excluding]), device)
-    pm = PassManager.parse(pipeline, instrumentations=insts) if pipeline else PassManager([], insts)
-    pm.run(module)
+    PassManager(build_pipeline(mode, device, [config.optimizer_excluding, *excluding]), insts).run(module)
     if record:
         recorder.stages.setdefault("tensor", render_ir(module, debuginfo=True))
         recorder.stages["optimized"] = render_ir(module, debuginfo=True)

@@ -11,13 +11,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..base.device import CPU
 from ..dialects.func import FuncOp
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
 from .graph_view import graph_view
 from .ir_dump import dump_function
-from .targets import Target, resolve
+from .targets import TARGETS, Target
 
 _MISSING = object()
 
@@ -64,7 +65,7 @@ class FunctionMaker:
     def __init__(self, mode: str, module: Any, stages: dict[str, str], inputs: Sequence[InputSpec],
                  outputs: Sequence[Any], target: Target | None = None):
         self.mode = mode
-        self.target = target if target is not None else resolve("cpu")
+        self.target = target if target is not None else TARGETS[CPU]
         self.module = module
         self.stages = stages
         self.inputs = list(inputs)
@@ -82,7 +83,7 @@ class FunctionMaker:
         module = parse_module(self.stages["tensor"], "<stage tensor>")
         name = getattr(self.func, "sym_name", "main")
         for key, text in optimize(module, self.mode, name, per_pass=True,
-                                  device=self.target.device).items():
+                                  device=self.target.placement).items():
             self.stages.setdefault(key, text)
 
     @property
@@ -176,12 +177,12 @@ class Function:
     def ir(self, stage: str = "optimized") -> str:
         """The module text at `stage`: "tensor" (as lowered), a pass name (after it; `name#2`
         for its second run), "optimized" (final tensor level), "loop" (what the native code is
-        built from), or a stage only the target has, generated on request: on the cpu "llvm"
-        (LLVM IR after O2) and "asm" (host assembly), on a GPU "gpu" (kernels) and "ptx"."""
-        stages = self.maker.stages
-        render = self.maker.target.stages.get(stage)
-        if render is not None and stage not in stages:
-            stages[stage] = render(self.maker.module)
+        built from), or a stage of the target, rendered on request: on the cpu "llvm" (LLVM IR
+        after O2), "llvm-raw" and "asm" (host assembly), on a GPU "gpu" (kernels), "ptx" and
+        "nvvm" (see `irc-opt --list-targets`)."""
+        stages, target = self.maker.stages, self.maker.target
+        if stage in target.stages and stage not in stages:
+            stages[stage] = target.render(stage, target.codegen_input(self.maker.module))
         if stage not in stages:
             self.maker.replay_passes()
         if stage not in stages:

@@ -18,16 +18,11 @@ from ..base.config import config
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from ..ir.pass_manager import PassManager
-from ..passes.pipelines import pipeline_for
+from ..ir.pass_pipeline import format_pass
 from .targets import Target
 
 REPLAY = "// replay: "
 STAGE_EXTENSIONS = {"llvm-raw": "ll", "llvm": "ll", "ptx": "ptx", "asm": "s"}
-
-
-def _pipeline(mode: str, device: str | None) -> list[str]:
-    text = pipeline_for(mode, config.optimizer_excluding, device)
-    return [p for p in text.split(",") if p]
 
 
 def _header(title: str, display: str, name: str) -> str:
@@ -39,20 +34,19 @@ def dump_stages(tensor_text: str, mode: str, folder: str, target: Target,
     """Replay `mode`'s pipeline for `target` over `tensor_text` (module text with locations)
     into `folder`, then the target's lowering passes and code generation stages."""
     os.makedirs(folder, exist_ok=True)
-    steps = _pipeline(mode, target.device) + (list(target.loop_passes) if codegen else [])
+    steps = target.tensor_passes(mode) + (target.loop_passes() if codegen else [])
     module = parse_module(tensor_text, "<dump>")
-    texts: list[tuple[str, str, str]] = [("input", "// -----// IR Dump Before the pipeline //----- //\n",
-                                          render_ir(module, debuginfo=True))]
-    for step in steps:
-        pm = PassManager.parse(step)
-        pm.run(module)
-        p = pm.passes[0]
-        texts.append((step, _header("After", p.display_name, p.name), render_ir(module, debuginfo=True)))
-    paths = [os.path.join(folder, f"{i:03d}_{step.partition('{')[0]}.mlir")
-             for i, (step, _, _) in enumerate(texts)]
-    for i, ((name, header, text), path) in enumerate(zip(texts, paths)):
+    # (file name, the pass as `-p` spells it, dump header, IR after it)
+    texts = [("input", "", "// -----// IR Dump Before the pipeline //----- //\n",
+              render_ir(module, debuginfo=True))]
+    for p in steps:
+        PassManager([p]).run(module)
+        texts.append((p.name, format_pass(p, defaults=False), _header("After", p.display_name, p.name),
+                      render_ir(module, debuginfo=True)))
+    paths = [os.path.join(folder, f"{i:03d}_{name}.mlir") for i, (name, _, _, _) in enumerate(texts)]
+    for i, ((_, _, header, text), path) in enumerate(zip(texts, paths)):
         if i + 1 < len(texts):
-            replay = f"irc-opt {os.path.basename(path)} -p '{texts[i + 1][0]}' --mlir-print-debuginfo"
+            replay = f"irc-opt {os.path.basename(path)} -p '{texts[i + 1][1]}' --mlir-print-debuginfo"
         else:
             first = target.dump_stages[0] if codegen and target.dump_stages else "mlir"
             replay = f"irc-opt {os.path.basename(path)} -t {first}"
@@ -65,7 +59,7 @@ def dump_stages(tensor_text: str, mode: str, folder: str, target: Target,
             path = os.path.join(folder, f"{n + k:03d}_{stage}.{ext}")
             comment = "//" if ext == "ptx" else ";"
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(f"{comment} replay: irc-opt {last_mlir} -t {stage}\n{target.stages[stage](module)}")
+                fh.write(f"{comment} replay: irc-opt {last_mlir} -t {stage}\n{target.render(stage, module)}")
             paths.append(path)
     return paths
 

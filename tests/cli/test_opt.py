@@ -157,15 +157,14 @@ def test_output_file(tmp_path):
     assert "func.func @id" in dest.read_text()
 
 
-def test_targets_registry_is_open():
-    from irc.cli.targets import TARGETS, register_target
-    register_target("test-count", lambda module: f"{sum(1 for _ in module.walk())} ops\n", "count ops")
-    try:
-        status, out, _ = opt("-", "-t", "test-count", stdin=PLAIN)
-        assert status == 0 and out == "3 ops\n"
-        assert "test-count" in opt("--list-targets")[1]
-    finally:
-        del TARGETS["test-count"]
+def test_targets_registry_is_open(monkeypatch):
+    from irc.runtime.targets import TARGETS
+    from irc.runtime.targets.base import Stage
+    monkeypatch.setitem(TARGETS["cpu"].stages, "test-count",
+                        Stage("test-count", "count ops", lambda module: f"{sum(1 for _ in module.walk())} ops\n"))
+    status, out, _ = opt("-", "-t", "test-count", stdin=PLAIN)
+    assert status == 0 and out == "3 ops\n"
+    assert "test-count" in opt("--list-targets")[1]
     status, _, err = opt("-", "-t", "mlr", stdin=PLAIN)
     assert status == 1 and "unknown target 'mlr' (did you mean 'mlir'?)" in err
 

@@ -43,14 +43,13 @@ def test_emit_stage_loop_stops_early(src, capsys):
     assert "loop.parallel" in out and "define" not in out
 
 
-def test_targets_are_an_open_registry(src, capsys):
-    from irc.cli.targets import TARGETS, register_target
-    register_target("count-ops", lambda m: f"{sum(1 for _ in m.walk())}\n", "test target")
-    try:
-        assert _run([src, "-t", "count-ops"], capsys).out.strip().isdigit()
-    finally:
-        TARGETS.pop("count-ops")
-    assert {"mlir", "llvm", "asm"} <= set(TARGETS)
+def test_targets_are_an_open_registry(src, capsys, monkeypatch):
+    from irc.runtime.targets import TARGETS, stages
+    from irc.runtime.targets.base import Stage
+    monkeypatch.setitem(TARGETS["cpu"].stages, "count-ops",
+                        Stage("count-ops", "test target", lambda m: f"{sum(1 for _ in m.walk())}\n"))
+    assert _run([src, "-t", "count-ops"], capsys).out.strip().isdigit()
+    assert {"mlir", "llvm", "asm", "ptx"} <= set(stages())
 
 
 def test_view_graph_dot_on_stderr(src, capsys):

@@ -16,7 +16,7 @@ from ...base.config import config
 
 
 @dataclass
-class Device:
+class OpenGpu:
     """What the runtime needs of the GPU, resolved once."""
 
     drv: Any              # pycuda.driver
@@ -33,12 +33,12 @@ class Device:
         self.stream.synchronize()
 
 
-_DEVICE: Device | None = None
+_DEVICE: OpenGpu | None = None
 _WHY: str | None = None
 _PROBED = False
 
 
-def _open(index: int) -> Device:
+def _open(index: int) -> OpenGpu:
     import pycuda.driver as drv
     import pycuda.tools as tools
     drv.init()
@@ -52,7 +52,7 @@ def _open(index: int) -> Device:
     ctx.push()
     major, minor = dev.compute_capability()
     sms = dev.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
-    found = Device(drv, ctx, drv.Stream(), tools.DeviceMemoryPool(), tools.PageLockedMemoryPool(),
+    found = OpenGpu(drv, ctx, drv.Stream(), tools.DeviceMemoryPool(), tools.PageLockedMemoryPool(),
                    index, dev.name(), f"sm_{major}{minor}", sms)
     atexit.register(_close)
     if config.print_active_device:
@@ -75,7 +75,7 @@ def why_unavailable(index: int = 0) -> str | None:
     return _WHY
 
 
-def device(index: int | None = None) -> Device:
+def device(index: int | None = None) -> OpenGpu:
     """The GPU, opened on first use (`index`, by default 0)."""
     global _DEVICE
     if _DEVICE is None:

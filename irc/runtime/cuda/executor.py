@@ -31,7 +31,7 @@ from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
-from .driver import Device, device, synchronize_after_launch
+from .driver import OpenGpu, device, synchronize_after_launch
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 from .steady import SteadyRun
@@ -53,7 +53,7 @@ class CudaProgram:
     timing: Any = None            # the profiler's CudaTiming, when profiled
 
 
-def build_program(placed: Any, edges: Edges, func: Any, dev: Device, allow_gc: bool) -> CudaProgram:
+def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: bool) -> CudaProgram:
     gpu_module = lower_for_gpu(placed, allow_gc=allow_gc)
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
@@ -77,7 +77,7 @@ class PreparedPlan:
     """A `HostPlan` bound to the loaded kernels: array factories for its allocations and
     prepared launches (launches with no work are dropped: CUDA refuses empty grids)."""
 
-    def __init__(self, plan: HostPlan, program: CudaProgram, dev: Device, arg_dtypes: list):
+    def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list):
         self.n_args = plan.n_args
         self.results = plan.results
         self.dtypes = list(arg_dtypes) + [a.dtype for a in plan.allocs]
@@ -96,7 +96,7 @@ class PreparedPlan:
         self.alloc_shapes = [a.shape for a in plan.allocs]
         self.alloc_dtypes = [a.dtype for a in plan.allocs]
 
-    def _prepare(self, launch: Any, program: CudaProgram, dev: Device) -> PreparedLaunch:
+    def _prepare(self, launch: Any, program: CudaProgram, dev: OpenGpu) -> PreparedLaunch:
         kernel = program.kernels[launch.kernel]
         params = kernel_params(kernel)
         views = []  # checked against what the kernel assumes, at a 256-aligned stand-in address
@@ -134,7 +134,7 @@ class CudaExecutor:
     constants: dict = {}
     fresh_results = True
 
-    def __init__(self, program: CudaProgram, dev: Device):
+    def __init__(self, program: CudaProgram, dev: OpenGpu):
         self.program = program
         self.timing: CudaTiming | None = None  # profiling: see `profile`
         self.native = program

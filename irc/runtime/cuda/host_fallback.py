@@ -10,7 +10,7 @@ import numpy as np
 
 from ...dialects.func import FuncOp
 from ...passes.device_edges import HostOpsLeft, strip_placement
-from ..cpu_target import compile_for_cpu
+from ..cpu_compile import compile_for_cpu
 
 _warned: set[str] = set()
 
