@@ -9,7 +9,7 @@ from typing import Any
 from ...base.device import CPU
 from ...ir.core import Operation
 from ...ir.pass_base import Pass
-from ...passes.lower_to_loops import LowerToLoops
+from ...conversion.tensor_to_loop.lower_to_loops import LowerToLoops
 from .base import Stage, Target
 
 

@@ -12,8 +12,8 @@ from ...base.device import CUDA
 from ...ir.core import Operation
 from ...ir.pass_base import Pass
 from ...passes.device_edges import DeviceEdges, HostOpsLeft, device_module
-from ...passes.lower_to_loops import LowerToLoops
-from ...passes.outline_kernels import OutlineKernels
+from ...conversion.tensor_to_loop.lower_to_loops import LowerToLoops
+from ...conversion.loop_to_gpu import OutlineKernels
 from ..cuda import driver
 from .base import Stage, Target
 
