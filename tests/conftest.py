@@ -139,3 +139,12 @@ def pool():
     yield threads
     threads.tune(min_work=STATE["min_work"][1])
     threads.set_num_threads(before)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Profiles made with ProfileMode or `config.profile` print at exit, as Theano's did; the
+    tests that make them check their reports themselves, so the run's last line stays pytest's
+    summary."""
+    profile = sys.modules.get("irc.runtime.profile")
+    if profile is not None:
+        profile._AT_EXIT.clear()
