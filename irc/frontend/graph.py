@@ -280,7 +280,7 @@ class Op:
 
 
 # what runs on each node the user's program builds (an op call): `compute_test_value`
-# (irc/frontend/test_values.py, above this module, installs itself here)
+# (irc/frontend/compute_test_values.py, above this module, installs itself here)
 NODE_HOOKS: list[Callable[[Apply], None]] = []
 
 

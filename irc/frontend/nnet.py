@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, shape_padleft, sigmoid,
-                    softplus, sub, true_div)
+from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, shape_padleft,
+                    sigmoid, softplus, sub, true_div)
 from .creation import arange
 from .mathops import clip, max as max_, sum as sum_
 from .softmax_ops import LogSoftmax, Softmax

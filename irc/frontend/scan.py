@@ -24,7 +24,7 @@ from .scan_op import Scan, ScanInfo
 from .shape_functions import addbroadcast, unbroadcast
 from .shape_ops import DimShuffle
 from .shared import SharedVariable, default_updates
-from .test_value_sources import set_test_value, test_value_of
+from .known_test_values import get_test_value, set_test_value
 
 
 class ScanError(ValueError):
@@ -189,12 +189,12 @@ def _first_step_test_values(seqs: Sequence[Variable], seq_phs: Sequence[Variable
     row t of its window of initial states (counted from its end); so the step's graph gets test
     values while `fn` builds it. Placeholders whose outer variable has none get none."""
     for seq, ph in zip(seqs, seq_phs):
-        value = test_value_of(seq)
+        value = get_test_value(seq)
         if value is not None and len(value):
             set_test_value(ph, value[0])
     phs = iter(tap_phs)
     for out in recurrent:
-        window = test_value_of(out.window)
+        window = get_test_value(out.window)
         for tap in out.taps:
             ph = next(phs)
             if window is not None and len(window) >= -tap:

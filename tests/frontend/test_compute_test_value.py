@@ -12,7 +12,7 @@ import pytest
 
 import irc
 import irc.tensor as T
-from irc.frontend import test_values
+from irc.frontend import compute_test_values
 
 RNG = np.random.RandomState(3)
 
@@ -86,7 +86,7 @@ def test_an_input_without_a_test_value(flag, mode):
 def test_pdb_opens_the_debugger_then_skips(flag, monkeypatch):
     flag("pdb")
     sessions = []
-    monkeypatch.setattr(test_values.pdb, "post_mortem", lambda tb: sessions.append(tb))
+    monkeypatch.setattr(compute_test_values.pdb, "post_mortem", lambda tb: sessions.append(tb))
     x = T.dvector("x")
     z = T.exp(x)
     assert len(sessions) == 1 and not hasattr(z.tag, "test_value")

@@ -1,7 +1,7 @@
 """Where a variable's test value comes from (Theano's `Op._get_test_value`): a constant's data,
 a shared variable's current value, or the `tag.test_value` the user set, converted to the
-variable's type. Read by `compute_test_value` (test_values.py) and by `scan`, which gives its
-step's placeholders the values of the outer variables' first slices."""
+variable's type. Read by `compute_test_value` (compute_test_values.py) and by `scan`, which
+gives its step's placeholders the values of the outer variables' first slices."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,7 +13,7 @@ from .graph import Constant, Variable
 from .shared import SharedVariable
 
 
-def test_value_of(var: Variable) -> np.ndarray | None:
+def get_test_value(var: Variable) -> np.ndarray | None:
     """The test value of `var`, or None when it has none. A `tag.test_value` that its type does
     not accept is a TypeError naming the variable (Theano: "one input test value does not have
     the requested type")."""
@@ -27,7 +27,9 @@ def test_value_of(var: Variable) -> np.ndarray | None:
         return var.type.filter(var.tag.test_value)
     except TypeError as e:
         message = f"compute_test_value: the test value of {var} does not have its type {var.type}: {e}"
-        raise TypeError(message if var.owner is None else Diagnostic(message, var.owner.location).render()) from None
+        if var.owner is not None:
+            message = Diagnostic(message, var.owner.location).render()
+        raise TypeError(message) from None
 
 
 def set_test_value(var: Variable, value: Any) -> None:

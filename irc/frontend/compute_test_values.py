@@ -1,6 +1,6 @@
 """`config.compute_test_value` ('off', 'ignore', 'warn', 'raise', 'pdb'), Theano's debugging
 aid: every node built while it is not 'off' computes its outputs' `tag.test_value` from its
-inputs' test values (test_value_sources.py) with the reference evaluator (evaluate.py; a scan
+inputs' test values (known_test_values.py) with the reference evaluator (evaluate.py; a scan
 is compiled), so a shape mistake fails at the line that made it. An input without a test
 value: 'ignore' skips the node silently, 'warn' skips it with a warning, 'raise' is a
 ValueError, 'pdb' opens the debugger there (then skips). Installed as a hook of every op call
@@ -19,7 +19,7 @@ from .function import function
 from .graph import NODE_HOOKS, Apply, Constant
 from .scan_op import Scan
 from .shared import SharedVariable
-from .test_value_sources import test_value_of
+from .known_test_values import get_test_value
 
 
 class MissingTestValue(AttributeError):
@@ -71,7 +71,7 @@ def compute_test_value(node: Apply) -> None:
         return
     values = []
     for i, var in enumerate(node.inputs):
-        value = test_value_of(var)
+        value = get_test_value(var)
         if value is None:
             if _missing(node, i):
                 return
