@@ -41,7 +41,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "foldr": ("irc.frontend.scan", "foldr"),
     "scan_module": ("irc.scan_module", None),
     "ifelse": ("irc.ifelse", None),
-    "dot": ("irc.frontend.mathops", "dot"),
+    "dot": ("irc.frontend.matrix_products", "dot"),
 }
 
 __all__ = sorted(_LAZY)

@@ -107,6 +107,10 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
          "wait for the device after every call (true too when CUDA_LAUNCH_BLOCKING=1)"),
     Flag("warn_float64", "ignore", _choice("ignore", "warn", "raise", "pdb"),
          "ignore, warn, raise, pdb", "report float64 variables in a graph"),
+    Flag("compute_test_value", "off", _choice("off", "ignore", "warn", "raise", "pdb"),
+         "off, ignore, warn, raise, pdb",
+         "compute each new variable's tag.test_value from its inputs' when the graph is built; what "
+         "to do about an input without one"),
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
     Flag("dump_ir", "", _path, "a folder path, or empty for no dump",
          "write the IR after every pass of every compiled function there"),

@@ -228,9 +228,10 @@ class ScalarEmitter:
     def _int_pow(self, x, n):
         """x ** n by squaring, wrapping on overflow like numpy. Straight-line (one step per
         exponent bit, selects instead of branches) so loops over it still vectorize. numpy
-        raises for a negative exponent; compiled code cannot, so it gives the integer part of
-        1 / x**|n| (the table's reference says the same): 1 for x = 1, +-1 for x = -1, and 0
-        otherwise, x = 0 included (integer division by zero gives 0 here too)."""
+        raises for a negative exponent, and so does a compiled function: `lower-to-loops`
+        checks the exponents before the nest (tensor_to_loop/integer_power.py). A negative n
+        that reaches this code anyway (a bare `scalar.pow`) gives the integer part of
+        1 / x**|n|, never a trap: 1 for x = 1, +-1 for x = -1, and 0 otherwise, x = 0 included."""
         b = self.b
         ty = x.type
         zero, one, minus_one = (ir.Constant(ty, v) for v in (0, 1, -1))

@@ -216,15 +216,10 @@ def _fma(x, y, z):
 
 
 def _power(x, y):
-    """numpy's power, except for integers to negative powers, where numpy raises and compiled
-    code cannot: the integer part of 1 / x**|y| (1 for x = 1, +-1 for x = -1, else 0)."""
-    x, y = np.asarray(x), np.asarray(y)
-    if x.dtype.kind not in "iu" or y.dtype.kind not in "iu" or not (y < 0).any():
-        return np.power(x, y)
-    negative = y < 0
-    out = np.power(x, np.where(negative, 0, y).astype(y.dtype))
-    reciprocal = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
-    return np.where(negative, reciprocal, out).astype(out.dtype)
+    """numpy's power: integers to negative integer powers raise numpy's ValueError ("Integers
+    to negative integer powers are not allowed."), and so does compiled code, whose lowering
+    checks the exponents first (conversion/tensor_to_loop/integer_power.py)."""
+    return np.power(np.asarray(x), np.asarray(y))
 
 
 # ---------------------------------------------------------------------------- the table

@@ -15,6 +15,7 @@ from .creation_ops import AllocShape
 from .elemwise import Cast, Elemwise
 from .graph import Apply, Constant, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
+from .integer_power import refuse_negative_integer_exponent
 from .join import Join
 from .shape_ops import Alloc, DimShuffle, MakeVector, Reshape, Shape_i
 from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
@@ -157,8 +158,14 @@ neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
 sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
 erf, erfc, erfinv, erfcinv, gamma, gammaln, psi = (
     _unary(n) for n in ("erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
-sub, true_div, int_div, mod, pow, maximum, minimum = (
-    _binary(n) for n in ("sub", "div", "floordiv", "mod", "pow", "maximum", "minimum"))
+sub, true_div, int_div, mod, maximum, minimum = (
+    _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum"))
+
+
+def pow(x: Any, y: Any) -> Variable:
+    """Elementwise `x ** y` with broadcasting (table row 'pow'); integers to a constant
+    negative power are refused here, as numpy refuses them (irc/frontend/integer_power.py)."""
+    return refuse_negative_integer_exponent(elemwise("pow", x, y))
 
 
 def add(x: Any, y: Any, *more: Any) -> Variable:

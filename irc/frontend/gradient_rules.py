@@ -23,7 +23,8 @@ from .graph import Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
-from .mathops import clip, dot, keep_dims, sum as sum_
+from .mathops import clip, keep_dims, sum as sum_
+from .matrix_products import dot
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i

@@ -18,7 +18,7 @@ import functools
 import os
 import sys
 import types
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from ..ir.location import FileLineColLoc, Location, UNKNOWN_LOC
 from .operators import TensorOperators
 from .tensor_type import TensorType
 
-__all__ = ["Tag", "Variable", "Constant", "Apply", "Op", "TensorType", "user_location", "toposort",
+__all__ = ["Tag", "Variable", "Constant", "Apply", "Op", "TensorType", "user_location", "toposort", "NODE_HOOKS", "node_built",
            "ancestors", "graph_inputs", "clone_replace", "io_toposort", "ir_result_types",
            "infer_via_dialect", "GraphCycleError"]
 
@@ -247,7 +247,7 @@ class Op:
         raise NotImplementedError(f"{type(self).__name__}.make_node")
 
     def __call__(self, *inputs: Any) -> Variable | list[Variable]:
-        node = self.make_node(*inputs)
+        node = node_built(self.make_node(*inputs))
         return node.outputs[0] if len(node.outputs) == 1 else node.outputs
 
     def ir_attributes(self) -> dict[str, Attribute]:
@@ -277,6 +277,19 @@ class Op:
 
     def __repr__(self) -> str:
         return str(self)
+
+
+# what runs on each node the user's program builds (an op call): `compute_test_value`
+# (irc/frontend/compute_test_values.py, above this module, installs itself here)
+NODE_HOOKS: list[Callable[[Apply], None]] = []
+
+
+def node_built(node: Apply) -> Apply:
+    """Run the hooks on a node just built by an op call (ops built by `make_node` directly —
+    ifelse, scan — call this too); returns the node."""
+    for hook in NODE_HOOKS:
+        hook(node)
+    return node
 
 
 def _dialect_op(ir_name: str):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .basic import as_tensor_variable, neq
-from .graph import Variable, user_location
+from .graph import Variable, node_built, user_location
 from .ifelse_op import IfElse
 
 __all__ = ["ifelse"]
@@ -32,9 +32,10 @@ def ifelse(condition: Any, then_branch: Any, else_branch: Any, name: str | None 
         cond = neq(cond, 0)
     pairs = [_pair(t, e) for t, e in zip(thens, elses)]
     try:
-        outs = IfElse(len(pairs)).make_node(cond, *[t for t, _ in pairs], *[e for _, e in pairs]).outputs
+        node = IfElse(len(pairs)).make_node(cond, *[t for t, _ in pairs], *[e for _, e in pairs])
     except TypeError as e:
         raise TypeError(f"{e} ({user_location()})") from None
+    outs = node_built(node).outputs
     if name is not None:
         for k, out in enumerate(outs):
             out.name = name if len(outs) == 1 else f"{name}[{k}]"

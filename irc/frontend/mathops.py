@@ -10,8 +10,8 @@ import numpy as np
 from . import dtypes
 from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
                     shape, sqrt, sub, true_div)
-from .blas import Dot
 from .graph import Constant, Variable
+from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
 from .reduce import REDUCERS
 
 
@@ -132,19 +132,6 @@ def any(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
 def all(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
     x = as_tensor_variable(x)
     return min(x if x.dtype == "bool" else neq(x, 0), axis, keepdims)
-
-
-def dot(a: Any, b: Any) -> Variable:
-    """Inner product of vectors, matrix-vector and matrix products; scalars multiply."""
-    a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if a.ndim == 0 or b.ndim == 0:
-        return mul(a, b)
-    if a.ndim > 2 or b.ndim > 2:
-        raise NotImplementedError(f"dot of {a.type} and {b.type}: only vectors and matrices are supported")
-    dtype = dtypes.upcast([a.dtype, b.dtype])
-    if dtype == "bool":
-        dtype = "int8"
-    return Dot()(cast(a, dtype), cast(b, dtype))
 
 
 def outer(a: Any, b: Any) -> Variable:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, sigmoid, softplus,
-                    sub, true_div)
+from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, shape_padleft,
+                    sigmoid, softplus, sub, true_div)
 from .creation import arange
 from .mathops import clip, max as max_, sum as sum_
 from .softmax_ops import LogSoftmax, Softmax
@@ -18,20 +18,30 @@ def _last_axis(x, axis: int) -> bool:
     return x.ndim >= 1 and axis in (-1, x.ndim - 1) and x.type.is_float
 
 
-def softmax(x: Any, axis: int = -1):
-    """exp(x - max) / sum(exp(x - max)) along `axis` (the last by default): one `Softmax` op
-    along the last axis, a composition along another."""
+def _theano_operand(x: Any, axis: int | None) -> tuple[Any, int]:
+    """Theano's `softmax(c)`/`logsoftmax(c)` (no axis) work on rows, and make a vector a 1×n
+    row first (its `Softmax.make_node` pads it), so rnnslu's `s[:, 0, :]` finds that dim; an
+    explicit `axis` (irc's, as Aesara's later) keeps the rank."""
     x = as_tensor_variable(x)
+    if axis is None:
+        return (shape_padleft(x) if x.ndim == 1 else x), -1
+    return x, axis
+
+
+def softmax(x: Any, axis: int | None = None):
+    """exp(x - max) / sum(exp(x - max)) along `axis` (the last by default; a vector gives a 1×n
+    matrix, as Theano): one `Softmax` op along the last axis, a composition along another."""
+    x, axis = _theano_operand(x, axis)
     if _last_axis(x, axis):
         return Softmax()(x)
     e = exp(sub(x, max_(x, axis, keepdims=True)))
     return true_div(e, sum_(e, axis, keepdims=True))
 
 
-def log_softmax(x: Any, axis: int = -1):
+def log_softmax(x: Any, axis: int | None = None):
     """x - max - log(sum(exp(x - max))): stable for large inputs (a `LogSoftmax` op along the
-    last axis)."""
-    x = as_tensor_variable(x)
+    last axis; a vector gives a 1×n matrix, as Theano)."""
+    x, axis = _theano_operand(x, axis)
     if _last_axis(x, axis):
         return LogSoftmax()(x)
     shifted = sub(x, max_(x, axis, keepdims=True))

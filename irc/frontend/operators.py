@@ -9,6 +9,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from ..ir.diagnostics import Diagnostic
+from ..ir.location import FileLineColLoc
+
 _API: dict[str, ModuleType] = {}
 
 
@@ -47,11 +50,12 @@ class TensorOperators:
     def __pos__(self): return self
     def __abs__(self): return _b().abs_(self)
 
-    # -- comparisons (== and != stay identity, as in Theano: use T.eq / T.neq)
-    def __lt__(self, o: Any): return _b().lt(self, o)
-    def __le__(self, o: Any): return _b().le(self, o)
-    def __gt__(self, o: Any): return _b().gt(self, o)
-    def __ge__(self, o: Any): return _b().ge(self, o)
+    # -- comparisons (== and != stay identity, as in Theano: use T.eq / T.neq). The result of
+    # `<`, `<=`, `>`, `>=` written as an operator refuses a truth value (see __bool__).
+    def __lt__(self, o: Any): return _comparison_result(_b().lt(self, o), "<")
+    def __le__(self, o: Any): return _comparison_result(_b().le(self, o), "<=")
+    def __gt__(self, o: Any): return _comparison_result(_b().gt(self, o), ">")
+    def __ge__(self, o: Any): return _comparison_result(_b().ge(self, o), ">=")
 
     # -- bitwise / logical (bool and integer tensors)
     def __and__(self, o: Any): return _b().and_(self, o)
@@ -62,9 +66,22 @@ class TensorOperators:
     def __rxor__(self, o: Any): return _b().xor(o, self)
     def __invert__(self): return _b().invert(self)
 
-    def __bool__(self):
-        raise TypeError("a symbolic variable has no truth value (use T.switch or irc.function "
-                        "to compute one)")
+    def __bool__(self) -> bool:
+        """Theano's rule (`_is_nonzero` in theano/tensor/var.py): a variable is truthy, so
+        `if not W:` tests that an argument was given; only the result of an operator
+        comparison raises, so that `a < b < c` (Python's `(a < b) and (b < c)`) and
+        `if a < b:` fail loudly instead of silently dropping a comparison."""
+        operator = getattr(self, "_comparison_operator", None)
+        if operator is None:
+            return True
+        location = getattr(getattr(self, "owner", None), "location", None)
+        message = (f"the symbolic comparison `{operator}` has no truth value when the graph is "
+                   f"built: a chained comparison (a < b < c) or `if`/`and`/`or`/`not` on it cannot "
+                   f"be computed; use T.and_(T.lt(a, b), T.lt(b, c)), T.switch or "
+                   f"irc.ifelse.ifelse")
+        if isinstance(location, FileLineColLoc):
+            message = Diagnostic(message, location).render()
+        raise TypeError(message)
 
     def __iter__(self):
         for i in range(len(self)):
@@ -119,3 +136,10 @@ class TensorOperators:
         """The value of this variable given `{input: value}` (Python numbers and lists are
         converted as `irc.function` does); compiled natively once per set of inputs."""
         return _API["function"].eval_variable(self, inputs_to_values or {})
+
+
+def _comparison_result(result: Any, operator: str) -> Any:
+    """Mark the result of a comparison operator: its truth value is asked for only by a chained
+    comparison or an `if` on it, both mistakes (Theano sets `_is_nonzero = False` likewise)."""
+    result._comparison_operator = operator
+    return result

@@ -19,7 +19,8 @@ from .graph import Apply, Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .join import Join
-from .mathops import dot, keep_dims, sum as sum_
+from .mathops import keep_dims, sum as sum_
+from .matrix_products import dot
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
 from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad

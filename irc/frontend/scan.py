@@ -16,13 +16,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .basic import as_tensor_variable, cast, constant, dimshuffle
+from ..base.config import config
 from ..ir.diagnostics import Diagnostic
-from .graph import Constant, Variable, clone_replace, toposort, user_location
+from .basic import as_tensor_variable, cast, constant, dimshuffle
+from .graph import Constant, Variable, clone_replace, node_built, toposort, user_location
 from .scan_op import Scan, ScanInfo
 from .shape_functions import addbroadcast, unbroadcast
 from .shape_ops import DimShuffle
 from .shared import SharedVariable, default_updates
+from .known_test_values import get_test_value, set_test_value
 
 
 class ScanError(ValueError):
@@ -180,6 +182,25 @@ def _free_values(outputs: Sequence[Variable], placeholders: Sequence[Variable],
     return first + [v for v in values.values() if all(v is not f for f in first)]
 
 
+def _first_step_test_values(seqs: Sequence[Variable], seq_phs: Sequence[Variable],
+                            recurrent: Sequence["_Output"], tap_phs: Sequence[Variable]) -> None:
+    """The step's placeholders take the values of the first step (Theano's rule under
+    `config.compute_test_value`): a sequence's first slice, and for each tap t of an output the
+    row t of its window of initial states (counted from its end); so the step's graph gets test
+    values while `fn` builds it. Placeholders whose outer variable has none get none."""
+    for seq, ph in zip(seqs, seq_phs):
+        value = get_test_value(seq)
+        if value is not None and len(value):
+            set_test_value(ph, value[0])
+    phs = iter(tap_phs)
+    for out in recurrent:
+        window = get_test_value(out.window)
+        for tap in out.taps:
+            ph = next(phs)
+            if window is not None and len(window) >= -tap:
+                set_test_value(ph, window[len(window) + tap])
+
+
 # ---------------------------------------------------------------------------- scan
 def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None, non_sequences: Any = None,
          n_steps: Any = None, truncate_gradient: int = -1, go_backwards: bool = False, mode: Any = None,
@@ -194,6 +215,8 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
 
     seq_phs = [type(s.type)(s.dtype, s.broadcastable[1:])(f"{s.name}[t]" if s.name else None) for s in seqs]
     tap_phs = [p for k, o in enumerate(outs_info) if o.recurrent for p in o.placeholders(k)]
+    if config.compute_test_value != "off":
+        _first_step_test_values(seqs, seq_phs, [o for o in outs_info if o.recurrent], tap_phs)
     args = [*seq_phs, *tap_phs, *non_seqs]
     try:
         inspect.signature(fn).bind(*args)
@@ -236,7 +259,7 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
     info = ScanInfo(len(seqs), tuple(o.taps for o in outs_info), len(free))
     op = Scan(info, [*placeholders, *inner_free], outputs, name, truncate_gradient)
     windows = [o.window for o in outs_info if o.recurrent]
-    node = op.make_node(steps, *seqs, *windows, *free)
+    node = node_built(op.make_node(steps, *seqs, *windows, *free))
     n_user = len(outputs) - len(updates)
     results = node.outputs[:n_user]
     new_updates: OrderedDict[Any, Any] = OrderedDict(

@@ -20,9 +20,10 @@ from ..frontend.creation import alloc, arange, eye, identity_like, ones, zeros
 from ..frontend.elemwise import Elemwise
 from ..frontend.graph import Apply, Constant, Op, Variable
 from ..frontend.join import Join
-from ..frontend.mathops import (all, any, argmax, argmin, clip, dot, max, mean, min, outer, prod, std,  # noqa: A004
+from ..frontend.mathops import (all, any, argmax, argmin, clip, max, mean, min, outer, prod, std,  # noqa: A004
                                 sum, var)
-from ..frontend.products import batched_dot, tensordot
+from ..frontend.matrix_products import dot, tensordot
+from ..frontend.products import batched_dot, batched_tensordot
 from ..frontend.reduce import Argmax, CAReduce, Sum
 from ..frontend.shape_functions import addbroadcast, diag, patternbroadcast, split, tile, unbroadcast
 from ..frontend.shape_ops import Alloc, DimShuffle, Reshape
@@ -35,7 +36,7 @@ __all__ = [
     "Alloc", "Apply", "Argmax", "CAReduce", "Constant", "DimShuffle", "Dot", "Elemwise", "Join", "Op", "Reshape",
     "Sum", "TensorConstant", "TensorType", "TensorVariable", "Variable",
     "abs_", "add", "addbroadcast", "all", "alloc", "and_", "any", "arange", "argmax", "argmin", "as_tensor_variable",
-    "batched_dot", "cast", "ceil", "clip", "concatenate", "constant", "cos", "diag", "dot", "eq", "erf", "erfc",
+    "batched_dot", "batched_tensordot", "cast", "ceil", "clip", "concatenate", "constant", "cos", "diag", "dot", "eq", "erf", "erfc",
     "erfcinv", "erfinv", "exp", "exp2", "expm1", "eye", "fill", "flatten", "floor", "gamma", "gammaln", "ge",
     "gt", "identity_like", "int_div", "inv", "invert", "isinf", "isnan", "join", "le", "log", "log10", "log1p",
     "log2", "lt", "max", "maximum", "mean", "min", "minimum", "mod", "mul", "neg", "neq", "ones", "ones_like",

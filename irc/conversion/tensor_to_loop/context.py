@@ -32,6 +32,9 @@ ELEMENTWISE_BODIES: dict[str, BodyMaker] = {}
 # op name -> lowering to SSA scalars when every result is a single element (False: not this op)
 SingleLowering = Callable[["FuncLowering", Operation], bool]
 SINGLE_LOWERINGS: dict[str, SingleLowering] = {}
+# checks emitted before any op is lowered (each decides whether the op concerns it): what the
+# op's own nest cannot do because it must make the function fail (`integer_power.py`)
+PRE_CHECKS: list[Lowering] = []
 
 
 def lowering(*names: str):
@@ -111,6 +114,8 @@ class FuncLowering:
         """Lower one tensor op at the builder's insertion point (also used for the ops of a
         `tensor.if` branch, inside the `loop.if` region, and of a `tensor.scan` body)."""
         self.lb.location = op.location
+        for check in PRE_CHECKS:
+            check(self, op)
         if lower_single_element(self, op):
             return
         fn = LOWERINGS.get(op.op_name)
