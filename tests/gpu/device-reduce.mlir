@@ -7,13 +7,15 @@
 // LOOP-LABEL: func.func @columns
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[C:.*]], %[[N:.*]] : (index, index) -> memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[C]], %[[N]])
-// LOOP:           loop.for %[[K:.*]] = %[[I]] to %{{.*}} step %[[C]] iter_args
-// LOOP-NEXT:        loop.load %x[%[[K]], %[[J]]]
-// LOOP-NEXT:        scalar.add
+// LOOP:           %[[M:.*]]:2 = loop.for %[[K:.*]] = %[[I]] to %{{.*}} step %{{.*}} iter_args
+// LOOP-COUNT-8:     loop.load %x[%{{.*}}, %[[J]]]
+// LOOP-COUNT-8:     scalar.add
+// LOOP:           loop.for %[[T:.*]] = %[[M]]#1 to %{{.*}} step %[[C]] iter_args(%{{.*}} = %[[M]]#0)
+// LOOP-NEXT:        loop.load %x[%[[T]], %[[J]]]
 // LOOP:           loop.store %{{.*}}, %[[P]][%[[I]], %[[J]]]
 // LOOP:         loop.parallel (%[[O:.*]]) = ({{.*}}) to (%[[N]])
-// LOOP:           loop.for %[[Q:.*]] = %{{.*}} to %[[C]] step
-// LOOP-NEXT:        loop.load %[[P]][%[[Q]], %[[O]]]
+// LOOP:           loop.for %[[Q:.*]] = %{{.*}} to %{{.*}} step
+// LOOP:             loop.load %[[P]][%{{.*}}, %[[O]]]
 // LOOP:           loop.store %{{.*}}, %{{.*}}[%[[O]]] : memref<?xf32, "cuda">
 // LOOP:         loop.dealloc %[[P]] : memref<?x?xf32, "cuda">
 
@@ -37,8 +39,8 @@ func.func @columns(%x: tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
 // LOOP-LABEL: func.func @rows
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[M:.*]], %[[C:.*]] : (index, index) -> memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[M]], %[[C]])
-// LOOP:           loop.for %[[K:.*]] = %[[J]] to %{{.*}} step %[[C]] iter_args
-// LOOP-NEXT:        loop.load %x[%[[I]], %[[K]]]
+// LOOP:           loop.for %[[K:.*]] = %[[J]] to %{{.*}} step %{{.*}} iter_args
+// LOOP-COUNT-8:     loop.load %x[%[[I]], %{{.*}}]
 // LOOP:           loop.store %{{.*}}, %[[P]][%[[I]], %[[J]]]
 // LOOP:         loop.parallel
 // LOOP:           loop.load %[[P]][
@@ -47,11 +49,12 @@ func.func @rows(%x: tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
   func.return %0 : tensor<?xf32, "cuda">
 }
 
-// A reduction to one number: pass 1, then levels of 64 partials per thread over the flattened
-// partials, then a one-thread pass into the 0-d device result (four launches).
+// A reduction to one number: the contiguous input read as a vector; pass 1, then levels of 64
+// partials per thread, then a one-thread pass into the 0-d device result (four launches).
 // LOOP-LABEL: func.func @total
+// LOOP:         %[[F:.*]] = loop.reshape %x
 // LOOP:         loop.parallel
-// LOOP:         loop.reshape
+// LOOP:           loop.load %[[F]][
 // LOOP:         loop.parallel
 // LOOP:         loop.parallel
 // LOOP:         loop.parallel (%{{.*}}) = (%{{.*}}) to (%[[ONE:.*]]) step

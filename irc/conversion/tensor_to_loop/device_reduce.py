@@ -40,6 +40,7 @@ MIN_PER_THREAD = 32       # elements a pass-1 thread reads at least (else partia
 KEEP_MAX_CHUNKS = 1024    # chunks per output when an axis is kept: pass 2 reads them on one thread
 FAN_IN = 64               # partials one thread combines in the middle levels of a full reduction
 FINAL_MAX = 64            # partials the last, one-thread pass of a full reduction combines at most
+UNROLL = 8                # items whose loads a thread issues before combining them
 
 Load = Callable[[list[Index]], list[Value]]  # the input's element(s) at an index, one per result
 
@@ -220,9 +221,37 @@ def _combine_over(lb: LoopBuilder, red: Reducer, sizes: list[Index], axes: Seque
             return red.combine(lb, state, item([index[a] for a in range(rank)]))
         a = axes[level]
         start, step = starts_steps[a]
+        if level + 1 == len(axes):
+            return _unrolled(lb, red, start, sizes[a], step, state, lambda k: _at(index, a, k, item, rank))
         with lb.for_(start, sizes[a], step, inits=state) as loop:
             index[a] = loop.iv
             lb.yield_(loop, nest(level + 1, loop.iter_args))
         return loop.results
 
     return nest(0, red.identity(lb))
+
+
+def _at(index: dict[int, Index], axis: int, k: Index, item: Load, rank: int) -> list[Value]:
+    index[axis] = k
+    return item([index[a] for a in range(rank)])
+
+
+def _unrolled(lb: LoopBuilder, red: Reducer, start: Index, stop: Index, step: Index,
+              state: list[Value], item: Callable[[Index], list[Value]]) -> list[Value]:
+    """`state` combined with item(k) for k = start, start + step, ... < stop, in that order,
+    UNROLL items per step: their loads first, then the combining (the same order, so the same
+    bits, with UNROLL loads in flight per thread instead of one), then the leftover items. The
+    main loop carries its next start, so the leftovers need no division."""
+    group = lb.mul(step, lb.const(UNROLL))
+    with lb.for_(start, lb.sub(stop, lb.mul(step, lb.const(UNROLL - 1))), group,
+                 inits=[*state, start]) as loop:
+        k = loop.iv
+        items = [item(lb.add(k, lb.mul(step, lb.const(u)))) for u in range(UNROLL)]
+        acc = loop.iter_args[:-1]
+        for values in items:
+            acc = red.combine(lb, acc, values)
+        lb.yield_(loop, [*acc, lb.add(k, group)])
+    *state, rest = loop.results
+    with lb.for_(rest, stop, step, inits=state) as tail:
+        lb.yield_(tail, red.combine(lb, tail.iter_args, item(tail.iv)))
+    return tail.results

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+from ...dialects import loop as L
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
@@ -41,6 +42,10 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     if t.device is not None and axes:
         out = ctx.alloc(t, [sizes[a] for a in kept])
         order = (1, 0) if rank == 2 and is_transposed(x) else None  # read in memory order
+        if not kept and rank > 1 and x in ctx.contiguous:  # one number: one loop per thread
+            x, axes, order = _flat(ctx, x, sizes), (0,), None
+            sizes = ctx.sizes_of(x)
+            load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
         device_reduce(ctx, kind, sizes, axes, load, [out], x.type.element, order)
         ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
         return
@@ -61,6 +66,17 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, [out], out_sizes)
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
+
+
+def _flat(ctx: FuncLowering, x: Value, sizes: list[Index]) -> Value:
+    """A contiguous buffer as a vector of all its elements."""
+    lb = ctx.lb
+    total = lb.const(1)
+    for s in sizes:
+        total = lb.mul(total, s)
+    flat = lb.create(L.ReshapeOp, [x, total], {}, MemRefType((None,), x.type.element, device=x.type.device))
+    ctx.sizes[flat] = [total]
+    return flat
 
 
 @lowering("tensor.fused_reduce")
