@@ -60,3 +60,14 @@ def test_logistic_regression_cost():
     values = (rng.randn(400, 784).astype("float32"), rng.randint(0, 2, 400).astype("float32"),
               (rng.randn(784) * 0.05).astype("float32"), np.float32(0.1))
     compare([x, y, w, b], [cost, T.mean(p > 0.5)], *values)
+
+
+def test_empty_and_single_element_vectors():
+    v = T.fvector("v")
+    for n in (0, 1, 33):
+        xv = np.linspace(0.5, 1.5, n, dtype="float32")
+        compare([v], [v.sum(), v.prod()], xv)
+    with irc.config.change_flags(device="cuda"):
+        f = irc.function([v], v.max())
+    with pytest.raises(ValueError, match="max over an empty axis"):
+        f(np.zeros(0, "float32"))
