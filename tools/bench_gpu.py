@@ -1,7 +1,7 @@
 """GPU benchmarks of `irc.function` with device=cuda, side by side with torch and cupy (and
 torch.compile), in one run on the GPU machine.
 
-    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/bench_gpu.py [--repeat N] [--quick]
+    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/bench_gpu.py [--repeat N] [--quick] [--cases exp,chain,sums]
 
 Every time is the median over `repeat` samples, each the mean of several back-to-back calls
 followed by one synchronization (so asynchronous launches are counted until done); a ratio
@@ -128,11 +128,32 @@ def bench_chain(t: Table, repeat: int, n: int, torch, label: str) -> None:
         t.ratio("  chain vs copy", mine, copy, "of a device copy's time (1.0 = copy bandwidth)")
 
 
+def bench_sums(t: Table, repeat: int, torch) -> None:
+    """Sums of a 4096² float32 matrix on the device over axis 0, axis 1 and whole (results kept
+    on the device), against torch's."""
+    host = np.random.RandomState(3).rand(4096, 4096).astype("float32")
+    x = irc.shared(host, name="x")
+    nbytes = host.nbytes
+    for axis, label in ((0, "axis 0"), (1, "axis 1"), (None, "all")):
+        f = irc.function([], irc.Out(gpu_from_host(x.sum(axis=axis)), borrow=True))
+        np.testing.assert_allclose(np.asarray(f()), host.sum(axis=axis, dtype="float64"), rtol=1e-5)
+        us = device_us(f, irc_sync, repeat, 50)
+        mine = t.add(f"sum of 4096² over {label}: irc", us, f"{nbytes / (us * 1e-6) / 1e9:.0f} GB/s read")
+        if torch is None:
+            continue
+        xt = torch.as_tensor(host, device="cuda")
+        run = (lambda: xt.sum()) if axis is None else (lambda a=axis: xt.sum(a))
+        base = t.add(f"sum of 4096² over {label}: torch", device_us(run, torch.cuda.synchronize, repeat, 50))
+        t.ratio(f"  sum {label} ratio", mine, base, "of torch's time")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="fewer samples")
+    ap.add_argument("--cases", default="exp,chain,sums", help="comma-separated: exp, chain, sums")
     args = ap.parse_args()
+    cases = set(args.cases.split(","))
     repeat = 5 if args.quick else args.repeat
     torch, cupy = _peers()
     from irc.runtime.cuda.driver import device
@@ -140,9 +161,13 @@ def main() -> None:
     t = Table()
     print(f"machine: {dev.name} ({dev.arch}, {dev.sm_count} SMs); torch "
           f"{getattr(torch, '__version__', 'absent')}, cupy {getattr(cupy, '__version__', 'absent')}")
-    bench_exp(t, repeat, torch, cupy)
-    bench_chain(t, repeat, 10 ** 6, torch, "1e6")
-    bench_chain(t, repeat, 2 ** 26, torch, "2^26")
+    if "exp" in cases:
+        bench_exp(t, repeat, torch, cupy)
+    if "chain" in cases:
+        bench_chain(t, repeat, 10 ** 6, torch, "1e6")
+        bench_chain(t, repeat, 2 ** 26, torch, "2^26")
+    if "sums" in cases:
+        bench_sums(t, repeat, torch)
     t.print()
 
 

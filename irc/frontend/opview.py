@@ -264,6 +264,7 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.dimshuffle": (DimShuffle, GpuDimShuffle),
     "tensor.transpose": (DimShuffle, GpuDimShuffle),
     "tensor.reduce": (CAReduce, GpuCAReduce),
+    "tensor.fused_reduce": (CAReduce, GpuCAReduce),  # Theano's CAReduce over a Composite
     "tensor.dot": (Dot, GpuGemm),
     "tensor.gemv": (CGemv, GpuGemv),
     "tensor.fused_matvec": (CGemv, GpuGemv),  # A·x, a row-wise body, Aᵀ·g: gemv at heart

@@ -43,7 +43,9 @@ class DeviceMemory:
     def allocate(self, slot: int, nbytes: int, fill: int = 0xFF) -> None:
         # unwritten memory reads as all-ones bytes (NaN for floats): a kernel reading what no
         # one wrote shows up in the results instead of passing by luck
-        self.slots[slot] = np.full(max(nbytes, 1), fill, dtype=np.uint8)
+        # (an empty array still gets 16 bytes, so a kernel that reads none of it can view it
+        # as any element type)
+        self.slots[slot] = np.full(max(nbytes, 16), fill, dtype=np.uint8)
 
     def address(self, slot: int) -> int:
         return (slot + 1) * SLOT_SPACING

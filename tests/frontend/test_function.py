@@ -198,8 +198,10 @@ def test_warn_float64_and_assert_no_cpu_op(cuda_without_gpu):
             irc.function([x], x * 2)
     with irc.config.change_flags(device="cuda", assert_no_cpu_op="raise"):
         irc.function([x], x * 2)  # elementwise: on the device
-        with pytest.raises(AssertionError, match=r"'tensor.reduce' \(CAReduce\{sum\}\) runs on the cpu"):
-            irc.function([x], x.sum())
+        irc.function([x], x.sum())  # reductions: on the device too
+        m = T.dmatrix("m")
+        with pytest.raises(AssertionError, match=r"'tensor.gemv' \(CGemv\) runs on the cpu"):
+            irc.function([m, x], T.dot(m, x))
 
 
 def test_ir_stages_parse_back():

@@ -40,16 +40,16 @@ func.func @resident(%x: tensor<?xf32, "cuda"> {irc.shared = "x"}) -> (tensor<?xf
 // CHECK-NEXT:    %a = tensor.exp %[[XD]] : tensor<?xf32, "cuda">
 // CHECK-NEXT:    %b = tensor.mul %a, %[[XD]] : tensor<?xf32, "cuda">
 // CHECK-NEXT:    %[[BH:.*]] = tensor.to_host %b
-// CHECK-NEXT:    %s = tensor.reduce %[[BH]]
+// CHECK-NEXT:    %s = tensor.dot %[[BH]], %[[BH]]
 // CHECK-SAME:      -> tensor<f32>
-// CHECK-NEXT:    %t = tensor.reduce %[[BH]]
+// CHECK-NEXT:    %t = tensor.concat %[[BH]], %[[BH]]
 // CHECK-NEXT:    func.return %[[BH]], %s, %[[XD]]
 // CHECK-NOT:     tensor.to_
 func.func @one_copy_per_value(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>, tensor<?xf32> {irc.device = "cuda"}) {
   %a = tensor.exp %x : tensor<?xf32>
   %b = tensor.mul %a, %x : tensor<?xf32>
-  %s = tensor.reduce %b {kind = "sum", axes = array<i64: 0>} : (tensor<?xf32>) -> tensor<f32>
-  %t = tensor.reduce %b {kind = "max", axes = array<i64: 0>} : (tensor<?xf32>) -> tensor<f32>
+  %s = tensor.dot %b, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<f32>
+  %t = tensor.concat %b, %b {axis = 0} : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   func.return %b, %s, %x : tensor<?xf32>, tensor<f32>, tensor<?xf32>
 }
 
@@ -120,13 +120,14 @@ func.func @views_for_the_device(%x: tensor<?xf32>) -> tensor<?x1xf32> {
 
 // -----
 
-// A fused group runs on the device; a fused reduction stays on the host for now.
+// A fused group and a fused reduction run on the device; their results come back to the host.
 // CHECK-LABEL: func.func @fused
 // CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x
 // CHECK-NEXT:    %f = tensor.fused(%{{.*}} = %[[XD]]) : (tensor<?xf32, "cuda">) -> tensor<?xf32, "cuda">
-// CHECK:         %[[FH:.*]] = tensor.to_host %f
-// CHECK-NEXT:    %r:2 = tensor.fused_reduce(%{{.*}} = %[[FH]])
-// CHECK-SAME:      -> (tensor<?xf32>, tensor<f32>)
+// CHECK:         %r:2 = tensor.fused_reduce(%{{.*}} = %f)
+// CHECK-SAME:      -> (tensor<?xf32, "cuda">, tensor<f32, "cuda">)
+// CHECK:         tensor.to_host %r#0
+// CHECK:         tensor.to_host %r#1
 func.func @fused(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
   %f = tensor.fused(%a = %x) : (tensor<?xf32>) -> tensor<?xf32> {
     %e = scalar.exp %a : f32

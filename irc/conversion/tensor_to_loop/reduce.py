@@ -8,10 +8,12 @@
   (`column_sums.py`), reading the matrix as it lies;
 * `tensor.fused_reduce` computes its fused body where the reduction loads and stores its
   elementwise results from the same iteration (one pass);
-* sums and products combine in `accumulator_type` (f32 for f16), rounded once at the end.
+* sums and products combine in `accumulator_type` (f32 for f16), rounded once at the end;
+* over device buffers, both ops are the chunked, deterministic passes of `device_reduce.py`.
 """
 from __future__ import annotations
 
+from ...dialects import loop as L
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
@@ -19,6 +21,7 @@ from ...ir.types import ScalarType, i64
 from ..loop_builder import Index
 from .column_sums import column_sums
 from .context import FuncLowering, inplace_target, lowering
+from .device_reduce import device_reduce
 from .linalg_common import is_transposed, line_of, line_view
 from .reduction_kinds import COMBINE, identity
 
@@ -36,6 +39,16 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     t: TensorType = op.results[0].type
     load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
     assert_not_empty(ctx, op, kind, sizes, axes)
+    if t.device is not None and axes:
+        out = ctx.alloc(t, [sizes[a] for a in kept])
+        order = (1, 0) if rank == 2 and is_transposed(x) else None  # read in memory order
+        if not kept and rank > 1 and x in ctx.contiguous:  # one number: one loop per thread
+            x, axes, order = _flat(ctx, x, sizes), (0,), None
+            sizes = ctx.sizes_of(x)
+            load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
+        device_reduce(ctx, kind, sizes, axes, load, [out], x.type.element, order)
+        ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
+        return
     if axes and not kept and kind in COMBINE:  # one number: held as a scalar (scalars.py)
         ctx.scalars[op.results[0]] = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept,
                                                    [None], [t.element], [])[0]
@@ -55,6 +68,17 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
 
 
+def _flat(ctx: FuncLowering, x: Value, sizes: list[Index]) -> Value:
+    """A contiguous buffer as a vector of all its elements."""
+    lb = ctx.lb
+    total = lb.const(1)
+    for s in sizes:
+        total = lb.mul(total, s)
+    flat = lb.create(L.ReshapeOp, [x, total], {}, MemRefType((None,), x.type.element, device=x.type.device))
+    ctx.sizes[flat] = [total]
+    return flat
+
+
 @lowering("tensor.fused_reduce")
 def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     """The reduction's loops with the fused body computed where `tensor.reduce` loads: one pass
@@ -71,7 +95,8 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     elementwise = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes)
                    for j, r in enumerate(op.results[:n])]
     elements = [r.type.element for r in op.results[n:]]
-    if kept:
+    on_device = op.results[-1].type.device is not None
+    if kept or on_device:
         reduced = [ctx.alloc(r.type, [sizes[a] for a in kept]) for r in op.results[n:]]
         out_sizes = ctx.sizes_of(reduced[0])
     else:  # every axis reduced: the results are numbers, held as scalars (scalars.py)
@@ -86,7 +111,10 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
             ctx.lb.store(v, out, idx)
         return values[n:]
 
-    if rank - 1 in axes:
+    if on_device:
+        device_reduce(ctx, kind, sizes, axes, load, reduced, elements[0])
+        values = [None] * len(reduced)
+    elif rank - 1 in axes:
         values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
     elif sums_rows(kind, axes, rank, elements):
         column_sums(ctx, _fused_rows(ctx, op, elementwise, sizes), sizes[0], sizes[1], reduced[0],

@@ -1,0 +1,257 @@
+"""Reductions over device buffers, deterministic: chunked passes of plain `loop.parallel` nests,
+which `outline-kernels` turns into kernels (no new gpu op, no atomics; a `scan` body can lower
+its reductions the same way).
+
+Pass 1 reads the input once. Each reduced axis `a` of size `n_a` is cut into `C_a` interleaved
+chunks (chunk `c` holds the indices c, c + C_a, c + 2·C_a, ...), and one thread per (output,
+chunk) combines its chunk's elements, in index order, into `partials`: a buffer shaped like
+the input with each reduced axis' size replaced by its chunk count. The threads' order is the
+input's memory order, so a warp reads consecutive elements whichever axes are reduced: along
+the kept columns for `sum(axis=0)`, along a row's chunks for row sums. The chunk counts are
+given to the innermost reduced axis first, until pass 1 has about `TARGET_THREADS` threads
+and each reads at least `MIN_PER_THREAD` elements.
+
+Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices). A
+reduction to one number first runs levels that each combine `FAN_IN` partials per thread,
+until at most `FINAL_MAX` remain for the last, one-thread pass. The chunk counts depend on the
+sizes only, never on the launch configuration or the device: the results are bit-identical
+on every run and for every grid.
+
+argmax/argmin carry (value, index) pairs and prefer, on ties, the smaller index (numpy's first
+extremum, whatever order chunks are combined in); a NaN beats any number, the first NaN
+winning, as on the host. Sums and products of f16 combine in f32 (`accumulator_type`), the
+partials included, rounded once into the result.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ...dialects import loop as L
+from ...dialects.builtin import MemRefType
+from ...dialects.tensor_semantics import accumulator_type
+from ...ir.core import Value
+from ...ir.types import ScalarType, i64
+from ..loop_builder import Index, LoopBuilder
+from .context import FuncLowering
+from .reduction_kinds import COMBINE, identity
+
+TARGET_THREADS = 1 << 17  # pass 1's threads: about half the 270K an H100 (132 SMs × 2048) holds
+MIN_PER_THREAD = 32       # elements a pass-1 thread reads at least (else partials cost more than they save)
+KEEP_MAX_CHUNKS = 1024    # chunks per output when an axis is kept: pass 2 reads them on one thread
+FAN_IN = 64               # partials one thread combines in the middle levels of a full reduction
+FINAL_MAX = 64            # partials the last, one-thread pass of a full reduction combines at most
+UNROLL = 8                # items whose loads a thread issues before combining them
+
+Load = Callable[[list[Index]], list[Value]]  # the input's element(s) at an index, one per result
+
+
+class Reducer:
+    """How one kind of reduction combines: its carried state (one accumulator per result, or a
+    (value, index) pair for argmax/argmin), its identity, and what a result stores."""
+
+    def __init__(self, kind: str, elements: Sequence[ScalarType], source: ScalarType):
+        self.kind = kind
+        self.is_arg = kind in ("argmax", "argmin")
+        if self.is_arg:
+            self.state_types = [source, i64]
+        else:
+            self.state_types = [accumulator_type(kind, e) for e in elements]
+        self.elements = list(elements)
+
+    def identity(self, lb: LoopBuilder) -> list[Value]:
+        if self.is_arg:  # any element or NaN beats it; the largest index loses every tie
+            value = identity("max" if self.kind == "argmax" else "min", self.state_types[0])
+            return [lb.scalar_const(value, self.state_types[0]), lb.scalar_const((1 << 63) - 1, i64)]
+        return [lb.scalar_const(identity(self.kind, t), t) for t in self.state_types]
+
+    def combine(self, lb: LoopBuilder, state: list[Value], item: list[Value]) -> list[Value]:
+        if not self.is_arg:
+            return [lb.scalar(COMBINE[self.kind], [s, lb.cast(v, s.type)]) for s, v in zip(state, item)]
+        best, at = state
+        v, i = item
+        better = lb.scalar("gt" if self.kind == "argmax" else "lt", [v, best])
+        tie = lb.scalar("eq", [v, best])
+        if best.type.is_float:
+            v_nan, best_nan = lb.scalar("ne", [v, v]), lb.scalar("ne", [best, best])
+            best_ok = lb.scalar("eq", [best, best])
+            better = lb.scalar("or", [better, lb.scalar("and", [v_nan, best_ok])])
+            tie = lb.scalar("or", [tie, lb.scalar("and", [v_nan, best_nan])])
+        better = lb.scalar("or", [better, lb.scalar("and", [tie, lb.scalar("lt", [i, at])])])
+        return [lb.scalar("select", [better, v, best]), lb.scalar("select", [better, i, at])]
+
+    def results(self, lb: LoopBuilder, state: list[Value]) -> list[Value]:
+        if self.is_arg:
+            return [lb.cast(state[1], self.elements[0])]
+        return [lb.cast(s, e) for s, e in zip(state, self.elements)]
+
+
+def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequence[int], load: Load,
+                  outs: list[Value], source: ScalarType, order: Sequence[int] | None = None) -> None:
+    """outs[k][kept] = the `kind` reduction over `axes` of `load(index)[k]` (device buffers of
+    the kept sizes; rank 0 for a full reduction). `source` is the loaded element type (argmax's
+    value); `order` lists the input's axes outermost first in memory (default: row-major)."""
+    lb = ctx.lb
+    rank = len(sizes)
+    axes = sorted(axes)
+    order = list(order) if order is not None else list(range(rank))
+    kept = [a for a in range(rank) if a not in axes]
+    device = outs[0].type.device
+    red = Reducer(kind, [o.type.element for o in outs], source)
+    one = lb.const(1)
+    outputs = one
+    for a in kept:
+        outputs = lb.mul(outputs, sizes[a])
+    reduced = one
+    for a in axes:
+        reduced = lb.mul(reduced, sizes[a])
+    budget = lb.min(_ceil_div(lb, lb.const(TARGET_THREADS), lb.max(outputs, one)),
+                    _ceil_div(lb, reduced, lb.const(MIN_PER_THREAD)))
+    if kept:
+        budget = lb.min(budget, lb.const(KEEP_MAX_CHUNKS))
+    counts = _chunk_counts(lb, sizes, axes, order, budget)
+
+    def first_item(index: list[Index]) -> list[Value]:
+        values = load(index)
+        return [values[0], lb.cast(index[axes[0]], i64)] if red.is_arg else values
+
+    shape = [counts.get(a, sizes[a]) for a in range(rank)]
+    partials = _partials(ctx, red, [shape[a] for a in order], device)
+    _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device)
+    if kept:
+        _final_pass(ctx, red, shape, axes, order, partials, outs, device)
+        return
+    # one number: flatten the partials and combine them FAN_IN per thread until few are left
+    count = one
+    for a in axes:
+        count = lb.mul(count, counts[a])
+    bound = TARGET_THREADS
+    while bound > FINAL_MAX:
+        flat = [_flat(lb, p, count) for p in partials]
+        level = {0: lb.max(one, lb.min(_ceil_div(lb, count, lb.const(FAN_IN)), count))}
+        partials = _partials(ctx, red, [level[0]], device)
+        _chunk_pass(ctx, red, [count], [0], [0], level, _reader(lb, flat), partials, device)
+        count, bound = level[0], -(-bound // FAN_IN)
+    _final_pass(ctx, red, [count], [0], [0], partials, outs, device)
+
+
+def _ceil_div(lb: LoopBuilder, a: Index, b: Index) -> Index:
+    return lb.floordiv(lb.add(a, lb.sub(b, lb.const(1))), b)
+
+
+def _chunk_counts(lb: LoopBuilder, sizes: list[Index], axes: Sequence[int], order: Sequence[int],
+                  budget: Index) -> dict[int, Index]:
+    """Chunks per reduced axis, innermost in memory first, their product about `budget` (at
+    least 1 each, at most the axis' size)."""
+    one = lb.const(1)
+    counts: dict[int, Index] = {}
+    for a in reversed(order):
+        if a in axes:
+            c = lb.max(one, lb.min(sizes[a], budget))
+            counts[a] = c
+            budget = lb.max(one, lb.floordiv(budget, c))
+    return counts
+
+
+def _partials(ctx: FuncLowering, red: Reducer, shape: list[Index], device: str | None) -> list[Value]:
+    """Device buffers of partial states (freed by `plan_buffers` after their last reader)."""
+    out = []
+    for t in red.state_types:
+        m = ctx.lb.alloc(MemRefType((None,) * len(shape), t, device=device), shape)
+        m.name_hint = "partials"
+        ctx.sizes[m] = list(shape)
+        ctx.contiguous.add(m)
+        out.append(m)
+    return out
+
+
+def _flat(lb: LoopBuilder, m: Value, count: Index) -> Value:
+    t: MemRefType = m.type
+    if t.rank == 1:
+        return m
+    return lb.create(L.ReshapeOp, [m, count], {}, MemRefType((None,), t.element, device=t.device))
+
+
+def _reader(lb: LoopBuilder, bufs: list[Value], order: Sequence[int] | None = None) -> Load:
+    """The states stored in `bufs` at an index of the input's axes (permuted into the
+    partials' memory order)."""
+    def read(index: list[Index]) -> list[Value]:
+        at = index if order is None else [index[a] for a in order]
+        return [lb.load(b, at) for b in bufs]
+    return read
+
+
+def _chunk_pass(ctx: FuncLowering, red: Reducer, sizes: list[Index], axes: Sequence[int],
+                order: Sequence[int], counts: dict[int, Index], item: Load, dests: list[Value],
+                device: str | None) -> None:
+    """One thread per (kept index, chunk index), in memory order: its chunk's items combined,
+    stored into `dests` at the thread's index."""
+    lb = ctx.lb
+    shape = [counts.get(a, sizes[a]) for a in order]
+    with ctx.nest(shape, device) as ivs:
+        index = dict(zip(order, ivs))
+        state = _combine_over(lb, red, sizes, axes, {a: (index[a], counts[a]) for a in axes},
+                              index, item)
+        for v, d in zip(state, dests):
+            lb.store(v, d, ivs)
+
+
+def _final_pass(ctx: FuncLowering, red: Reducer, shape: list[Index], axes: Sequence[int],
+                order: Sequence[int], partials: list[Value], outs: list[Value], device: str | None) -> None:
+    """One thread per output: its chunks' partial states combined in order, its results stored."""
+    lb = ctx.lb
+    kept = [a for a in range(len(shape)) if a not in axes]
+    zero, one = lb.const(0), lb.const(1)
+    with ctx.nest([shape[a] for a in kept], device) as ivs:
+        index = dict(zip(kept, ivs))
+        state = _combine_over(lb, red, shape, axes, {a: (zero, one) for a in axes}, index,
+                              _reader(lb, partials, order))
+        for v, out in zip(red.results(lb, state), outs):
+            lb.store(v, out, ivs)
+
+
+def _combine_over(lb: LoopBuilder, red: Reducer, sizes: list[Index], axes: Sequence[int],
+                  starts_steps: dict[int, tuple[Index, Index]], index: dict[int, Index],
+                  item: Load) -> list[Value]:
+    """The state after combining `item` at every index of the reduced axes from each start by
+    its step, in row-major order (the kept axes' indices fixed in `index`)."""
+    rank = len(sizes)
+
+    def nest(level: int, state: list[Value]) -> list[Value]:
+        if level == len(axes):
+            return red.combine(lb, state, item([index[a] for a in range(rank)]))
+        a = axes[level]
+        start, step = starts_steps[a]
+        if level + 1 == len(axes):
+            return _unrolled(lb, red, start, sizes[a], step, state, lambda k: _at(index, a, k, item, rank))
+        with lb.for_(start, sizes[a], step, inits=state) as loop:
+            index[a] = loop.iv
+            lb.yield_(loop, nest(level + 1, loop.iter_args))
+        return loop.results
+
+    return nest(0, red.identity(lb))
+
+
+def _at(index: dict[int, Index], axis: int, k: Index, item: Load, rank: int) -> list[Value]:
+    index[axis] = k
+    return item([index[a] for a in range(rank)])
+
+
+def _unrolled(lb: LoopBuilder, red: Reducer, start: Index, stop: Index, step: Index,
+              state: list[Value], item: Callable[[Index], list[Value]]) -> list[Value]:
+    """`state` combined with item(k) for k = start, start + step, ... < stop, in that order,
+    UNROLL items per step: their loads first, then the combining (the same order, so the same
+    bits, with UNROLL loads in flight per thread instead of one), then the leftover items. The
+    main loop carries its next start, so the leftovers need no division."""
+    group = lb.mul(step, lb.const(UNROLL))
+    with lb.for_(start, lb.sub(stop, lb.mul(step, lb.const(UNROLL - 1))), group,
+                 inits=[*state, start]) as loop:
+        k = loop.iv
+        items = [item(lb.add(k, lb.mul(step, lb.const(u)))) for u in range(UNROLL)]
+        acc = loop.iter_args[:-1]
+        for values in items:
+            acc = red.combine(lb, acc, values)
+        lb.yield_(loop, [*acc, lb.add(k, group)])
+    *state, rest = loop.results
+    with lb.for_(rest, stop, step, inits=state) as tail:
+        lb.yield_(tail, red.combine(lb, tail.iter_args, item(tail.iv)))
+    return tail.results
