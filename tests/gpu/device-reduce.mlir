@@ -2,14 +2,15 @@
 // RUN: irc-opt %s -p lower-to-loops,outline-kernels | filecheck %s --check-prefix=GPU
 
 // A reduction keeping an axis over device memory: pass 1 combines interleaved chunks of the
-// reduced rows (one thread per (chunk, column): columns fastest, so reads are coalesced) into
+// reduced rows (one thread per (chunk, column): columns fastest, so reads are coalesced; 4 loads
+// in flight per thread, UNROLL_KEPT) into
 // device partials; pass 2 combines each column's chunks in order. No host buffer, no atomics.
 // LOOP-LABEL: func.func @columns
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[C:.*]], %[[N:.*]] : (index, index) -> memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[C]], %[[N]])
 // LOOP:           %[[M:.*]]:2 = loop.for %[[K:.*]] = %[[I]] to %{{.*}} step %{{.*}} iter_args
-// LOOP-COUNT-8:     loop.load %x[%{{.*}}, %[[J]]]
-// LOOP-COUNT-8:     scalar.add
+// LOOP-COUNT-4:     loop.load %x[%{{.*}}, %[[J]]]
+// LOOP-COUNT-4:     scalar.add
 // LOOP:           loop.for %[[T:.*]] = %[[M]]#1 to %{{.*}} step %[[C]] iter_args(%{{.*}} = %[[M]]#0)
 // LOOP-NEXT:        loop.load %x[%[[T]], %[[J]]]
 // LOOP:           loop.store %{{.*}}, %[[P]][%[[I]], %[[J]]]
@@ -40,7 +41,7 @@ func.func @columns(%x: tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[M:.*]], %[[C:.*]] : (index, index) -> memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[M]], %[[C]])
 // LOOP:           loop.for %[[K:.*]] = %[[J]] to %{{.*}} step %{{.*}} iter_args
-// LOOP-COUNT-8:     loop.load %x[%[[I]], %{{.*}}]
+// LOOP-COUNT-4:     loop.load %x[%[[I]], %{{.*}}]
 // LOOP:           loop.store %{{.*}}, %[[P]][%[[I]], %[[J]]]
 // LOOP:         loop.parallel
 // LOOP:           loop.load %[[P]][

@@ -41,6 +41,9 @@ KEEP_MAX_CHUNKS = 1024    # chunks per output when an axis is kept: pass 2 reads
 FAN_IN = 64               # partials one thread combines in the middle levels of a full reduction
 FINAL_MAX = 64            # partials the last, one-thread pass of a full reduction combines at most
 UNROLL = 8                # items whose loads a thread issues before combining them
+# ... in pass 1 of a reduction that keeps an axis: measured on an H200 (4096² float32), row sums
+# took 58 µs with 8 and 29 µs with 4, column sums 28 and 26.5; a full reduction 28 with 8, 35 with 4
+UNROLL_KEPT = 4
 
 Load = Callable[[list[Index]], list[Value]]  # the input's element(s) at an index, one per result
 
@@ -116,7 +119,8 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
 
     shape = [counts.get(a, sizes[a]) for a in range(rank)]
     partials = _partials(ctx, red, [shape[a] for a in order], device)
-    _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device)
+    _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device,
+                UNROLL_KEPT if kept else UNROLL)
     if kept:
         _final_pass(ctx, red, shape, axes, order, partials, outs, device)
         return
@@ -129,7 +133,7 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
         flat = [_flat(lb, p, count) for p in partials]
         level = {0: lb.max(one, lb.min(_ceil_div(lb, count, lb.const(FAN_IN)), count))}
         partials = _partials(ctx, red, [level[0]], device)
-        _chunk_pass(ctx, red, [count], [0], [0], level, _reader(lb, flat), partials, device)
+        _chunk_pass(ctx, red, [count], [0], [0], level, _reader(lb, flat), partials, device, UNROLL)
         count, bound = level[0], -(-bound // FAN_IN)
     _final_pass(ctx, red, [count], [0], [0], partials, outs, device)
 
@@ -182,15 +186,15 @@ def _reader(lb: LoopBuilder, bufs: list[Value], order: Sequence[int] | None = No
 
 def _chunk_pass(ctx: FuncLowering, red: Reducer, sizes: list[Index], axes: Sequence[int],
                 order: Sequence[int], counts: dict[int, Index], item: Load, dests: list[Value],
-                device: str | None) -> None:
-    """One thread per (kept index, chunk index), in memory order: its chunk's items combined,
-    stored into `dests` at the thread's index."""
+                device: str | None, unroll: int) -> None:
+    """One thread per (kept index, chunk index), in memory order: its chunk's items combined
+    (`unroll` loads in flight), stored into `dests` at the thread's index."""
     lb = ctx.lb
     shape = [counts.get(a, sizes[a]) for a in order]
     with ctx.nest(shape, device) as ivs:
         index = dict(zip(order, ivs))
         state = _combine_over(lb, red, sizes, axes, {a: (index[a], counts[a]) for a in axes},
-                              index, item)
+                              index, item, unroll)
         for v, d in zip(state, dests):
             lb.store(v, d, ivs)
 
@@ -204,14 +208,14 @@ def _final_pass(ctx: FuncLowering, red: Reducer, shape: list[Index], axes: Seque
     with ctx.nest([shape[a] for a in kept], device) as ivs:
         index = dict(zip(kept, ivs))
         state = _combine_over(lb, red, shape, axes, {a: (zero, one) for a in axes}, index,
-                              _reader(lb, partials, order))
+                              _reader(lb, partials, order), UNROLL)
         for v, out in zip(red.results(lb, state), outs):
             lb.store(v, out, ivs)
 
 
 def _combine_over(lb: LoopBuilder, red: Reducer, sizes: list[Index], axes: Sequence[int],
                   starts_steps: dict[int, tuple[Index, Index]], index: dict[int, Index],
-                  item: Load) -> list[Value]:
+                  item: Load, unroll: int) -> list[Value]:
     """The state after combining `item` at every index of the reduced axes from each start by
     its step, in row-major order (the kept axes' indices fixed in `index`)."""
     rank = len(sizes)
@@ -222,7 +226,8 @@ def _combine_over(lb: LoopBuilder, red: Reducer, sizes: list[Index], axes: Seque
         a = axes[level]
         start, step = starts_steps[a]
         if level + 1 == len(axes):
-            return _unrolled(lb, red, start, sizes[a], step, state, lambda k: _at(index, a, k, item, rank))
+            return _unrolled(lb, red, start, sizes[a], step, state, lambda k: _at(index, a, k, item, rank),
+                             unroll)
         with lb.for_(start, sizes[a], step, inits=state) as loop:
             index[a] = loop.iv
             lb.yield_(loop, nest(level + 1, loop.iter_args))
@@ -237,16 +242,16 @@ def _at(index: dict[int, Index], axis: int, k: Index, item: Load, rank: int) -> 
 
 
 def _unrolled(lb: LoopBuilder, red: Reducer, start: Index, stop: Index, step: Index,
-              state: list[Value], item: Callable[[Index], list[Value]]) -> list[Value]:
+              state: list[Value], item: Callable[[Index], list[Value]], unroll: int) -> list[Value]:
     """`state` combined with item(k) for k = start, start + step, ... < stop, in that order,
-    UNROLL items per step: their loads first, then the combining (the same order, so the same
-    bits, with UNROLL loads in flight per thread instead of one), then the leftover items. The
+    `unroll` items per step: their loads first, then the combining (the same order, so the same
+    bits, with `unroll` loads in flight per thread instead of one), then the leftover items. The
     main loop carries its next start, so the leftovers need no division."""
-    group = lb.mul(step, lb.const(UNROLL))
-    with lb.for_(start, lb.sub(stop, lb.mul(step, lb.const(UNROLL - 1))), group,
+    group = lb.mul(step, lb.const(unroll))
+    with lb.for_(start, lb.sub(stop, lb.mul(step, lb.const(unroll - 1))), group,
                  inits=[*state, start]) as loop:
         k = loop.iv
-        items = [item(lb.add(k, lb.mul(step, lb.const(u)))) for u in range(UNROLL)]
+        items = [item(lb.add(k, lb.mul(step, lb.const(u)))) for u in range(unroll)]
         acc = loop.iter_args[:-1]
         for values in items:
             acc = red.combine(lb, acc, values)
