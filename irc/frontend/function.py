@@ -295,7 +295,8 @@ def _compile(plan: _Plan) -> Any:
     inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _MISSING,
                         s.borrow, s.mutable) for s in plan.in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
-    maker.native = native
+    maker.native, maker.allow_gc = native, _allow_gc(plan.mode)
+    maker.reference = getattr(plan.mode, "linker", None) == "py"
     outputs = OutputSpec(kind, len(out_vars), plan.keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
@@ -311,11 +312,16 @@ def _compile(plan: _Plan) -> Any:
 def _executor(target: Any, lowered: Any, mode: Any, profiling: bool) -> tuple[Any, Any]:
     """The target's compiled code, or the reference executor for the 'py' linker; a '_nogc'
     linker keeps temporaries between calls. (executor, native function or None)."""
-    allow_gc = config.allow_gc if getattr(mode, "allow_gc", None) is None else mode.allow_gc
+    allow_gc = _allow_gc(mode)
     if getattr(mode, "linker", None) == "py":
         return ReferenceExecutor(lowered.func, allow_gc=allow_gc), None
     with config.change_flags(allow_gc=allow_gc):
         return target.compile(lowered.module, lowered.func, config, profiling)
+
+
+def _allow_gc(mode: Any) -> bool:
+    """Whether temporaries are freed after each call: a '_nogc' linker says no, else the flag."""
+    return config.allow_gc if getattr(mode, "allow_gc", None) is None else mode.allow_gc
 
 
 def unoptimized_results(module: Any) -> list[Any]:

@@ -6,6 +6,8 @@ otherwise share with irc (unless the compiled function marks the result `irc.bor
 then writes every update, all at once."""
 from __future__ import annotations
 
+import copy as copy_module
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -16,6 +18,8 @@ from ..dialects.func import FuncOp
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
+from .function_state import FunctionState, FunctionPicklingError, check_picklable, module_text, \
+    rebuild_executor
 from .graph_view import graph_view
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
@@ -71,6 +75,8 @@ class FunctionMaker:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.native: Any = None  # the NativeFunction when the function runs as native code
+        self.allow_gc = True  # False: temporaries kept between calls (the '_nogc' linkers)
+        self.reference = False  # the 'py' linker: the reference executor, op by op
         self._fgraph = None
         self._replayed = False
 
@@ -168,10 +174,60 @@ class Function:
                               self.output_spec, [swap.get(s, s) for s in self.updated], name,
                               self.allow_input_downcast, self.profile)
         recompile = getattr(self, "recompile", None)
-        if recompile is None:
-            raise NotImplementedError(f"{self._where()} was not made by irc.function: it cannot be "
-                                      f"compiled again for copy()")
-        return recompile(swap, delete_updates, name, profile)
+        if recompile is not None:
+            return recompile(swap, delete_updates, name, profile)
+        if delete_updates or profile is not None:
+            raise NotImplementedError(
+                f"{self._where()} was loaded from a pickle, which keeps its compiled module but not "
+                f"the graph it was compiled from: copy(delete_updates=True) and copy(profile=...) "
+                f"need that graph (compile it again with irc.function)")
+        return rebuild_function(dataclasses.replace(self._state(swap), name=name))
+
+    # -- pickling and copying (Theano's `_pickle_Function`): see runtime/function_state.py
+    def _state(self, swap: dict | None = None) -> FunctionState:
+        """What this function is rebuilt from (shared variables swapped as `swap` says)."""
+        maker, swap = self.maker, swap or {}
+        if maker.mode == "DebugMode":
+            raise FunctionPicklingError(
+                f"{self._where()} runs in DebugMode, which cannot be pickled or deep-copied yet "
+                f"(it holds the unoptimized graph it checks against); compile it with mode='FAST_RUN'")
+        stages = {k: v for k, v in maker.stages.items() if k not in maker.target.stages}
+        return FunctionState(module_text(maker.module), maker.target.name, maker.mode, stages,
+                             list(self.inputs), [swap.get(s, s) for s in self.shared], self.output_spec,
+                             [swap.get(s, s) for s in self.updated], self.name,
+                             self.allow_input_downcast, maker.allow_gc, maker.reference)
+
+    def _pickled_parts(self) -> list[tuple[str, Any]]:
+        """The user's objects a pickle of this function holds, each with what it is to the
+        function (a shared variable's value is left out: arrays always pickle)."""
+        parts: list[tuple[str, Any]] = []
+        for i, spec in enumerate(self.inputs):
+            label = repr(spec.name) if spec.name else str(spec.variable)
+            parts.append((f"input {label} (#{i})", spec.variable))
+            if spec.default is not _MISSING:
+                parts.append((f"the default value of input {label} (#{i})", spec.default))
+        for s in self.shared:
+            held = {k: v for k, v in vars(s).items() if k != "container"}
+            parts.append((f"shared variable {s} (its attributes: {', '.join(held)})", held))
+        return parts
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        state = self._state()
+        check_picklable(self._where(), self._pickled_parts())
+        return rebuild_function, (state,)
+
+    def __deepcopy__(self, memo: dict) -> "Function":
+        """An independent function: its own copies of the shared variables (one copy each,
+        however many functions of one `deepcopy` read them) and of the input defaults."""
+        state = copy_module.deepcopy(self._state(), memo)
+        fn = rebuild_function(state)
+        recompile = getattr(self, "recompile", None)
+        if recompile is not None:  # copy(delete_updates=True) compiles the graph on the copies
+            fn.recompile = recompile_on(recompile, dict(zip(self.shared, state.shared)))
+        return fn
+
+    def __copy__(self) -> "Function":
+        return self.copy()
 
     # -- inspection
     def ir(self, stage: str = "optimized") -> str:
@@ -372,3 +428,24 @@ class SteadyFunction(Function):
             self._steady = None  # prepared again after the general path's call
             return _MISSING
         return steady
+
+
+def rebuild_function(state: FunctionState) -> Function:
+    """The function `state` describes, its code from the disk cache (what unpickling calls)."""
+    executor, native, module, target = rebuild_executor(state)
+    maker = FunctionMaker(state.mode, module, dict(state.stages), state.inputs, [], target)
+    maker.native, maker.allow_gc, maker.reference = native, state.allow_gc, state.reference
+    if native is not None:
+        maker.stages["loop"] = native.loop_ir
+    cls = function_class(executor, state.inputs)
+    return cls(maker, executor, state.inputs, state.shared, state.outputs, state.updated, state.name,
+               state.allow_input_downcast)
+
+
+def recompile_on(recompile: Callable, copies: dict) -> Callable:
+    """`recompile` for a deep copy: the graph compiled again reads the copies of the shared
+    variables (`copies`: original -> copy), then whatever `swap` asks."""
+    def again(swap: dict, delete_updates: bool, name: str | None, profile: Any) -> Any:
+        full = {orig: swap.get(new, new) for orig, new in copies.items()}
+        return recompile(full, delete_updates, name, profile)
+    return again

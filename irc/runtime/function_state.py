@@ -1,0 +1,85 @@
+"""What a pickled (or deep-copied) `Function` carries, and how its executor is built again.
+
+A compiled function is native code behind ctypes pointers, which no pickle can hold. What can
+be held rebuilds it: the optimized tensor-level module as text, the target by name, the input
+and output specs and the shared variables themselves (so that one pickle holding a function
+and its shared variables brings them back connected, and a deep copy gets its own copies, as
+in Theano). Rebuilding lowers the module again (pure Python) and finds the object code in the
+disk cache (`object_cache.py`, keyed by the loop IR's text): no LLVM runs unless the cache
+lacks it. A target that cannot be used where the pickle is loaded (no GPU) falls back to the
+cpu as `config.device` does, with one warning; the placed module is then compiled without its
+placement."""
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..base.config import config
+from ..base.device import Device
+from ..ir.instrumentation import render_ir
+from ..ir.parser import parse_module
+from ..passes.device_edges import strip_placement
+from .reference import ReferenceExecutor
+from .targets import TARGETS, Target, resolve
+
+
+@dataclass
+class FunctionState:
+    """Everything a `Function` is rebuilt from; none of it is compiled code."""
+
+    module_text: str  # the optimized tensor-level module, with locations
+    target: str  # the target's name ("cpu", "cuda")
+    mode: str
+    stages: dict[str, str]
+    inputs: list[Any]  # InputSpec: variable, name, default, borrow, mutable
+    shared: list[Any]
+    outputs: Any  # OutputSpec
+    updated: list[Any]
+    name: str | None
+    allow_input_downcast: bool | None
+    allow_gc: bool = True
+    reference: bool = False  # the 'py' linker: op by op in numpy
+
+
+class FunctionPicklingError(pickle.PicklingError):
+    """A part of a compiled function cannot be pickled; the message names the part."""
+
+
+def module_text(module: Any) -> str:
+    """The module as text that parses back to the same IR (locations kept for errors)."""
+    return render_ir(module, debuginfo=True)
+
+
+def check_picklable(where: str, parts: Sequence[tuple[str, Any]]) -> None:
+    """Raise `FunctionPicklingError` naming the first part that does not pickle (a default
+    value, a shared variable holding a user's object in its tag, ...): pickle's own error
+    would name only the object's class, not what of the function holds it."""
+    for label, part in parts:
+        try:
+            pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as e:  # pickle raises many kinds (TypeError, AttributeError, ...)
+            raise FunctionPicklingError(f"{where} cannot be pickled: {label} does not pickle "
+                                        f"({type(e).__name__}: {e})") from e
+
+
+def target_for(name: str) -> Target:
+    """The target named `name` where the function is loaded: the cpu, with `config.device`'s
+    warning (or `DeviceUnavailable` with `force_device`), when its device cannot be used."""
+    return resolve(Device.parse(name), config.force_device)
+
+
+def rebuild_executor(state: FunctionState) -> tuple[Any, Any, Any, Target]:
+    """(executor, native function or None, the module it runs, target) for `state`."""
+    module = parse_module(state.module_text, f"<pickled function {state.name or 'main'}>")
+    target = target_for(state.target)
+    wanted = TARGETS.get(state.target)
+    if target.name != state.target and wanted is not None and wanted.placement is not None:
+        module = strip_placement(module)  # compiled for a device this machine cannot use
+    func = module.regions[0].blocks[0].ops[0]
+    if state.reference:
+        return ReferenceExecutor(func, allow_gc=state.allow_gc), None, module, target
+    with config.change_flags(allow_gc=state.allow_gc):
+        executor, native = target.compile(module, func, config, False)
+    return executor, native, module, target
+
