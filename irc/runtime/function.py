@@ -158,7 +158,8 @@ class Function:
         (`swap={old: new}`, same types; the user's graph is not changed), without its updates
         (`delete_updates`), under `name`. With `share_memory` and no other change the copy runs
         the same compiled code and temporaries; otherwise the graph is compiled again (the
-        object cache makes that cheap) and the copy has its own."""
+        object cache makes that cheap) and the copy has its own. A function loaded from a
+        pickle keeps no graph: its copies rebuild the compiled module, and cannot drop updates."""
         swap = dict(swap or {})
         for old, new in swap.items():
             if not any(old is s for s in self.shared):
@@ -202,13 +203,13 @@ class Function:
         function (a shared variable's value is left out: arrays always pickle)."""
         parts: list[tuple[str, Any]] = []
         for i, spec in enumerate(self.inputs):
-            label = repr(spec.name) if spec.name else str(spec.variable)
-            parts.append((f"input {label} (#{i})", spec.variable))
+            label = f"input {spec.name!r}" if spec.name else f"input {spec.variable}"
+            parts += attribute_parts(f"{label} (#{i})", spec.variable)
             if spec.default is not _MISSING:
-                parts.append((f"the default value of input {label} (#{i})", spec.default))
+                parts.append((f"the default value of {label} (#{i})", spec.default))
         for s in self.shared:
-            held = {k: v for k, v in vars(s).items() if k != "container"}
-            parts.append((f"shared variable {s} (its attributes: {', '.join(held)})", held))
+            # its value and its device pickle as an array and a target's name (`__getstate__`)
+            parts += attribute_parts(f"shared variable {s}", s, skip=("container", "_to_storage"))
         return parts
 
     def __reduce_ex__(self, protocol: Any) -> tuple:
@@ -223,7 +224,8 @@ class Function:
         fn = rebuild_function(state)
         recompile = getattr(self, "recompile", None)
         if recompile is not None:  # copy(delete_updates=True) compiles the graph on the copies
-            fn.recompile = recompile_on(recompile, dict(zip(self.shared, state.shared)))
+            copies = dict(zip(self.shared + self.updated, state.shared + state.updated))
+            fn.recompile = recompile_on(recompile, copies)
         return fn
 
     def __copy__(self) -> "Function":
@@ -428,6 +430,14 @@ class SteadyFunction(Function):
             self._steady = None  # prepared again after the general path's call
             return _MISSING
         return steady
+
+
+def attribute_parts(what: str, obj: Any, skip: Sequence[str] = ()) -> list[tuple[str, Any]]:
+    """(label, value) for each attribute of `obj` but those in `skip`."""
+    state = getattr(obj, "__dict__", None)
+    if state is None:
+        return [(what, obj)]
+    return [(f"the {key!r} attribute of {what}", value) for key, value in state.items() if key not in skip]
 
 
 def rebuild_function(state: FunctionState) -> Function:

@@ -23,6 +23,7 @@ import irc
 import irc.tensor as T
 from irc.passes.device_edges import HostOpsLeft, device_module
 from irc.codegen_ptx.pipeline import lower_for_gpu
+from irc.ifelse import ifelse
 from irc.runtime import targets
 from irc.runtime.cuda.host_fallback import run_on_cpu
 from irc.runtime.function_state import FunctionPicklingError
@@ -128,6 +129,38 @@ def test_errors_keep_the_users_line_after_a_round_trip():
     g = pickle.loads(pickle.dumps(f))
     with pytest.raises(Exception, match="test_function_pickle.py"):
         g(np.ones(3), np.ones(4))
+
+
+def programs():
+    """(inputs, outputs, updates, arguments) of functions using each kind of lowering."""
+    x, v, i, iv = T.dmatrix("x"), T.dvector("v"), T.lscalar("i"), T.lvector("iv")
+    W = irc.shared(np.linspace(-1, 1, 12).reshape(3, 4), name="W")
+    b = irc.shared(np.zeros(4), name="b")
+    h = T.tanh(T.dot(x, W) + b)
+    xs, vs = np.linspace(0, 1, 6).reshape(2, 3), np.array([3.0, -1.0, 2.0, 0.5])
+    step = lambda a, acc: acc * a
+    return {
+        "mlp step": ([x], [T.nnet.softmax(h).sum()], {W: W - 0.1 * T.grad(h.sum(), W)}, [xs]),
+        "indexing": ([v, i, iv], [v[i], v[iv], T.inc_subtensor(v[iv], 1.0), T.sort(v), T.cumsum(v)],
+                     None, [vs, -1, np.array([0, 2, 2])]),
+        "ifelse": ([v, i], [ifelse(T.gt(i, 0), v * 2, v + 1)], None, [vs, 1]),
+        "scan": ([v], [irc.scan(step, sequences=v, outputs_info=T.constant(1.0, dtype="float64"))[0]],
+                 None, [vs]),
+        "reductions": ([x], [x.max(axis=0), x.argmax(axis=1), x.mean(), x.sum(axis=0)], None, [xs]),
+    }
+
+
+@pytest.mark.parametrize("name", list(programs()))
+def test_every_kind_of_function_comes_back_with_the_same_code(name):
+    ins, outs, updates, args = programs()[name]
+    f = irc.function(ins, outs, updates=updates)
+    g = pickle.loads(pickle.dumps(f))
+    assert g.maker.native.stats.cache_hit  # the same loop IR: the same cache entry
+    assert g.maker.native.loop_ir == f.maker.native.loop_ir
+    for got, want in zip(g(*args), f(*args)):
+        np.testing.assert_array_equal(got, want)
+    for s, t in zip(g.shared, f.shared):
+        np.testing.assert_array_equal(s.get_value(), t.get_value())
 
 
 # ---------------------------------------------------------------------- pickle, a fresh process
@@ -273,9 +306,17 @@ def test_a_shared_variable_holding_a_users_object_is_named():
     w = irc.shared(np.ones(2), name="w")
     w.tag.callback = lambda: None
     f = irc.function([], w * 2)
-    with pytest.raises(FunctionPicklingError, match=r"shared variable w .*tag.*does not pickle"):
+    with pytest.raises(FunctionPicklingError, match=r"the .tag. attribute of shared variable w does not pickle .*lambda"):
         pickle.dumps(f)
     assert copy.deepcopy(f)() is not None  # deepcopy needs no pickle: it works
+
+
+def test_an_input_holding_a_users_object_in_its_tag_is_named():
+    x = T.dvector("x")
+    x.tag.hook = threading.Lock()
+    f = irc.function([x], x + 1)
+    with pytest.raises(FunctionPicklingError, match=r"the 'tag' attribute of input 'x' \(#0\) does not pickle"):
+        pickle.dumps(f)
 
 
 def test_debugmode_says_it_cannot_be_pickled():
