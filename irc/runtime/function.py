@@ -77,6 +77,7 @@ class FunctionMaker:
         self.native: Any = None  # the NativeFunction when the function runs as native code
         self.allow_gc = True  # False: temporaries kept between calls (the '_nogc' linkers)
         self.reference = False  # the 'py' linker: the reference executor, op by op
+        self.debug_labels: list[str] | None = None  # DebugMode: the names of the results checked
         self._fgraph = None
         self._replayed = False
 
@@ -188,15 +189,12 @@ class Function:
     def _state(self, swap: dict | None = None) -> FunctionState:
         """What this function is rebuilt from (shared variables swapped as `swap` says)."""
         maker, swap = self.maker, swap or {}
-        if maker.mode == "DebugMode":
-            raise FunctionPicklingError(
-                f"{self._where()} runs in DebugMode, which cannot be pickled or deep-copied yet "
-                f"(it holds the unoptimized graph it checks against); compile it with mode='FAST_RUN'")
         stages = {k: v for k, v in maker.stages.items() if k not in maker.target.stages}
         return FunctionState(module_text(maker.module), maker.target.name, maker.mode, stages,
                              list(self.inputs), [swap.get(s, s) for s in self.shared], self.output_spec,
                              [swap.get(s, s) for s in self.updated], self.name,
-                             self.allow_input_downcast, maker.allow_gc, maker.reference)
+                             self.allow_input_downcast, maker.allow_gc, maker.reference,
+                             maker.debug_labels)
 
     def _pickled_parts(self) -> list[tuple[str, Any]]:
         """The user's objects a pickle of this function holds, each with what it is to the
@@ -445,6 +443,7 @@ def rebuild_function(state: FunctionState) -> Function:
     executor, native, module, target = rebuild_executor(state)
     maker = FunctionMaker(state.mode, module, dict(state.stages), state.inputs, [], target)
     maker.native, maker.allow_gc, maker.reference = native, state.allow_gc, state.reference
+    maker.debug_labels = state.debug_labels
     if native is not None:
         maker.stages["loop"] = native.loop_ir
     cls = function_class(executor, state.inputs)

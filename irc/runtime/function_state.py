@@ -20,6 +20,7 @@ from ..base.device import Device
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from ..passes.device_edges import strip_placement
+from .debugmode import debug_executor
 from .reference import ReferenceExecutor
 from .targets import TARGETS, Target, resolve
 
@@ -40,6 +41,7 @@ class FunctionState:
     allow_input_downcast: bool | None
     allow_gc: bool = True
     reference: bool = False  # the 'py' linker: op by op in numpy
+    debug_labels: list[str] | None = None  # DebugMode: checked against the "tensor" stage
 
 
 class FunctionPicklingError(pickle.PicklingError):
@@ -78,8 +80,12 @@ def rebuild_executor(state: FunctionState) -> tuple[Any, Any, Any, Target]:
         module = strip_placement(module)  # compiled for a device this machine cannot use
     func = module.regions[0].blocks[0].ops[0]
     if state.reference:
-        return ReferenceExecutor(func, allow_gc=state.allow_gc), None, module, target
-    with config.change_flags(allow_gc=state.allow_gc):
-        executor, native = target.compile(module, func, config, False)
+        executor, native = ReferenceExecutor(func, allow_gc=state.allow_gc), None
+    else:
+        with config.change_flags(allow_gc=state.allow_gc):
+            executor, native = target.compile(module, func, config, False)
+    if state.debug_labels is not None:
+        unoptimized = parse_module(state.stages["tensor"], f"<pickled function {state.name or 'main'}>")
+        executor = debug_executor(executor, unoptimized, state.debug_labels)
     return executor, native, module, target
 

@@ -26,6 +26,7 @@ from irc.codegen_ptx.pipeline import lower_for_gpu
 from irc.ifelse import ifelse
 from irc.runtime import targets
 from irc.runtime.cuda.host_fallback import run_on_cpu
+from irc.runtime.errors import OutputMismatchError
 from irc.runtime.function_state import FunctionPicklingError
 from irc.runtime.kernel_emulator import run_function
 
@@ -319,11 +320,18 @@ def test_an_input_holding_a_users_object_in_its_tag_is_named():
         pickle.dumps(f)
 
 
-def test_debugmode_says_it_cannot_be_pickled():
+def test_debugmode_comes_back_checking_against_the_unoptimized_function():
     x = T.dvector("x")
-    f = irc.function([x], x * 2, mode="DebugMode")
-    with pytest.raises(FunctionPicklingError, match="DebugMode.*mode='FAST_RUN'"):
-        pickle.dumps(f)
+    f = irc.function([x], T.log(1 + T.exp(x)) * 2, mode="DebugMode")
+    g, d = pickle.loads(pickle.dumps(f)), copy.deepcopy(f)
+    v = np.linspace(-3, 3, 7)
+    for h in (g, d):
+        np.testing.assert_allclose(h(v), np.log1p(np.exp(v)) * 2, rtol=1e-12)
+        assert h.maker.mode == "DebugMode" and type(h.executor).__name__ == "DebugExecutor"
+        # a wrong optimized result is caught, named as the live function names it
+        h.executor.checked.run = lambda args, hook=None: [np.zeros(7)]
+        with pytest.raises(OutputMismatchError, match=r"output #0 .*differs after optimization"):
+            h(v)
 
 
 # ---------------------------------------------------------------------- a GPU function
