@@ -108,6 +108,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("warn_float64", "ignore", _choice("ignore", "warn", "raise", "pdb"),
          "ignore, warn, raise, pdb", "report float64 variables in a graph"),
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
+    Flag("unpickle_function", True, _bool, "True, False",
+         "unpickling a compiled function rebuilds it (False: it loads as None)"),
     Flag("dump_ir", "", _path, "a folder path, or empty for no dump",
          "write the IR after every pass of every compiled function there"),
 )}

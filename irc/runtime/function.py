@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..base.config import config
 from ..base.device import CPU
 from ..dialects.func import FuncOp
 from ..ir.parser import parse_module
@@ -213,7 +214,7 @@ class Function:
     def __reduce_ex__(self, protocol: Any) -> tuple:
         state = self._state()
         check_picklable(self._where(), self._pickled_parts())
-        return rebuild_function, (state,)
+        return load_function, (state,)
 
     def __deepcopy__(self, memo: dict) -> "Function":
         """An independent function: its own copies of the shared variables (one copy each,
@@ -438,8 +439,14 @@ def attribute_parts(what: str, obj: Any, skip: Sequence[str] = ()) -> list[tuple
     return [(f"the {key!r} attribute of {what}", value) for key, value in state.items() if key not in skip]
 
 
+def load_function(state: FunctionState) -> Function | None:
+    """What unpickling a function calls: the function, or None with
+    `config.unpickle_function=False` (Theano's flag: load the rest of a pickle without it)."""
+    return rebuild_function(state) if config.unpickle_function else None
+
+
 def rebuild_function(state: FunctionState) -> Function:
-    """The function `state` describes, its code from the disk cache (what unpickling calls)."""
+    """The function `state` describes, its code from the disk cache."""
     executor, native, module, target = rebuild_executor(state)
     maker = FunctionMaker(state.mode, module, dict(state.stages), state.inputs, [], target)
     maker.native, maker.allow_gc, maker.reference = native, state.allow_gc, state.reference

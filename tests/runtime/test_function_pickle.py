@@ -115,6 +115,16 @@ def test_the_linker_is_kept(linker):
     assert (g.maker.native is None) == (linker == "py")
 
 
+def test_unpickle_function_false_loads_the_rest_without_the_function():
+    f, w, _ = train_step()
+    blob = pickle.dumps((f, w))
+    with irc.config.change_flags(unpickle_function=False):
+        g, w2 = pickle.loads(blob)
+        assert copy.deepcopy(f) is not None  # a deep copy is no unpickling
+    assert g is None
+    np.testing.assert_array_equal(w2.get_value(), w.get_value())
+
+
 def test_stages_and_the_graph_view_come_back():
     f, _, _ = train_step()
     g = pickle.loads(pickle.dumps(f))
