@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import io
 import os
 import pickle
 import subprocess
@@ -123,6 +124,43 @@ def test_unpickle_function_false_loads_the_rest_without_the_function():
         assert copy.deepcopy(f) is not None  # a deep copy is no unpickling
     assert g is None
     np.testing.assert_array_equal(w2.get_value(), w.get_value())
+
+
+def test_arrays_saved_apart_through_persistent_id():
+    """Theano's test_broken_pickle_with_shared: a Pickler that keeps arrays out of the pickle."""
+    saved = []
+    y = irc.shared(np.random.RandomState(0).random_sample((5, 4)), name="y")
+    x = T.dmatrix("x")
+    f = irc.function([x], T.dot(x, y))
+
+    class Saver(pickle.Pickler):
+        def persistent_id(self, obj):
+            if isinstance(obj, np.ndarray):
+                saved.append(obj)
+                return len(saved) - 1
+            return None
+
+    class Loader(pickle.Unpickler):
+        def persistent_load(self, pid):
+            return saved[pid]
+
+    buffer = io.BytesIO()
+    Saver(buffer, 2).dump(f)
+    assert any(a is y.get_value(borrow=True) for a in saved)
+    g = Loader(io.BytesIO(buffer.getvalue())).load()
+    v = np.ones((2, 5))
+    np.testing.assert_array_equal(g(v), f(v))
+
+
+def test_loading_keeps_the_optimized_module_whatever_the_flags_say_now():
+    """Theano's test_optimizations_preserved: no pipeline runs when a function is loaded."""
+    x, W = T.dvector("x"), T.dmatrix("W")
+    f = irc.function([x, W], T.tanh(T.dot(W, x) + 1) * 2)
+    blob = pickle.dumps(f)
+    with irc.config.change_flags(mode="FAST_COMPILE", optimizer_excluding="fusion"):
+        g = pickle.loads(blob)
+    assert g.maker.mode == "FAST_RUN" and g.ir("optimized") == f.ir("optimized")
+    assert [str(n.op) for n in g.maker.fgraph.toposort()] == [str(n.op) for n in f.maker.fgraph.toposort()]
 
 
 def test_stages_and_the_graph_view_come_back():
