@@ -293,6 +293,7 @@ def _compile(plan: _Plan) -> Any:
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
     maker.native, maker.allow_gc = native, _allow_gc(plan.mode)
     maker.debug_labels = labels
+    maker.excluding = (config.optimizer_excluding, *getattr(plan.mode, "excluded", ()))
     maker.reference = getattr(plan.mode, "linker", None) == "py"
     outputs = OutputSpec(kind, len(out_vars), plan.keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py

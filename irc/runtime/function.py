@@ -20,7 +20,7 @@ from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
 from .function_state import FunctionState, FunctionPicklingError, check_picklable, module_text, \
-    rebuild_executor
+    rebuild_executor, without_updates
 from .graph_view import graph_view
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
@@ -79,6 +79,7 @@ class FunctionMaker:
         self.allow_gc = True  # False: temporaries kept between calls (the '_nogc' linkers)
         self.reference = False  # the 'py' linker: the reference executor, op by op
         self.debug_labels: list[str] | None = None  # DebugMode: the names of the results checked
+        self.excluding: tuple[str, ...] = ()  # rewrite tags turned off (flag and mode) at compile
         self._fgraph = None
         self._replayed = False
 
@@ -161,7 +162,8 @@ class Function:
         (`delete_updates`), under `name`. With `share_memory` and no other change the copy runs
         the same compiled code and temporaries; otherwise the graph is compiled again (the
         object cache makes that cheap) and the copy has its own. A function loaded from a
-        pickle keeps no graph: its copies rebuild the compiled module, and cannot drop updates."""
+        pickle keeps no graph: its copies rebuild the compiled module (without updates: the
+        module as lowered, optimized again), and cannot be profiled."""
         swap = dict(swap or {})
         for old, new in swap.items():
             if not any(old is s for s in self.shared):
@@ -179,12 +181,13 @@ class Function:
         recompile = getattr(self, "recompile", None)
         if recompile is not None:
             return recompile(swap, delete_updates, name, profile)
-        if delete_updates or profile is not None:
+        if profile is not None:
             raise NotImplementedError(
                 f"{self._where()} was loaded from a pickle, which keeps its compiled module but not "
-                f"the graph it was compiled from: copy(delete_updates=True) and copy(profile=...) "
-                f"need that graph (compile it again with irc.function)")
-        return rebuild_function(dataclasses.replace(self._state(swap), name=name))
+                f"the graph it was compiled from: copy(profile=...) needs that graph (compile it "
+                f"again with irc.function, profile=...)")
+        state = dataclasses.replace(self._state(swap), name=name)
+        return rebuild_function(without_updates(state) if delete_updates else state)
 
     # -- pickling and copying (Theano's `_pickle_Function`): see runtime/function_state.py
     def _state(self, swap: dict | None = None) -> FunctionState:
@@ -195,7 +198,7 @@ class Function:
                              list(self.inputs), [swap.get(s, s) for s in self.shared], self.output_spec,
                              [swap.get(s, s) for s in self.updated], self.name,
                              self.allow_input_downcast, maker.allow_gc, maker.reference,
-                             maker.debug_labels)
+                             maker.debug_labels, maker.excluding)
 
     def _pickled_parts(self) -> list[tuple[str, Any]]:
         """The user's objects a pickle of this function holds, each with what it is to the
@@ -450,7 +453,7 @@ def rebuild_function(state: FunctionState) -> Function:
     executor, native, module, target = rebuild_executor(state)
     maker = FunctionMaker(state.mode, module, dict(state.stages), state.inputs, [], target)
     maker.native, maker.allow_gc, maker.reference = native, state.allow_gc, state.reference
-    maker.debug_labels = state.debug_labels
+    maker.debug_labels, maker.excluding = state.debug_labels, state.excluding
     if native is not None:
         maker.stages["loop"] = native.loop_ir
     cls = function_class(executor, state.inputs)

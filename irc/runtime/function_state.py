@@ -11,6 +11,7 @@ cpu as `config.device` does, with one warning; the placed module is then compile
 placement."""
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -20,6 +21,7 @@ from ..base.device import Device
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from ..passes.device_edges import strip_placement
+from ..passes.pipelines import optimize
 from .debugmode import debug_executor
 from .reference import ReferenceExecutor
 from .targets import TARGETS, Target, resolve
@@ -42,6 +44,7 @@ class FunctionState:
     allow_gc: bool = True
     reference: bool = False  # the 'py' linker: op by op in numpy
     debug_labels: list[str] | None = None  # DebugMode: checked against the "tensor" stage
+    excluding: tuple[str, ...] = ()  # the rewrite tags turned off when it was compiled
 
 
 class FunctionPicklingError(pickle.PicklingError):
@@ -89,3 +92,23 @@ def rebuild_executor(state: FunctionState) -> tuple[Any, Any, Any, Target]:
         executor = debug_executor(executor, unoptimized, state.debug_labels)
     return executor, native, module, target
 
+
+
+def without_updates(state: FunctionState) -> FunctionState:
+    """The same function without its updates (Theano's `copy(delete_updates=True)`): the
+    module as lowered (the "tensor" stage) without the update results, optimized again. The
+    optimized module cannot just drop them: an update may have been made in place."""
+    module = parse_module(state.stages["tensor"], f"<pickled function {state.name or 'main'}>")
+    func = module.regions[0].blocks[0].ops[0]
+    n = state.outputs.count
+    kept = [func.res_attrs(i) for i in range(n)]
+    ret = func.regions[0].blocks[0].terminator
+    ret.set_operands(list(ret.operands[:n]))
+    func.set_res_attrs(kept)
+    func.update_function_type()
+    target = TARGETS.get(state.target)
+    stages = optimize(module, state.mode, func.sym_name, per_pass=False,
+                      device=target.placement if target is not None else None, excluding=state.excluding)
+    labels = state.debug_labels[:n] if state.debug_labels is not None else None
+    return dataclasses.replace(state, module_text=module_text(module), stages=stages, updated=[],
+                               debug_labels=labels)
