@@ -19,8 +19,8 @@ from ..dialects.func import FuncOp
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
-from .function_state import FunctionState, FunctionPicklingError, check_picklable, module_text, \
-    rebuild_executor, without_updates
+from .function_state import FunctionState, attribute_parts, check_picklable, module_text, \
+    rebuild_executor, recompile_on, without_updates
 from .graph_view import graph_view
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
@@ -434,14 +434,6 @@ class SteadyFunction(Function):
         return steady
 
 
-def attribute_parts(what: str, obj: Any, skip: Sequence[str] = ()) -> list[tuple[str, Any]]:
-    """(label, value) for each attribute of `obj` but those in `skip`."""
-    state = getattr(obj, "__dict__", None)
-    if state is None:
-        return [(what, obj)]
-    return [(f"the {key!r} attribute of {what}", value) for key, value in state.items() if key not in skip]
-
-
 def load_function(state: FunctionState) -> Function | None:
     """What unpickling a function calls: the function, or None with
     `config.unpickle_function=False` (Theano's flag: load the rest of a pickle without it)."""
@@ -459,12 +451,3 @@ def rebuild_function(state: FunctionState) -> Function:
     cls = function_class(executor, state.inputs)
     return cls(maker, executor, state.inputs, state.shared, state.outputs, state.updated, state.name,
                state.allow_input_downcast)
-
-
-def recompile_on(recompile: Callable, copies: dict) -> Callable:
-    """`recompile` for a deep copy: the graph compiled again reads the copies of the shared
-    variables (`copies`: original -> copy), then whatever `swap` asks."""
-    def again(swap: dict, delete_updates: bool, name: str | None, profile: Any) -> Any:
-        full = {orig: swap.get(new, new) for orig, new in copies.items()}
-        return recompile(full, delete_updates, name, profile)
-    return again

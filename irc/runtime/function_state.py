@@ -8,13 +8,14 @@ in Theano). Rebuilding lowers the module again (pure Python) and finds the objec
 disk cache (`object_cache.py`, keyed by the loop IR's text): no LLVM runs unless the cache
 lacks it. A target that cannot be used where the pickle is loaded (no GPU) falls back to the
 cpu as `config.device` does, with one warning; the placed module is then compiled without its
-placement."""
+placement. The pickle also holds the module as lowered (the "tensor" stage): a loaded
+function's `copy(delete_updates=True)` and DebugMode's reference are built from it."""
 from __future__ import annotations
 
 import dataclasses
 import pickle
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..base.config import config
 from ..base.device import Device
@@ -68,6 +69,14 @@ def check_picklable(where: str, parts: Sequence[tuple[str, Any]]) -> None:
                                         f"({type(e).__name__}: {e})") from e
 
 
+def attribute_parts(what: str, obj: Any, skip: Sequence[str] = ()) -> list[tuple[str, Any]]:
+    """(label, value) for each attribute of `obj` but those in `skip`."""
+    state = getattr(obj, "__dict__", None)
+    if state is None:
+        return [(what, obj)]
+    return [(f"the {key!r} attribute of {what}", value) for key, value in state.items() if key not in skip]
+
+
 def target_for(name: str) -> Target:
     """The target named `name` where the function is loaded: the cpu, with `config.device`'s
     warning (or `DeviceUnavailable` with `force_device`), when its device cannot be used."""
@@ -93,7 +102,6 @@ def rebuild_executor(state: FunctionState) -> tuple[Any, Any, Any, Target]:
     return executor, native, module, target
 
 
-
 def without_updates(state: FunctionState) -> FunctionState:
     """The same function without its updates (Theano's `copy(delete_updates=True)`): the
     module as lowered (the "tensor" stage) without the update results, optimized again. The
@@ -112,3 +120,12 @@ def without_updates(state: FunctionState) -> FunctionState:
     labels = state.debug_labels[:n] if state.debug_labels is not None else None
     return dataclasses.replace(state, module_text=module_text(module), stages=stages, updated=[],
                                debug_labels=labels)
+
+
+def recompile_on(recompile: Callable, copies: dict) -> Callable:
+    """`recompile` for a deep copy: the graph compiled again reads the copies of the shared
+    variables (`copies`: original -> copy), then whatever `swap` asks."""
+    def again(swap: dict, delete_updates: bool, name: str | None, profile: Any) -> Any:
+        full = {orig: swap.get(new, new) for orig, new in copies.items()}
+        return recompile(full, delete_updates, name, profile)
+    return again
