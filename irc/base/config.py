@@ -112,6 +112,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
          "compute each new variable's tag.test_value from its inputs' when the graph is built; what "
          "to do about an input without one"),
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
+    Flag("unpickle_function", True, _bool, "True, False",
+         "unpickling a compiled function rebuilds it (False: it loads as None)"),
     Flag("dump_ir", "", _path, "a folder path, or empty for no dump",
          "write the IR after every pass of every compiled function there"),
 )}

@@ -14,13 +14,12 @@ from typing import Any, Sequence
 from ..base.config import config
 from ..dialects import load_all
 from ..passes.pipelines import check_mode, optimize
-from ..runtime.debugmode import DebugExecutor
+from ..runtime.debugmode import debug_executor
 from ..runtime.function import _MISSING, FunctionMaker, InputSpec, OutputSpec, function_class
 from ..runtime.graph_view import set_graph_view
 from ..runtime.ir_dump import dump_folder, dump_stages
 from ..runtime.profile import profiled_function_class
 from ..runtime.profile_hook import CompileClock, attach_profile
-from ..runtime.promote import needs_promotion, promote_to_f64
 from ..runtime.reference import ReferenceExecutor
 from ..runtime.targets import active
 from .basic import as_tensor_variable
@@ -276,16 +275,13 @@ def _compile(plan: _Plan) -> Any:
     executor, native = _executor(target, lowered, plan.mode, profiling)
     if native is not None:
         stages["loop"] = native.loop_ir
+    labels = None  # DebugMode's names of the results (kept by the maker: a pickle rebuilds it)
     if unoptimized is not None:
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
                   for i, k in enumerate(plan.keys or range(len(out_vars)))]
         labels += [f"the update of shared variable {t}" for t, _ in upd]
         labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
-        reference = ReferenceExecutor(unoptimized.regions[0].blocks[0].ops[0], allow_gc=True)
-        arbiter = None
-        if needs_promotion(unoptimized):
-            arbiter = ReferenceExecutor(promote_to_f64(unoptimized).regions[0].blocks[0].ops[0])
-        executor = DebugExecutor(executor, reference, labels, arbiter)
+        executor = debug_executor(executor, unoptimized, labels)
     stats = None
     if profiling:  # the profiler's hook: see irc/runtime/profile_hook.py
         executor, stats = attach_profile(executor, profile, mode, name, lowered.func, clock, native,
@@ -295,7 +291,10 @@ def _compile(plan: _Plan) -> Any:
     inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _MISSING,
                         s.borrow, s.mutable) for s in plan.in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
-    maker.native = native
+    maker.native, maker.allow_gc = native, _allow_gc(plan.mode)
+    maker.debug_labels = labels
+    maker.excluding = (config.optimizer_excluding, *getattr(plan.mode, "excluded", ()))
+    maker.reference = getattr(plan.mode, "linker", None) == "py"
     outputs = OutputSpec(kind, len(out_vars), plan.keys)
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
@@ -311,11 +310,16 @@ def _compile(plan: _Plan) -> Any:
 def _executor(target: Any, lowered: Any, mode: Any, profiling: bool) -> tuple[Any, Any]:
     """The target's compiled code, or the reference executor for the 'py' linker; a '_nogc'
     linker keeps temporaries between calls. (executor, native function or None)."""
-    allow_gc = config.allow_gc if getattr(mode, "allow_gc", None) is None else mode.allow_gc
+    allow_gc = _allow_gc(mode)
     if getattr(mode, "linker", None) == "py":
         return ReferenceExecutor(lowered.func, allow_gc=allow_gc), None
     with config.change_flags(allow_gc=allow_gc):
         return target.compile(lowered.module, lowered.func, config, profiling)
+
+
+def _allow_gc(mode: Any) -> bool:
+    """Whether temporaries are freed after each call: a '_nogc' linker says no, else the flag."""
+    return config.allow_gc if getattr(mode, "allow_gc", None) is None else mode.allow_gc
 
 
 def unoptimized_results(module: Any) -> list[Any]:

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..base.config import config
-from ..runtime.targets import active
+from ..runtime.targets import TARGETS, active, resolve
 from .graph import Variable, ancestors
 from .tensor_type import TensorType, floatX
 
@@ -59,6 +59,24 @@ class SharedVariable(Variable):
         else:
             self.container.value = self._to_storage(arr)  # on its device, whatever is active now
 
+    def __getstate__(self) -> dict:
+        """Pickled (and deep-copied) with its value on the host and its device by target name:
+        a device array does not pickle, and the loading machine may have no GPU."""
+        state = dict(self.__dict__)
+        state["container"] = Container(self.get_value(borrow=True))
+        state["_to_storage"] = _storage_name(self._to_storage)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Back on the device it was on, or on the cpu where that device cannot be used
+        (`config.device`'s fallback: one warning, `DeviceUnavailable` with `force_device`)."""
+        where = state.pop("_to_storage")
+        if isinstance(where, str):
+            where = resolve(where, config.force_device).to_storage
+        self.__dict__.update(state)
+        self._to_storage = where
+        self.container = Container(where(state["container"].value))
+
     @property
     def value(self) -> Any:
         return self.get_value(borrow=True)
@@ -68,6 +86,14 @@ class SharedVariable(Variable):
 
     def __str__(self) -> str:
         return self.name if self.name is not None else f"<{self.type}>"
+
+
+def _storage_name(to_storage: Any) -> Any:
+    """The name of the target keeping values with `to_storage`, else `to_storage` itself."""
+    for target in TARGETS.values():
+        if target.to_storage is to_storage:
+            return target.name
+    return to_storage
 
 
 def default_updates(roots: Any, given: Sequence[tuple[Any, Any]], skip: Sequence[Any] = (),

@@ -10,7 +10,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .errors import OutputMismatchError
-from .promote import as_f64
+from .promote import as_f64, needs_promotion, promote_to_f64
+from .reference import ReferenceExecutor
 
 # dtype -> (rtol, atol)
 TOLERANCES: dict[str, tuple[float, float]] = {
@@ -79,3 +80,13 @@ class DebugExecutor:
                     truth = self.arbiter.run(as_f64(list(args)))
                 compare(label, g, e, truth[i])
         return got
+
+
+def debug_executor(checked: Any, unoptimized: Any, labels: Sequence[str]) -> DebugExecutor:
+    """`checked` compared with the unoptimized module's (only) function, run op by op (and,
+    for float16/32, its float64 twin as the arbiter); `labels` name the results."""
+    reference = ReferenceExecutor(unoptimized.regions[0].blocks[0].ops[0], allow_gc=True)
+    arbiter = None
+    if needs_promotion(unoptimized):
+        arbiter = ReferenceExecutor(promote_to_f64(unoptimized).regions[0].blocks[0].ops[0])
+    return DebugExecutor(checked, reference, labels, arbiter)

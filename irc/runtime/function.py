@@ -6,16 +6,21 @@ otherwise share with irc (unless the compiled function marks the result `irc.bor
 then writes every update, all at once."""
 from __future__ import annotations
 
+import copy as copy_module
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..base.config import config
 from ..base.device import CPU
 from ..dialects.func import FuncOp
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
+from .function_state import FunctionState, attribute_parts, check_picklable, module_text, \
+    rebuild_executor, recompile_on, without_updates
 from .graph_view import graph_view
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
@@ -71,6 +76,10 @@ class FunctionMaker:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.native: Any = None  # the NativeFunction when the function runs as native code
+        self.allow_gc = True  # False: temporaries kept between calls (the '_nogc' linkers)
+        self.reference = False  # the 'py' linker: the reference executor, op by op
+        self.debug_labels: list[str] | None = None  # DebugMode: the names of the results checked
+        self.excluding: tuple[str, ...] = ()  # rewrite tags turned off (flag and mode) at compile
         self._fgraph = None
         self._replayed = False
 
@@ -152,7 +161,9 @@ class Function:
         (`swap={old: new}`, same types; the user's graph is not changed), without its updates
         (`delete_updates`), under `name`. With `share_memory` and no other change the copy runs
         the same compiled code and temporaries; otherwise the graph is compiled again (the
-        object cache makes that cheap) and the copy has its own."""
+        object cache makes that cheap) and the copy has its own. A function loaded from a
+        pickle keeps no graph: its copies rebuild the compiled module (without updates: the
+        module as lowered, optimized again), and cannot be profiled."""
         swap = dict(swap or {})
         for old, new in swap.items():
             if not any(old is s for s in self.shared):
@@ -168,10 +179,59 @@ class Function:
                               self.output_spec, [swap.get(s, s) for s in self.updated], name,
                               self.allow_input_downcast, self.profile)
         recompile = getattr(self, "recompile", None)
-        if recompile is None:
-            raise NotImplementedError(f"{self._where()} was not made by irc.function: it cannot be "
-                                      f"compiled again for copy()")
-        return recompile(swap, delete_updates, name, profile)
+        if recompile is not None:
+            return recompile(swap, delete_updates, name, profile)
+        if profile is not None:
+            raise NotImplementedError(
+                f"{self._where()} was loaded from a pickle, which keeps its compiled module but not "
+                f"the graph it was compiled from: copy(profile=...) needs that graph (compile it "
+                f"again with irc.function, profile=...)")
+        state = dataclasses.replace(self._state(swap), name=name)
+        return rebuild_function(without_updates(state) if delete_updates else state)
+
+    # -- pickling and copying (Theano's `_pickle_Function`): see runtime/function_state.py
+    def _state(self, swap: dict | None = None) -> FunctionState:
+        """What this function is rebuilt from (shared variables swapped as `swap` says)."""
+        maker, swap = self.maker, swap or {}
+        stages = {k: v for k, v in maker.stages.items() if k not in maker.target.stages}
+        return FunctionState(module_text(maker.module), maker.target.name, maker.mode, stages,
+                             list(self.inputs), [swap.get(s, s) for s in self.shared], self.output_spec,
+                             [swap.get(s, s) for s in self.updated], self.name,
+                             self.allow_input_downcast, maker.allow_gc, maker.reference,
+                             maker.debug_labels, maker.excluding)
+
+    def _pickled_parts(self) -> list[tuple[str, Any]]:
+        """The user's objects a pickle of this function holds, each with what it is to the
+        function (a shared variable's value is left out: arrays always pickle)."""
+        parts: list[tuple[str, Any]] = []
+        for i, spec in enumerate(self.inputs):
+            label = f"input {spec.name!r}" if spec.name else f"input {spec.variable}"
+            parts += attribute_parts(f"{label} (#{i})", spec.variable)
+            if spec.default is not _MISSING:
+                parts.append((f"the default value of {label} (#{i})", spec.default))
+        for s in self.shared:
+            # its value and its device pickle as an array and a target's name (`__getstate__`)
+            parts += attribute_parts(f"shared variable {s}", s, skip=("container", "_to_storage"))
+        return parts
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        state = self._state()
+        check_picklable(self._where(), self._pickled_parts())
+        return load_function, (state,)
+
+    def __deepcopy__(self, memo: dict) -> "Function":
+        """An independent function: its own copies of the shared variables (one copy each,
+        however many functions of one `deepcopy` read them) and of the input defaults."""
+        state = copy_module.deepcopy(self._state(), memo)
+        fn = rebuild_function(state)
+        recompile = getattr(self, "recompile", None)
+        if recompile is not None:  # copy(delete_updates=True) compiles the graph on the copies
+            copies = dict(zip(self.shared + self.updated, state.shared + state.updated))
+            fn.recompile = recompile_on(recompile, copies)
+        return fn
+
+    def __copy__(self) -> "Function":
+        return self.copy()
 
     # -- inspection
     def ir(self, stage: str = "optimized") -> str:
@@ -372,3 +432,22 @@ class SteadyFunction(Function):
             self._steady = None  # prepared again after the general path's call
             return _MISSING
         return steady
+
+
+def load_function(state: FunctionState) -> Function | None:
+    """What unpickling a function calls: the function, or None with
+    `config.unpickle_function=False` (Theano's flag: load the rest of a pickle without it)."""
+    return rebuild_function(state) if config.unpickle_function else None
+
+
+def rebuild_function(state: FunctionState) -> Function:
+    """The function `state` describes, its code from the disk cache."""
+    executor, native, module, target = rebuild_executor(state)
+    maker = FunctionMaker(state.mode, module, dict(state.stages), state.inputs, [], target)
+    maker.native, maker.allow_gc, maker.reference = native, state.allow_gc, state.reference
+    maker.debug_labels, maker.excluding = state.debug_labels, state.excluding
+    if native is not None:
+        maker.stages["loop"] = native.loop_ir
+    cls = function_class(executor, state.inputs)
+    return cls(maker, executor, state.inputs, state.shared, state.outputs, state.updated, state.name,
+               state.allow_input_downcast)
