@@ -137,7 +137,8 @@ def _inputs(inputs: Any) -> list[In]:
             raise TypeError(f"input #{i} ({v}) is {kind}; inputs must be free variables "
                             f"(T.vector(), T.matrix(), ...)")
         if any(s.variable is v for s in specs):
-            raise ValueError(f"input {v} (#{i}) is given twice")
+            raise UnusedInputError(f"input {v} (#{i}) is given twice: the value passed for one of "
+                                   f"them would be ignored")
         specs.append(spec)
     return specs
 
@@ -257,6 +258,11 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
         for old, new in pairs:
             if not isinstance(old, Variable):
                 raise TypeError(f"givens keys must be symbolic variables, got {type(old).__name__}")
+            if any(old is spec.variable for spec in in_specs):
+                raise RuntimeError(f"givens replaces {old}, which is an input of this function: that would "
+                                   f"have no effect. To compute f(g(x)) from an input x, pass "
+                                   f"irc.clone(f(x), replace={{x: g(x)}}) as the output, or give a new "
+                                   f"input y and givens={{x: g(y)}}")
             replace[old] = new if isinstance(new, Variable) else as_tensor_variable(new)
         try:
             rebuilt = clone_replace(out_vars + [v for _, v in state] + [v for _, v in upd], replace)
