@@ -46,11 +46,14 @@ def grad_rule(*op_classes: type) -> Callable[[GradRule], GradRule]:
 
 def op_grad(op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
             output_grads: Sequence[Variable | None]) -> list[Variable | None]:
-    """The gradients of `op`'s inputs: its registered rule, else its own `grad` method."""
+    """The gradients of `op`'s inputs: the registered rule or `grad` method nearest to its
+    class (so a user's subclass of a built-in op that defines `grad` gets its own)."""
     for cls in type(op).__mro__:
         rule = GRAD_RULES.get(cls)
         if rule is not None:
             return rule(op, inputs, outputs, output_grads)
+        if "grad" in vars(cls) and cls is not Op:
+            break
     return op.grad(inputs, outputs, output_grads)
 
 

@@ -42,10 +42,12 @@ def rop_rule(*op_classes: type) -> Callable[[RopRule], RopRule]:
 
 def op_rop(node: Apply, tangents: Tangents) -> list[Variable | None]:
     """The tangents of `node`'s outputs given its inputs' tangents."""
-    for cls in type(node.op).__mro__:
+    for cls in type(node.op).__mro__:  # the nearest rule or `R_op` of the op's class
         rule = ROP_RULES.get(cls)
         if rule is not None:
             return rule(node.op, node.inputs, node.outputs, tangents)
+        if "R_op" in vars(cls):
+            break
     own = getattr(node.op, "R_op", None)
     if own is None:
         raise NotImplementedError(f"{node.op} has no R-op (forward-mode) rule; built at {node.location}")

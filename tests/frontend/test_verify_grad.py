@@ -122,3 +122,19 @@ def test_numeric_grad_matches_closed_forms():
     np.testing.assert_allclose(abs_err, [0.5, 0.0])
     np.testing.assert_allclose(rel_err, [0.2, 0.0])
     assert g.max_err([2 * a, np.cos(b) + [[0, 1.0]]], 1e-4, 1e-4)[:2] == (1, 1)
+
+
+def test_a_subclass_of_a_built_in_op_gets_its_own_grad():
+    from irc.frontend.elemwise import Elemwise
+
+    class SloppyExp(Elemwise):   # exp whose gradient forgets the chain rule's factor
+        def __init__(self):
+            super().__init__("exp")
+
+        def grad(self, inputs, outputs, output_grads):
+            return [outputs[0]]
+
+    x = rng().uniform(-1, 1, size=(4,))
+    T.verify_grad(lambda a: T.exp(a), [x], rng=rng())
+    with pytest.raises(T.verify_grad.E_grad):
+        T.verify_grad(lambda a: SloppyExp()(a), [x], rng=rng())
