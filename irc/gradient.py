@@ -1,11 +1,14 @@
 """`irc.gradient` (Theano's `theano.gradient`): `grad`, `jacobian`, `hessian`, `Rop`, `Lop`,
 `verify_grad` (with `numeric_grad` and `GradientError`), `DisconnectedType` and
-`disconnected_type` (the placeholder `grad(..., return_disconnected='Disconnected')` gives)."""
+`disconnected_type` (the placeholder `grad(..., return_disconnected='Disconnected')` gives),
+and what changes only the gradient: `zero_grad`, `disconnected_grad`, `consider_constant`,
+`grad_clip`, `grad_scale`."""
 from __future__ import annotations
 
-from .frontend.grad import (DisconnectedInputError, DisconnectedType, Lop, Rop, disconnected_type, grad, hessian,
-                            jacobian)
+from .frontend.grad import (DisconnectedInputError, DisconnectedType, Lop, Rop, consider_constant, disconnected_grad,
+                            disconnected_type, grad, grad_clip, grad_scale, hessian, jacobian, zero_grad)
 from .frontend.verify_grad import GradientError, numeric_grad, verify_grad
 
-__all__ = ["DisconnectedInputError", "DisconnectedType", "GradientError", "Lop", "Rop", "disconnected_type", "grad",
-           "hessian", "jacobian", "numeric_grad", "verify_grad"]
+__all__ = ["DisconnectedInputError", "DisconnectedType", "GradientError", "Lop", "Rop", "consider_constant",
+           "disconnected_grad", "disconnected_type", "grad", "grad_clip", "grad_scale", "hessian", "jacobian",
+           "numeric_grad", "verify_grad", "zero_grad"]

@@ -15,6 +15,7 @@ import numpy as np
 from ..ir.diagnostics import Diagnostic
 from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_like
 from .evaluate import evaluate
+from .gradient_ops import DisconnectedGrad as DisconnectedGradOp, GradClip, GradScale, ZeroGrad
 from .gradient_rules import op_grad, sum_to_pattern
 from .graph import Constant, Variable, graph_inputs, toposort
 from .rop_rules import op_rop
@@ -314,3 +315,32 @@ def _static_length(v: Variable) -> int:
         return int(np.shape(evaluate(v, {i: i.tag.test_value for i in leaves}))[0])
     raise ValueError("jacobian/hessian: the length of the expression is not known when the graph "
                      "is built; pass size=N (or set x.tag.test_value)")
+
+
+# ---------------------------------------------------------------------------- gradient controls
+def zero_grad(x: Any) -> Variable:
+    """`x`, whose gradient is zero: `T.grad` through it gives zeros (x stays connected)."""
+    return ZeroGrad()(as_tensor_variable(x))
+
+
+def disconnected_grad(x: Any) -> Variable:
+    """`x`, through which no gradient flows: what reaches the cost only through it is
+    disconnected (`T.grad` raises `DisconnectedInputError` by default)."""
+    return DisconnectedGradOp()(as_tensor_variable(x))
+
+
+def consider_constant(x: Any) -> Variable:
+    """Theano's deprecated spelling of `zero_grad` (with a DeprecationWarning)."""
+    warnings.warn("consider_constant() is deprecated, use zero_grad() or disconnected_grad() instead",
+                  DeprecationWarning, stacklevel=2)
+    return zero_grad(x)
+
+
+def grad_clip(x: Any, lower_bound: float, upper_bound: float) -> Variable:
+    """`x`, whose gradient is clipped to [lower_bound, upper_bound] on its way back."""
+    return GradClip(lower_bound, upper_bound)(as_tensor_variable(x))
+
+
+def grad_scale(x: Any, multiplier: float) -> Variable:
+    """`x`, whose gradient is multiplied by `multiplier` on its way back."""
+    return GradScale(multiplier)(as_tensor_variable(x))

@@ -19,6 +19,7 @@ from .blas import Dot
 from .creation import arange
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
+from .gradient_ops import DisconnectedGrad, GradClip, GradientOverride, GradScale, ZeroGrad
 from .graph import Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
@@ -102,6 +103,22 @@ def cast_grad(op: Cast, inputs, outputs, output_grads):
     if gz is None or not x.type.is_float:
         return [None]
     return [cast(gz, x.dtype)]
+
+
+@grad_rule(GradientOverride)
+def gradient_override_grad(op: GradientOverride, inputs, outputs, output_grads):
+    """`zero_grad`: zeros (still connected); `disconnected_grad`: none; `grad_clip`: clipped;
+    `grad_scale`: scaled."""
+    (gz,) = output_grads
+    if gz is None or isinstance(op, DisconnectedGrad):
+        return [None]
+    if isinstance(op, ZeroGrad):
+        return [zeros_like(gz)]
+    if isinstance(op, GradClip):
+        return [clip(gz, op.lower, op.upper)]
+    if isinstance(op, GradScale):
+        return [gz * op.multiplier]
+    return [gz]
 
 
 @grad_rule(IfElse)

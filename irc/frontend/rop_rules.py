@@ -15,6 +15,7 @@ from .blas import Dot
 from .elemwise import Cast, Elemwise
 from .creation_ops import AllocShape, Iota
 from .gradient_rules import build_expression, permutation_hits
+from .gradient_ops import DisconnectedGrad, GradientOverride, ZeroGrad
 from .graph import Apply, Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
@@ -90,6 +91,16 @@ def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
 @rop_rule(Cast)
 def cast_rop(op: Cast, inputs, outputs, tangents):
     return [cast(tangents[0], op.dtype) if outputs[0].type.is_float and tangents[0] is not None else None]
+
+
+@rop_rule(GradientOverride)
+def gradient_override_rop(op: GradientOverride, inputs, outputs, tangents):
+    """The tangent passes unchanged (`grad_clip`, `grad_scale` change reverse mode only), as
+    Theano's: zero through `zero_grad`, none through `disconnected_grad`."""
+    t = tangents[0]
+    if t is None or isinstance(op, DisconnectedGrad):
+        return [None]
+    return [zeros_like(outputs[0]) if isinstance(op, ZeroGrad) else t]
 
 
 @rop_rule(CAReduce)
