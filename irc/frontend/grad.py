@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ir.diagnostics import Diagnostic
 from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_like
+from .elemwise import Cast
 from .evaluate import evaluate
 from .gradient_ops import DisconnectedGrad as DisconnectedGradOp, GradClip, GradScale, ZeroGrad
 from .gradient_rules import op_grad, sum_to_pattern
@@ -101,8 +102,9 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
               consider_constant: Sequence[Variable] | None, disconnected_inputs: str,
               return_disconnected: str = "zero") -> list[Any]:
     """Reverse mode from `roots`, whose gradients are `seeds` (by id), to each of `wrt_list`.
-    Only float values carry gradients through ops; a seed on an integer variable reaches it
-    when it is itself in `wrt` (Theano's d x / d x = 1 for an int x)."""
+    Only float values carry gradients through ops, and integers where they are cast to float
+    (an integer result, e.g. of argmax or of a cast to int, sends none back); a seed on an
+    integer variable reaches it when it is itself in `wrt` (Theano's d x / d x = 1)."""
     stop = {id(v) for v in (consider_constant or ()) if all(v is not w for w in wrt_list)}
     connected = _connected(roots, wrt_list, stop)
     contributions = {k: list(v) for k, v in seeds.items()}
@@ -111,7 +113,11 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
                      if id(o) in contributions and o.type.is_float else None for o in node.outputs]
         if all(g is None for g in out_grads):
             continue
-        wanted = [id(i) in connected and id(i) not in stop and i.type.is_float for i in node.inputs]
+        # float values carry gradients; so does an integer cast to float (Theano: the gradient
+        # with respect to an integer is the one with respect to the same values as floats)
+        into_float = isinstance(node.op, Cast) and node.outputs[0].type.is_float
+        wanted = [id(i) in connected and id(i) not in stop and (i.type.is_float or into_float)
+                  for i in node.inputs]
         if not any(wanted):
             continue
         try:

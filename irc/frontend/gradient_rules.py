@@ -100,9 +100,10 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
 @grad_rule(Cast)
 def cast_grad(op: Cast, inputs, outputs, output_grads):
     (x,), (gz,) = inputs, output_grads
-    if gz is None or not x.type.is_float:
+    if gz is None:
         return [None]
-    return [cast(gz, x.dtype)]
+    # an integer cast to float gets the float gradient (never cast back to an integer)
+    return [cast(gz, x.dtype) if x.type.is_float else gz]
 
 
 @grad_rule(GradientOverride)

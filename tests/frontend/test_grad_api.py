@@ -105,3 +105,39 @@ def test_the_structure_of_wrt_is_kept_and_argument_errors():
     with pytest.raises(ValueError, match="null_gradients"):
         T.grad(cost, x, null_gradients="ignore")
     assert T.grad(cost, x, null_gradients="return") is not None
+
+
+def test_the_gradient_with_respect_to_an_integer_input_is_the_float_one():
+    # Theano's test_grad_int: an int matrix through dot gets the gradient a float one gets
+    W, b = T.dmatrix("W"), T.dvector("b")
+
+    def grad_function(X):
+        cost = T.nnet.sigmoid(T.dot(X, W) + b).sum()
+        return irc.function([X, W, b], T.grad(cost, X))
+
+    rng = np.random.RandomState(5)
+    X = (rng.randn(5, 3) * 127).astype("int32")
+    Wv, bv = rng.randn(3, 4), rng.randn(4)
+    from_int = grad_function(T.imatrix("X"))(X, Wv, bv)
+    assert from_int.dtype.kind == "f"
+    np.testing.assert_allclose(from_int, grad_function(T.dmatrix("X"))(X.astype("float64"), Wv, bv), rtol=1e-12)
+
+
+def test_float_gradients_keep_their_dtype_next_to_integers():
+    # Theano's test_downcast_dtype
+    x = T.fscalar("x")
+    y = x * 2
+    z = T.lscalar("z")
+    c = y + z
+    dc_dx, dc_dy, dc_dz, dc_dc = irc.grad(c, [x, y, z, c])
+    assert dc_dx.dtype == "float32"
+    assert {dc_dy.dtype, dc_dz.dtype, dc_dc.dtype} <= {"float32", "float64"}
+    assert irc.function([], dc_dz)() == 1.0
+
+
+def test_an_integer_result_still_sends_no_gradient_back():
+    x = T.dvector("x")
+    with pytest.raises(irc.gradient.DisconnectedInputError):
+        T.grad(T.cast(T.cast(x, "int32"), "float64").sum(), x)
+    with pytest.raises(irc.gradient.DisconnectedInputError):
+        T.grad(T.cast(T.argmax(x), "float64"), x)
