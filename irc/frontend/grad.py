@@ -16,7 +16,7 @@ from ..ir.diagnostics import Diagnostic
 from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_like
 from .elemwise import Cast
 from .evaluate import evaluate
-from .gradient_ops import DisconnectedGrad as DisconnectedGradOp, GradClip, GradScale, ZeroGrad
+from .gradient_ops import DisconnectedGrad, GradClip, GradScale, ZeroGrad
 from .gradient_rules import op_grad, sum_to_pattern
 from .graph import Constant, Variable, graph_inputs, toposort
 from .rop_rules import op_rop
@@ -33,8 +33,8 @@ class DisconnectedType:
     and known to be); `grad(..., return_disconnected='Disconnected')` returns such values. It is
     no tensor: only a marker for the caller (and, in `known_grads`, "no gradient here")."""
 
-    def __call__(self) -> "DisconnectedGrad":
-        return DisconnectedGrad(self)
+    def __call__(self) -> "DisconnectedValue":
+        return DisconnectedValue(self)
 
     def __str__(self) -> str:
         return "DisconnectedType"
@@ -42,7 +42,7 @@ class DisconnectedType:
     __repr__ = __str__
 
 
-class DisconnectedGrad:
+class DisconnectedValue:
     """A value of `DisconnectedType` (Theano's `disconnected_type()`)."""
 
     def __init__(self, type: DisconnectedType):
@@ -205,7 +205,7 @@ def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]
     for var, g in known_grads.items():
         if not isinstance(var, Variable):
             raise TypeError(f"known_grads: the keys must be symbolic variables, got {type(var).__name__} {var!r}")
-        if isinstance(g, DisconnectedGrad):
+        if isinstance(g, DisconnectedValue):
             continue
         g = as_tensor_variable(g)
         if not g.type.is_float:
@@ -332,7 +332,7 @@ def zero_grad(x: Any) -> Variable:
 def disconnected_grad(x: Any) -> Variable:
     """`x`, through which no gradient flows: what reaches the cost only through it is
     disconnected (`T.grad` raises `DisconnectedInputError` by default)."""
-    return DisconnectedGradOp()(as_tensor_variable(x))
+    return DisconnectedGrad()(as_tensor_variable(x))
 
 
 def consider_constant(x: Any) -> Variable:
