@@ -74,3 +74,11 @@ def test_r_ops():
     rop = lambda e: irc.function([x, v], T.Rop(e, x, v), on_unused_input="ignore")(xv, vv)  # noqa: E731
     np.testing.assert_allclose(rop(gradient.grad_scale(x ** 2, 5.0)), 2 * xv * vv)
     np.testing.assert_allclose(rop(gradient.zero_grad(x ** 2) + x), vv)
+
+
+def test_theano_op_instances_are_not_in_the_compiled_graph():
+    x = T.matrix("x")
+    for op, apply in [(gradient.zero_grad_, gradient.zero_grad), (gradient.disconnected_grad_, gradient.disconnected_grad)]:
+        f = irc.function([x], x * apply(x))
+        assert op not in [node.op for node in f.maker.fgraph.toposort()]
+        assert op(x).owner.op == op   # the same op, applied directly
