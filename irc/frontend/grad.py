@@ -140,8 +140,9 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
                 results.append(None)
             elif return_disconnected == "Disconnected":
                 results.append(disconnected_type())
-            else:
-                results.append(zeros_like(w, w.dtype if w.type.is_float else "floatX"))
+            else:  # zeros that read w (Theano's fill): a function given w as input uses it
+                dtype = w.dtype if w.type.is_float else floatX()
+                results.append(fill(w, Constant(TensorType(dtype, ()), np.zeros((), dtype))))
             continue
         g = sum_to_pattern(_sum_all(parts), w.broadcastable)
         results.append(cast(g, w.dtype) if w.type.is_float else g)

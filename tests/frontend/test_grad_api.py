@@ -141,3 +141,13 @@ def test_an_integer_result_still_sends_no_gradient_back():
         T.grad(T.cast(T.cast(x, "int32"), "float64").sum(), x)
     with pytest.raises(irc.gradient.DisconnectedInputError):
         T.grad(T.cast(T.argmax(x), "float64"), x)
+
+
+def test_the_zeros_of_a_disconnected_scalar_read_it():
+    x, y = T.dscalars("x", "y")
+    g = T.grad(x * x, [x, y], disconnected_inputs="ignore")
+    f = irc.function([x, y], g)   # y is used: no UnusedInputError
+    assert f(1.5, 5.0) == [3.0, 0.0]
+    i = T.iscalar("i")
+    gi = T.grad(x * x, i, disconnected_inputs="ignore")
+    assert gi.dtype == irc.config.floatX and irc.function([i], gi)(3) == 0.0
