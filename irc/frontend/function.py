@@ -17,6 +17,7 @@ from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import debug_executor
 from ..runtime.function import _MISSING, FunctionMaker, InputSpec, OutputSpec, function_class
 from ..runtime.graph_view import set_graph_view
+from ..runtime.input_state import InputContainer
 from ..runtime.ir_dump import dump_folder, dump_stages
 from ..runtime.profile import profiled_function_class
 from ..runtime.profile_hook import CompileClock, attach_profile
@@ -35,23 +36,61 @@ set_graph_view(FunctionGraphView)
 
 
 class In:
-    """An input with options: a default `value` (used when the argument is left out)."""
+    """An input with Theano's options. `value`: used when the argument is left out, or another
+    function's cell (`f.container[x]`), whose state the two functions then share. `update`: an
+    expression whose value replaces the input's value after each call (the value "sticks
+    around", like a shared variable's; `f[x]` reads it, `f[x] = v` sets it). `implicit`: the
+    caller never passes it (default: True exactly when `value` is a cell). `mutable`/`borrow`:
+    may the function overwrite / return the array passed in (irc does neither: accepted, and
+    `mutable` without `borrow` refused as in Theano). `strict`/`allow_downcast`: how a value
+    passed for it is converted (as `irc.function`'s `allow_input_downcast`, for this input)."""
 
-    def __init__(self, variable: Variable, value: Any = None, borrow: bool = False,
-                 mutable: bool = False, name: str | None = None):
+    def __init__(self, variable: Variable, name: str | None = None, value: Any = None, update: Any = None,
+                 mutable: bool | None = None, strict: bool = False, allow_downcast: bool | None = None,
+                 autoname: bool = True, implicit: bool | None = None, borrow: bool | None = None,
+                 shared: bool = False):
         if not isinstance(variable, Variable):
             raise TypeError(f"irc.In expects a symbolic variable, got {type(variable).__name__}")
         self.variable = variable
+        self.name = variable.name if autoname and name is None else name
+        if self.name is not None and not isinstance(self.name, str):
+            raise TypeError(f"irc.In: name must be a string, got {type(self.name).__name__} {self.name!r}")
+        self.update = None if update is None else _input_update(variable, update)
+        self.mutable = bool(mutable) if mutable is not None else update is not None
+        self.borrow = self.mutable if borrow is None else bool(borrow)
+        if self.mutable and not self.borrow:
+            raise ValueError(f"irc.In({variable}): mutable=True with borrow=False cannot hold: a mutable "
+                             f"input may be overwritten, which implies it may be aliased (borrow=True)")
+        self.implicit = isinstance(value, InputContainer) if implicit is None else bool(implicit)
+        if self.implicit and value is None:
+            raise TypeError(f"irc.In({variable}): an implicit input must be given a value")
+        if isinstance(value, InputContainer) and (value.type.dtype, value.type.ndim) != (variable.dtype, variable.ndim):
+            raise TypeError(f"irc.In({variable}): its value is the cell of an input of type {value.type}, "
+                            f"not {variable.type}")
         self.value = value
-        self.borrow = borrow
-        self.mutable = mutable
-        self.name = name if name is not None else variable.name
+        self.strict = strict
+        self.allow_downcast = allow_downcast
+        self.shared = shared
+
+
+def _input_update(variable: Variable, update: Any) -> Variable:
+    """`update` as a variable whose values fit `variable`'s type (what the next call reads)."""
+    value = _as_variable(update, f"the update of input {variable}")
+    vt, ut = variable.type, value.type
+    if vt.dtype != ut.dtype or vt.ndim != ut.ndim or any(
+            v and not u for v, u in zip(vt.broadcastable, ut.broadcastable)):
+        raise TypeError(f"Variable '{variable}' has type {vt} but an update of type {ut}. The type of "
+                        f"the update should be the same as the type of the variable"
+                        + (f" (cast it: T.cast(update, '{vt.dtype}'))" if vt.dtype != ut.dtype else ""))
+    return value
 
 
 def Param(variable: Variable, default: Any = None, name: str | None = None, mutable: bool = False,
-          strict: bool = False, allow_downcast: bool | None = None) -> In:
-    """Theano's older spelling of `In(variable, value=default, name=name)`."""
-    return In(variable, value=default, name=name, mutable=mutable)
+          strict: bool = False, allow_downcast: bool | None = None, implicit: bool | None = None,
+          borrow: bool | None = None) -> In:
+    """Theano's older spelling of `In(variable, value=default, name=name, ...)`."""
+    return In(variable, name=name, value=default, mutable=mutable, strict=strict,
+              allow_downcast=allow_downcast, implicit=implicit, borrow=borrow)
 
 
 class Out:
@@ -97,7 +136,8 @@ def _inputs(inputs: Any) -> list[In]:
             raise TypeError(f"input #{i} ({v}) is {kind}; inputs must be free variables "
                             f"(T.vector(), T.matrix(), ...)")
         if any(s.variable is v for s in specs):
-            raise ValueError(f"input {v} (#{i}) is given twice")
+            raise UnusedInputError(f"input {v} (#{i}) is given twice: the value passed for one of "
+                                   f"them would be ignored")
         specs.append(spec)
     return specs
 
@@ -198,33 +238,45 @@ def _check_float64(func: Any) -> None:
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None,
-             no_default_updates: Any = False) -> Any:
+             no_default_updates: Any = False, accept_inplace: bool = False) -> Any:
     """Compile `outputs` as a function of `inputs` (Theano's `theano.function`); `mode` is a
     mode name or an `irc.Mode`. `no_default_updates`: True, or a list of shared variables whose
-    `default_update` (a random draw's state, for one) is not applied."""
+    `default_update` (a random draw's state, for one) is not applied. `accept_inplace`: Theano
+    refuses a graph that holds inplace ops before optimization unless it is True; no op the
+    frontend builds is inplace (only the `inplace` pass makes ops write over their inputs, and
+    never over a user's input), so there is nothing to refuse and both values compile alike."""
     location = user_location()
     check_mode(mode)
     in_specs = _inputs(inputs)
     kind, out_vars, borrow, keys = _outputs(outputs)
     upd = _updates(updates)
+    state = [(i, spec.update) for i, spec in enumerate(in_specs) if spec.update is not None]
     if givens:
         pairs = givens.items() if isinstance(givens, dict) else givens
         replace = {}
         for old, new in pairs:
             if not isinstance(old, Variable):
                 raise TypeError(f"givens keys must be symbolic variables, got {type(old).__name__}")
+            if any(old is spec.variable for spec in in_specs):
+                raise RuntimeError(f"givens replaces {old}, which is an input of this function: that would "
+                                   f"have no effect. To compute f(g(x)) from an input x, pass "
+                                   f"irc.clone(f(x), replace={{x: g(x)}}) as the output, or give a new "
+                                   f"input y and givens={{x: g(y)}}")
             replace[old] = new if isinstance(new, Variable) else as_tensor_variable(new)
         try:
-            rebuilt = clone_replace(out_vars + [v for _, v in upd], replace)
+            rebuilt = clone_replace(out_vars + [v for _, v in state] + [v for _, v in upd], replace)
         except GraphCycleError as e:
             raise GraphCycleError(f"irc.function: givens {e}") from None
-        out_vars = list(rebuilt[:len(out_vars)])
-        upd = [(t, v) for (t, _), v in zip(upd, rebuilt[len(out_vars):])]
-    upd += _default_updates(out_vars + [v for _, v in upd], upd, no_default_updates)
-    needed = {id(v) for v in ancestors(out_vars + [v for _, v in upd])}
+        n_out, n_state = len(out_vars), len(state)
+        out_vars = list(rebuilt[:n_out])
+        state = [(i, v) for (i, _), v in zip(state, rebuilt[n_out:n_out + n_state])]
+        upd = [(t, v) for (t, _), v in zip(upd, rebuilt[n_out + n_state:])]
+    roots = out_vars + [v for _, v in state]
+    upd += _default_updates(roots + [v for _, v in upd], upd, no_default_updates)
+    needed = {id(v) for v in ancestors(roots + [v for _, v in upd])}
     _check_unused(in_specs, needed, on_unused_input)
     return _compile(_Plan(in_specs, kind, out_vars, borrow, keys, upd, mode, name, profile,
-                          allow_input_downcast, location))
+                          allow_input_downcast, location, state))
 
 
 @dataclass
@@ -242,17 +294,27 @@ class _Plan:
     profile: Any
     allow_input_downcast: bool | None
     location: Any
+    state: list[tuple[int, Variable]] = dataclasses.field(default_factory=list)  # In(update=): (input, value)
 
     def swapped(self, swap: dict, delete_updates: bool, name: str | None, profile: Any) -> "_Plan":
         """The same function with shared variables replaced as `swap` says (`{old: new}`), and
-        without updates if `delete_updates`."""
+        without updates (of shared variables and of inputs) if `delete_updates`."""
         updates = [] if delete_updates else self.updates
-        roots = self.out_vars + [v for _, v in updates]
+        state = [] if delete_updates else self.state
+        roots = self.out_vars + [v for _, v in state] + [v for _, v in updates]
         if swap:
             roots = clone_replace(roots, swap)
-        n = len(self.out_vars)
-        updates = [(swap.get(t, t), v) for (t, _), v in zip(updates, roots[n:])]
-        return dataclasses.replace(self, out_vars=list(roots[:n]), updates=updates, name=name, profile=profile)
+        n, k = len(self.out_vars), len(state)
+        updates = [(swap.get(t, t), v) for (t, _), v in zip(updates, roots[n + k:])]
+        state = [(i, v) for (i, _), v in zip(state, roots[n:n + k])]
+        return dataclasses.replace(self, out_vars=list(roots[:n]), updates=updates, state=state, name=name,
+                                   profile=profile)
+
+    @property
+    def results(self) -> list[Variable]:
+        """What the compiled function returns before the shared variables' new values: the
+        outputs, then the new values of `In(update=...)` inputs."""
+        return self.out_vars + [v for _, v in self.state]
 
 
 def _compile(plan: _Plan) -> Any:
@@ -262,7 +324,8 @@ def _compile(plan: _Plan) -> Any:
     kind, out_vars, upd, name, profile = plan.kind, plan.out_vars, plan.updates, plan.name, plan.profile
     target = active(config)
     clock = CompileClock()  # profiler: compile time per stage and per pass (cheap, always on)
-    lowered = lower(LoweringSpec([s.variable for s in plan.in_specs], out_vars, upd, plan.borrow,
+    state_borrow = [False] * len(plan.state)
+    lowered = lower(LoweringSpec([s.variable for s in plan.in_specs], plan.results, upd, plan.borrow + state_borrow,
                                  name or "main", plan.location, target.placement))
     clock.mark("frontend (graph to tensor IR)")
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
@@ -279,6 +342,7 @@ def _compile(plan: _Plan) -> Any:
     if unoptimized is not None:
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
                   for i, k in enumerate(plan.keys or range(len(out_vars)))]
+        labels += [f"the update of input {plan.in_specs[i].variable}" for i, _ in plan.state]
         labels += [f"the update of shared variable {t}" for t, _ in upd]
         labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
         executor = debug_executor(executor, unoptimized, labels)
@@ -288,14 +352,13 @@ def _compile(plan: _Plan) -> Any:
                                          lowered.module)
         if isinstance(plan.mode, ProfileMode):
             plan.mode.profiles.append(stats)
-    inputs = [InputSpec(s.variable, s.name, s.value if s.value is not None else _MISSING,
-                        s.borrow, s.mutable) for s in plan.in_specs]
+    inputs = [_input_spec(s, plan.allow_input_downcast) for s in plan.in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
     maker.native, maker.allow_gc = native, _allow_gc(plan.mode)
     maker.debug_labels = labels
     maker.excluding = (config.optimizer_excluding, *getattr(plan.mode, "excluded", ()))
     maker.reference = getattr(plan.mode, "linker", None) == "py"
-    outputs = OutputSpec(kind, len(out_vars), plan.keys)
+    outputs = OutputSpec(kind, len(out_vars), plan.keys, [i for i, _ in plan.state])
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
                     target, codegen=native is not None)
@@ -305,6 +368,20 @@ def _compile(plan: _Plan) -> Any:
     fn.recompile = lambda swap, delete_updates, name, profile: _compile(
         plan.swapped(swap, delete_updates, name, profile))
     return fn
+
+
+def _input_spec(spec: In, allow_input_downcast: bool | None) -> InputSpec:
+    """What the runtime keeps of an `In`: its cell is `value` when that is another function's
+    cell, else a new one holding `value` (checked against the input's type now)."""
+    downcast = spec.allow_downcast if spec.allow_downcast is not None else allow_input_downcast
+    cell = spec.value if isinstance(spec.value, InputContainer) else None
+    if cell is None:
+        try:
+            cell = InputContainer(spec.variable.type, spec.value, downcast)
+        except TypeError as e:
+            raise TypeError(f"irc.In({spec.variable}): bad value: {e}") from None
+    return InputSpec(spec.variable, spec.name, _MISSING, spec.borrow, spec.mutable, cell,
+                     spec.update is not None, spec.implicit, spec.strict, downcast)
 
 
 def _executor(target: Any, lowered: Any, mode: Any, profiling: bool) -> tuple[Any, Any]:

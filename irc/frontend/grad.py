@@ -13,16 +13,49 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..ir.diagnostics import Diagnostic
-from .basic import add, as_tensor_variable, cast, flatten, stack, zeros_like
+from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_like
+from .elemwise import Cast
 from .evaluate import evaluate
+from .gradient_ops import DisconnectedGrad, GradClip, GradScale, ZeroGrad
 from .gradient_rules import op_grad, sum_to_pattern
 from .graph import Constant, Variable, graph_inputs, toposort
 from .rop_rules import op_rop
 from .shared import SharedVariable
+from .tensor_type import TensorType, floatX
 
 
 class DisconnectedInputError(ValueError):
     """`wrt` does not influence the cost through differentiable operations."""
+
+
+class DisconnectedType:
+    """The type of Theano's placeholder for the gradient of a disconnected variable (zero,
+    and known to be); `grad(..., return_disconnected='Disconnected')` returns such values. It is
+    no tensor: only a marker for the caller (and, in `known_grads`, "no gradient here")."""
+
+    def __call__(self) -> "DisconnectedValue":
+        return DisconnectedValue(self)
+
+    def __str__(self) -> str:
+        return "DisconnectedType"
+
+    __repr__ = __str__
+
+
+class DisconnectedValue:
+    """A value of `DisconnectedType` (Theano's `disconnected_type()`)."""
+
+    def __init__(self, type: DisconnectedType):
+        self.type = type
+        self.name: str | None = None
+        self.owner = None
+
+    def __repr__(self) -> str:
+        return "<DisconnectedType>"
+
+
+disconnected_type = DisconnectedType()
+RETURN_DISCONNECTED = ("zero", "None", "Disconnected")
 
 
 def _disconnected_message(v: Variable) -> str:
@@ -66,17 +99,25 @@ def _as_wrt_list(wrt: Variable | Sequence[Variable], who: str) -> tuple[bool, li
 
 
 def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_list: Sequence[Variable],
-              consider_constant: Sequence[Variable] | None, disconnected_inputs: str) -> list[Variable]:
-    """Reverse mode from `roots`, whose gradients are `seeds` (by id), to each of `wrt_list`."""
+              consider_constant: Sequence[Variable] | None, disconnected_inputs: str,
+              return_disconnected: str = "zero") -> list[Any]:
+    """Reverse mode from `roots`, whose gradients are `seeds` (by id), to each of `wrt_list`.
+    Only float values carry gradients through ops, and integers where they are cast to float
+    (an integer result, e.g. of argmax or of a cast to int, sends none back); a seed on an
+    integer variable reaches it when it is itself in `wrt` (Theano's d x / d x = 1)."""
     stop = {id(v) for v in (consider_constant or ()) if all(v is not w for w in wrt_list)}
     connected = _connected(roots, wrt_list, stop)
     contributions = {k: list(v) for k, v in seeds.items()}
     for node in reversed(toposort(roots)):
         out_grads = [sum_to_pattern(_sum_all(contributions[id(o)]), o.broadcastable)
-                     if id(o) in contributions else None for o in node.outputs]
+                     if id(o) in contributions and o.type.is_float else None for o in node.outputs]
         if all(g is None for g in out_grads):
             continue
-        wanted = [id(i) in connected and id(i) not in stop and i.type.is_float for i in node.inputs]
+        # float values carry gradients; so does an integer cast to float (Theano: the gradient
+        # with respect to an integer is the one with respect to the same values as floats)
+        into_float = isinstance(node.op, Cast) and node.outputs[0].type.is_float
+        wanted = [id(i) in connected and id(i) not in stop and (i.type.is_float or into_float)
+                  for i in node.inputs]
         if not any(wanted):
             continue
         try:
@@ -95,32 +136,87 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
                 raise DisconnectedInputError(_disconnected_message(w))
             if disconnected_inputs == "warn":
                 warnings.warn(_disconnected_message(w), stacklevel=3)
-            results.append(zeros_like(w, w.dtype if w.type.is_float else "floatX"))
+            if return_disconnected == "None":
+                results.append(None)
+            elif return_disconnected == "Disconnected":
+                results.append(disconnected_type())
+            else:  # zeros that read w (Theano's fill): a function given w as input uses it
+                dtype = w.dtype if w.type.is_float else floatX()
+                results.append(fill(w, Constant(TensorType(dtype, ()), np.zeros((), dtype))))
             continue
         g = sum_to_pattern(_sum_all(parts), w.broadcastable)
         results.append(cast(g, w.dtype) if w.type.is_float else g)
     return results
 
 
-def grad(cost: Variable, wrt: Variable | Sequence[Variable],
+def grad(cost: Variable | None, wrt: Variable | Sequence[Variable],
          consider_constant: Sequence[Variable] | None = None,
-         disconnected_inputs: str = "raise", known_grads: dict | None = None) -> Any:
-    """d cost / d wrt for a 0-d `cost`; `wrt` a variable or a list (the result has the same
-    structure). `consider_constant` variables are treated as constants (no gradient flows
-    through them). `disconnected_inputs`: 'raise', 'warn' or 'ignore' (zeros)."""
+         disconnected_inputs: str = "raise", add_names: bool = True, known_grads: dict | None = None,
+         return_disconnected: str = "zero", null_gradients: str = "raise") -> Any:
+    """d cost / d wrt for a 0-d `cost`; `wrt` a variable or a list/tuple (the result has the
+    same structure). `known_grads` ({variable: its gradient}) seeds reverse mode at other
+    variables too, and stands alone with `cost=None`. `consider_constant` variables are
+    treated as constants (no gradient flows through them). A `wrt` the cost does not reach:
+    `disconnected_inputs` 'raise' (DisconnectedInputError, a ValueError), 'warn' or 'ignore';
+    it then gets `return_disconnected` 'zero' (zeros of its shape), 'None' or 'Disconnected'
+    (`disconnected_type()`). `add_names`: a gradient is named `(dcost/dx)` when both are
+    named. `null_gradients` ('raise' or 'return') is accepted: no irc op has an undefined
+    gradient that grad could return (such ops raise NotImplementedError naming the op)."""
     _check_policy(disconnected_inputs)
-    cost = as_tensor_variable(cost)
-    if cost.ndim != 0:
-        raise TypeError(f"cost must be a scalar (0-d), got ndim={cost.ndim} ({cost.type}); "
-                        f"reduce it first (e.g. .sum() or .mean())")
+    if return_disconnected not in RETURN_DISCONNECTED:
+        raise ValueError(f"return_disconnected must be one of {', '.join(map(repr, RETURN_DISCONNECTED))}, "
+                         f"got {return_disconnected!r}")
+    if null_gradients not in ("raise", "return"):
+        raise ValueError(f"null_gradients must be 'raise' or 'return', got {null_gradients!r}")
+    if cost is None and not known_grads:
+        raise ValueError("grad: cost and known_grads can't both be None (give a cost, or the gradients "
+                         "you know as known_grads={variable: gradient})")
+    if isinstance(wrt, (set, frozenset)):
+        raise TypeError("grad: wrt must not be a set: sets have no defined iteration order, so the "
+                        "gradients could not be returned in a matching order (pass a list)")
+    if cost is not None:
+        cost = as_tensor_variable(cost)
+        if cost.ndim != 0:
+            raise TypeError(f"cost must be a scalar (0-d), got ndim={cost.ndim} ({cost.type}); "
+                            f"reduce it first (e.g. .sum() or .mean())")
     single, wrt_list = _as_wrt_list(wrt, "grad")
-    seeds: dict[int, list[Variable]] = {}
-    if cost.type.is_float:
-        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype))]
-    for var, g in (known_grads or {}).items():
-        seeds.setdefault(id(var), []).append(as_tensor_variable(g))
-    results = _backprop([cost], seeds, wrt_list, consider_constant, disconnected_inputs)
+    seeds = _seeds(cost, known_grads or {})
+    roots = ([cost] if cost is not None else []) + [v for v in (known_grads or {}) if isinstance(v, Variable)]
+    results = _backprop(roots, seeds, wrt_list, consider_constant, disconnected_inputs, return_disconnected)
+    if add_names and cost is not None and cost.name is not None:
+        given = {id(g) for g in (known_grads or {}).values()}
+        for w, g in zip(wrt_list, results):
+            if isinstance(g, Variable) and g.owner is not None and id(g) not in given and w.name is not None:
+                g.name = f"(d{cost.name}/d{w.name})"
+    if isinstance(wrt, tuple):
+        return tuple(results)
     return results[0] if single else results
+
+
+def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]]:
+    """The gradients reverse mode starts from: 1 for the cost (in floatX for an integer cost:
+    a gradient is never an integer), and the known ones (a `disconnected_type()` value there:
+    none). Known gradients must be float."""
+    seeds: dict[int, list[Variable]] = {}
+    if cost is not None and id(cost) not in {id(v) for v in known_grads}:
+        # an integer cost's seed reads the cost (Theano's ones_like): `grad(i, i).eval({i: 3})`
+        # is then a function of i
+        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype)) if cost.type.is_float
+                           else fill(cost, Constant(TensorType(floatX(), ()), np.ones((), floatX())))]
+    for var, g in known_grads.items():
+        if not isinstance(var, Variable):
+            raise TypeError(f"known_grads: the keys must be symbolic variables, got {type(var).__name__} {var!r}")
+        if isinstance(g, DisconnectedValue):
+            continue
+        g = as_tensor_variable(g)
+        if not g.type.is_float:
+            raise TypeError(f"known_grads: gradients must be float, but the one given for {var} is "
+                            f"{g.type}")
+        if g.ndim != var.ndim:
+            raise TypeError(f"known_grads: the gradient of {var} ({var.type}) must have its number of "
+                            f"dimensions, got {g.type}")
+        seeds.setdefault(id(var), []).append(cast(g, var.dtype) if var.type.is_float else g)
+    return seeds
 
 
 def Lop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
@@ -226,3 +322,32 @@ def _static_length(v: Variable) -> int:
         return int(np.shape(evaluate(v, {i: i.tag.test_value for i in leaves}))[0])
     raise ValueError("jacobian/hessian: the length of the expression is not known when the graph "
                      "is built; pass size=N (or set x.tag.test_value)")
+
+
+# ---------------------------------------------------------------------------- gradient controls
+def zero_grad(x: Any) -> Variable:
+    """`x`, whose gradient is zero: `T.grad` through it gives zeros (x stays connected)."""
+    return ZeroGrad()(as_tensor_variable(x))
+
+
+def disconnected_grad(x: Any) -> Variable:
+    """`x`, through which no gradient flows: what reaches the cost only through it is
+    disconnected (`T.grad` raises `DisconnectedInputError` by default)."""
+    return DisconnectedGrad()(as_tensor_variable(x))
+
+
+def consider_constant(x: Any) -> Variable:
+    """Theano's deprecated spelling of `zero_grad` (with a DeprecationWarning)."""
+    warnings.warn("consider_constant() is deprecated, use zero_grad() or disconnected_grad() instead",
+                  DeprecationWarning, stacklevel=2)
+    return zero_grad(x)
+
+
+def grad_clip(x: Any, lower_bound: float, upper_bound: float) -> Variable:
+    """`x`, whose gradient is clipped to [lower_bound, upper_bound] on its way back."""
+    return GradClip(lower_bound, upper_bound)(as_tensor_variable(x))
+
+
+def grad_scale(x: Any, multiplier: float) -> Variable:
+    """`x`, whose gradient is multiplied by `multiplier` on its way back."""
+    return GradScale(multiplier)(as_tensor_variable(x))

@@ -19,6 +19,7 @@ from .blas import Dot
 from .creation import arange
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
+from .gradient_ops import DisconnectedGrad, GradClip, GradientOverride, GradScale, ZeroGrad
 from .graph import Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
@@ -47,11 +48,14 @@ def grad_rule(*op_classes: type) -> Callable[[GradRule], GradRule]:
 
 def op_grad(op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
             output_grads: Sequence[Variable | None]) -> list[Variable | None]:
-    """The gradients of `op`'s inputs: its registered rule, else its own `grad` method."""
+    """The gradients of `op`'s inputs: the registered rule or `grad` method nearest to its
+    class (so a user's subclass of a built-in op that defines `grad` gets its own)."""
     for cls in type(op).__mro__:
         rule = GRAD_RULES.get(cls)
         if rule is not None:
             return rule(op, inputs, outputs, output_grads)
+        if "grad" in vars(cls) and cls is not Op:
+            break
     return op.grad(inputs, outputs, output_grads)
 
 
@@ -97,9 +101,26 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
 @grad_rule(Cast)
 def cast_grad(op: Cast, inputs, outputs, output_grads):
     (x,), (gz,) = inputs, output_grads
-    if gz is None or not x.type.is_float:
+    if gz is None:
         return [None]
-    return [cast(gz, x.dtype)]
+    # an integer cast to float gets the float gradient (never cast back to an integer)
+    return [cast(gz, x.dtype) if x.type.is_float else gz]
+
+
+@grad_rule(GradientOverride)
+def gradient_override_grad(op: GradientOverride, inputs, outputs, output_grads):
+    """`zero_grad`: zeros (still connected); `disconnected_grad`: none; `grad_clip`: clipped;
+    `grad_scale`: scaled."""
+    (gz,) = output_grads
+    if gz is None or isinstance(op, DisconnectedGrad):
+        return [None]
+    if isinstance(op, ZeroGrad):
+        return [zeros_like(gz)]
+    if isinstance(op, GradClip):
+        return [clip(gz, op.lower, op.upper)]
+    if isinstance(op, GradScale):
+        return [gz * op.multiplier]
+    return [gz]
 
 
 @grad_rule(IfElse)

@@ -393,8 +393,10 @@ def clone_replace(outputs: Variable | Sequence[Variable], replace: dict | None =
                   strict: bool = True) -> Variable | list[Variable]:
     """The outputs with each key of `replace` substituted by its value, everywhere.
 
-    Replacements are themselves rewritten (so `{x: y, y: z}` puts z for x); a replacement
-    that depends on what it replaces raises `GraphCycleError`. Unchanged subgraphs are shared,
+    Each substitution is made once, as Theano's: a replacement that reads the variable it
+    replaces reads the original (`{x: x + 1}` turns `x * 2` into `(x + 1) * 2`). Replacements
+    are rewritten by the other pairs (so `{x: y, y: z}` puts z for x); a cycle through two or
+    more pairs (`{a: b, b: a + 1}`) raises `GraphCycleError`. Unchanged subgraphs are shared,
     not copied. With `strict`, a replacement must have the same dtype and rank."""
     replace = dict(replace or {})
     for old, new in replace.items():
@@ -406,45 +408,54 @@ def clone_replace(outputs: Variable | Sequence[Variable], replace: dict | None =
         if strict and (old.type.dtype != new.type.dtype or old.type.ndim != new.type.ndim):
             raise TypeError(f"cannot replace {old} of type {old.type} by {new} of type {new.type}: "
                             f"dtype and number of dimensions must match (cast the replacement)")
-    memo: dict[Variable, Variable] = {}
-    node_memo: dict[int, Apply] = {}
-    on_path: set[int] = set()
+    resolved: dict[Variable, Variable] = {}
+    resolving: list[Variable] = []
 
-    def deps(v: Variable) -> list[Variable]:
-        if v in replace:
-            return [replace[v]]
-        return list(v.owner.inputs) if v.owner is not None else []
-
-    def rebuild(root: Variable) -> Variable:
-        stack: list[tuple[Variable, bool]] = [(root, False)]
-        while stack:
-            var, expanded = stack.pop()
-            if var in memo:
-                continue
-            if not expanded:
-                if id(var) in on_path:
-                    raise GraphCycleError(f"cycle in replacements: {var} is replaced by an expression "
-                                          f"that depends on {var} itself")
-                on_path.add(id(var))
-                stack.append((var, True))
-                stack.extend((d, False) for d in reversed(deps(var)) if d not in memo)
-                continue
-            on_path.discard(id(var))
-            if var in replace:
-                memo[var] = memo[replace[var]]
-            elif var.owner is None:
-                memo[var] = var
-            else:
-                node = var.owner
-                new_inputs = [memo[i] for i in node.inputs]
-                if all(a is b for a, b in zip(new_inputs, node.inputs)):
-                    memo[var] = var
-                else:
-                    if id(node) not in node_memo:
-                        node_memo[id(node)] = node.clone_with_new_inputs(new_inputs)
-                    memo[var] = node_memo[id(node)].outputs[var.index]
-        return memo[root]
+    def resolve(key: Variable) -> Variable:
+        """What `key` stands for in the result: its replacement, rebuilt with the other pairs."""
+        if key in resolved:
+            return resolved[key]
+        if key in resolving:
+            chain = " -> ".join(str(k) for k in resolving[resolving.index(key):] + [key])
+            raise GraphCycleError(f"cycle in replacements: {key} is replaced by an expression that "
+                                  f"depends on {key} itself through other replacements ({chain})")
+        resolving.append(key)
+        resolved[key] = _substitute(replace[key], replace, lambda v: v if v is key else resolve(v), {}, {})
+        resolving.pop()
+        return resolved[key]
 
     if isinstance(outputs, Variable):
-        return rebuild(outputs)
-    return [rebuild(o) for o in outputs]
+        return _substitute(outputs, replace, resolve, {}, {})
+    memo: dict[Variable, Variable] = {}
+    node_memo: dict[int, Apply] = {}
+    return [_substitute(o, replace, resolve, memo, node_memo) for o in outputs]
+
+
+def _substitute(root: Variable, keys: dict, value_of: Any, memo: dict, node_memo: dict) -> Variable:
+    """`root` rebuilt with each variable of `keys` it reaches replaced by `value_of(variable)`
+    (iterative: graphs can be thousands of nodes deep). Nodes whose inputs are unchanged are
+    kept; a changed node is cloned once (`memo`, `node_memo`: what one context rebuilt)."""
+    stack: list[tuple[Variable, bool]] = [(root, False)]
+    while stack:
+        var, expanded = stack.pop()
+        if var in memo:
+            continue
+        if var in keys:
+            memo[var] = value_of(var)
+            continue
+        if var.owner is None:
+            memo[var] = var
+            continue
+        if not expanded:
+            stack.append((var, True))
+            stack.extend((i, False) for i in reversed(var.owner.inputs) if i not in memo)
+            continue
+        node = var.owner
+        new_inputs = [memo[i] for i in node.inputs]
+        if all(a is b for a, b in zip(new_inputs, node.inputs)):
+            memo[var] = var
+        else:
+            if id(node) not in node_memo:
+                node_memo[id(node)] = node.clone_with_new_inputs(new_inputs)
+            memo[var] = node_memo[id(node)].outputs[var.index]
+    return memo[root]

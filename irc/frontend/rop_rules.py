@@ -15,6 +15,7 @@ from .blas import Dot
 from .elemwise import Cast, Elemwise
 from .creation_ops import AllocShape, Iota
 from .gradient_rules import build_expression, permutation_hits
+from .gradient_ops import DisconnectedGrad, GradientOverride, ZeroGrad
 from .graph import Apply, Op, Variable
 from .ifelse_op import IfElse
 from .integer_index import IntegerIndex, SetIntegerIndex
@@ -43,10 +44,12 @@ def rop_rule(*op_classes: type) -> Callable[[RopRule], RopRule]:
 
 def op_rop(node: Apply, tangents: Tangents) -> list[Variable | None]:
     """The tangents of `node`'s outputs given its inputs' tangents."""
-    for cls in type(node.op).__mro__:
+    for cls in type(node.op).__mro__:  # the nearest rule or `R_op` of the op's class
         rule = ROP_RULES.get(cls)
         if rule is not None:
             return rule(node.op, node.inputs, node.outputs, tangents)
+        if "R_op" in vars(cls):
+            break
     own = getattr(node.op, "R_op", None)
     if own is None:
         raise NotImplementedError(f"{node.op} has no R-op (forward-mode) rule; built at {node.location}")
@@ -89,6 +92,16 @@ def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
 @rop_rule(Cast)
 def cast_rop(op: Cast, inputs, outputs, tangents):
     return [cast(tangents[0], op.dtype) if outputs[0].type.is_float and tangents[0] is not None else None]
+
+
+@rop_rule(GradientOverride)
+def gradient_override_rop(op: GradientOverride, inputs, outputs, tangents):
+    """The tangent passes unchanged (`grad_clip`, `grad_scale` change reverse mode only), as
+    Theano's: zero through `zero_grad`, none through `disconnected_grad`."""
+    t = tangents[0]
+    if t is None or isinstance(op, DisconnectedGrad):
+        return [None]
+    return [zeros_like(outputs[0]) if isinstance(op, ZeroGrad) else t]
 
 
 @rop_rule(CAReduce)

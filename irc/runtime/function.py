@@ -22,6 +22,7 @@ from .errors import InputError
 from .function_state import FunctionState, attribute_parts, check_picklable, module_text, \
     rebuild_executor, recompile_on, without_updates
 from .graph_view import graph_view
+from .input_state import InputContainer, InputLookup
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
 
@@ -30,16 +31,26 @@ _MISSING = object()
 
 @dataclass
 class InputSpec:
-    """One user input: the variable, the name keyword arguments use, an optional default."""
+    """One user input: the variable, the name keyword arguments use, an optional default, and
+    the cell that holds it (`container`, made here unless given: another function's cell shares
+    its state). `updated`: the function writes a new value into the cell after each call
+    (`In(x, update=...)`); `implicit`: the caller never passes it (it is not an argument)."""
 
     variable: Any
     name: str | None
     default: Any = _MISSING
     borrow: bool = False
     mutable: bool = False
+    container: Any = None
+    updated: bool = False
+    implicit: bool = False
+    strict: bool = False
+    allow_downcast: bool | None = None  # None: the function's `allow_input_downcast`
 
     def __post_init__(self) -> None:
         t = self.variable.type
+        if self.container is None:
+            self.container = InputContainer(t, None if self.default is _MISSING else self.default)
         self.type = t
         self.dtype = t.dtype
         self.np_dtype = np.dtype(t.dtype)  # compared by identity first: `dtype.name` is slow
@@ -55,6 +66,8 @@ class OutputSpec:
     kind: str
     count: int
     keys: Sequence[Any] = ()
+    # inputs (by position) whose cells take the results after the outputs: `In(update=...)`
+    state: Sequence[int] = ()
 
 
 def borrowed_results(func: FuncOp, count: int) -> list[bool]:
@@ -128,7 +141,10 @@ class Function:
         self.name = name
         self.allow_input_downcast = allow_input_downcast
         self.profile = profile
-        self._by_name = {s.name: i for i, s in enumerate(self.inputs) if s.name}
+        self._by_name = {s.name: i for i, s in enumerate(self.inputs) if s.name and not s.implicit}
+        self._arguments = [i for i, s in enumerate(self.inputs) if not s.implicit]  # what args fill
+        self._plain_call = len(self._arguments) == len(self.inputs)
+        self._n_state = len(outputs.state)
         # Native code returns fresh arrays of the declared dtypes that alias nothing: no copies
         # and no re-checks are needed, and updates can simply swap the containers' arrays.
         self._fresh_results = bool(getattr(executor, "fresh_results", False))
@@ -137,7 +153,7 @@ class Function:
         if None in self._containers or None in self._updated_containers:
             self._fresh_results = False
         self._constant_ids = {id(v) for v in getattr(executor, "constants", {}).values()}
-        self._n_results = outputs.count + len(self.updated)
+        self._n_results = outputs.count + self._n_state + len(self.updated)
         self._plan_buffers(getattr(executor, "native", None))
 
     def _plan_buffers(self, native: Any) -> None:
@@ -207,8 +223,8 @@ class Function:
         for i, spec in enumerate(self.inputs):
             label = f"input {spec.name!r}" if spec.name else f"input {spec.variable}"
             parts += attribute_parts(f"{label} (#{i})", spec.variable)
-            if spec.default is not _MISSING:
-                parts.append((f"the default value of {label} (#{i})", spec.default))
+            if spec.container.value is not None:  # `In(value=)`, or the state an update left
+                parts.append((f"the default value of {label} (#{i})", spec.container.value))
         for s in self.shared:
             # its value and its device pickle as an array and a target's name (`__getstate__`)
             parts += attribute_parts(f"shared variable {s}", s, skip=("container", "_to_storage"))
@@ -262,10 +278,12 @@ class Function:
         return f"irc function '{self.name}'" if self.name else "irc function"
 
     def _gather(self, args: tuple, kwargs: dict) -> list[Any]:
-        specs = self.inputs
-        if len(args) > len(specs):
-            raise InputError(f"{self._where()} takes {len(specs)} input(s), got {len(args)}")
-        values = list(args) + [_MISSING] * (len(specs) - len(args))
+        specs, arguments = self.inputs, self._arguments
+        if len(args) > len(arguments):
+            raise InputError(f"{self._where()} takes {len(arguments)} input(s), got {len(args)}")
+        values = [_MISSING] * len(specs)
+        for i, value in zip(arguments, args):
+            values[i] = value
         for key, value in kwargs.items():
             i = self._by_name.get(key)
             if i is None:
@@ -276,11 +294,42 @@ class Function:
             values[i] = value
         for i, v in enumerate(values):
             if v is _MISSING:
-                if specs[i].default is _MISSING:
+                held = specs[i].container.value
+                if held is None:
                     label = repr(specs[i].name) if specs[i].name else str(specs[i].variable)
                     raise InputError(f"{self._where()}: missing required input {label} (#{i})")
-                values[i] = specs[i].default
+                values[i] = held
         return values
+
+    # -- the values kept for inputs (Theano's `f[x]`, `f.value`, `f.container`)
+    @property
+    def container(self) -> InputLookup:
+        return InputLookup(self.inputs, self._where, cells=True)
+
+    @property
+    def value(self) -> InputLookup:
+        return InputLookup(self.inputs, self._where, cells=False)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.value[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.value[key] = value
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self.value
+
+    def _keep_state(self, results: Sequence[Any], protected: set[int]) -> None:
+        """Write the new values of `In(update=...)` inputs into their cells (a copy where the
+        result is an array someone else holds: the cell's value must stay the function's)."""
+        n = self.output_spec.count
+        for i, v in zip(self.output_spec.state, results[n:n + self._n_state]):
+            if type(v) is not np.ndarray:
+                v = np.asarray(v)
+            elif not _fresh(v, protected):
+                v = v.copy()
+            protected.add(id(v))
+            self.inputs[i].container.storage[0] = v
 
     def _convert(self, i: int, value: Any) -> np.ndarray:
         spec = self.inputs[i]
@@ -288,7 +337,8 @@ class Function:
                 and (value.dtype is spec.np_dtype or value.dtype == spec.np_dtype):
             return value
         try:
-            return spec.type.filter(value, strict=False, allow_downcast=self.allow_input_downcast)
+            downcast = self.allow_input_downcast if spec.allow_downcast is None else spec.allow_downcast
+            return spec.type.filter(value, strict=spec.strict, allow_downcast=downcast)
         except TypeError as e:
             label = repr(spec.name) if spec.name else str(spec.variable)
             raise InputError(f"bad input argument {label} (#{i}) to {self._where()}: {e}") from None
@@ -310,7 +360,8 @@ class Function:
                 r = r.copy()
             protected.add(id(r))  # the same array twice must be two arrays
             outs.append(r)
-        for s, v in zip(self.updated, results[spec.count:]):
+        self._keep_state(results, protected)
+        for s, v in zip(self.updated, results[spec.count + self._n_state:]):
             if type(v) is not np.ndarray:
                 v = np.asarray(v)
             elif not _fresh(v, protected):
@@ -344,7 +395,7 @@ class Function:
         checks on the way in, no copies on the way out, updates written after the outputs.
         The per-call path of small functions: keep it free of work a call does not need."""
         n_in = len(self.inputs)
-        if kwargs or len(args) != n_in:
+        if kwargs or len(args) != n_in or not self._plain_call:
             args = self._gather(args, kwargs)
         arrays = [self._convert(i, v) for i, v in enumerate(args)] if n_in else []
         if self._inplace_outs or self._borrow_outs:
@@ -362,8 +413,10 @@ class Function:
             self._last[k] = results[k]
         spec = self.output_spec
         n = spec.count
+        if self._n_state:  # a state result may be an output's array too: copied then
+            self._keep_state(results, {id(r) for r in results[:n]})
         if self._updated_containers:
-            for c, v in zip(self._updated_containers, results[n:]):
+            for c, v in zip(self._updated_containers, results[n + self._n_state:]):
                 c.value = v
         if spec.kind == "single":
             return results[0]

@@ -16,6 +16,7 @@ from ..frontend.advanced_index import AdvancedIncSubtensor, AdvancedSubtensor  #
 from ..frontend.basic import inc_subtensor, relu, set_subtensor, shape_i, sigmoid, softplus, take  # noqa: F401
 from ..frontend.elemwise import Cast  # noqa: F401
 from ..frontend.grad import DisconnectedInputError, Lop, Rop, grad, hessian, jacobian  # noqa: F401
+from ..frontend.verify_grad import numeric_grad, verify_grad  # noqa: F401
 from ..frontend.mathops import norm  # noqa: F401
 from ..frontend.nnet import binary_crossentropy, categorical_crossentropy, log_softmax, softmax  # noqa: F401
 from ..frontend.opview import AdvancedIncSubtensor1, AdvancedSubtensor1  # noqa: F401

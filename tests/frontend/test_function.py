@@ -86,8 +86,11 @@ def test_givens_and_cycles():
     z = x * 2
     f = irc.function([y], z, givens={x: y + 1})
     assert f(1.0) == 4.0
-    with pytest.raises(ValueError, match="cycle"):
-        irc.function([y], z, givens={x: z})
+    # x stands for z = x * 2 with x itself (substituted once): x is then an input not given
+    with pytest.raises(ValueError, match="was not given"):
+        irc.function([y], z + y, givens={x: z})
+    with pytest.raises(RuntimeError, match="which is an input of this function"):
+        irc.function([x], z, givens={x: x + 1})
 
 
 def test_out_borrow_marks_result():

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import irc
 import irc.tensor as T
 from irc.dialects.builtin import TensorType as IRTensorType
 from irc.frontend.graph import (Apply, Constant, GraphCycleError, Op, Variable, ancestors, clone_replace,
@@ -164,10 +165,21 @@ def test_clone_replace_chains_and_lists():
     assert out[1] is w
 
 
-def test_clone_replace_cycle_is_an_error():
-    x = T.vector("x")
-    with pytest.raises(GraphCycleError, match="depends on x"):
-        clone_replace(T.exp(x), {x: x + 1})
+def test_clone_replace_substitutes_a_self_reference_once():
+    x = T.dvector("x")
+    out = clone_replace(T.exp(x), {x: x + 1})   # Theano's meaning: exp(x + 1), x the original
+    assert out.owner.inputs[0].owner.inputs[0] is x
+    np.testing.assert_allclose(irc.function([x], out)(np.array([0.0, 1.0])), np.exp([1.0, 2.0]))
+    # the other pairs still rewrite it: {x: x * y, y: w} gives x * w
+    y, w = T.dvectors("y", "w")
+    both = clone_replace(x + y, {x: x * y, y: w})
+    assert irc.function([x, w], both)(np.array([2.0]), np.array([3.0])) == [2.0 * 3.0 + 3.0]
+
+
+def test_clone_replace_cycle_through_two_pairs_is_an_error():
+    a, b = T.vectors("a", "b")
+    with pytest.raises(GraphCycleError, match=r"a -> b -> a"):
+        clone_replace(T.exp(a), {a: b, b: a + 1})
 
 
 def test_clone_replace_type_check():
