@@ -39,6 +39,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="passes to run, e.g. 'canonicalize,stabilize{max-iterations=3}'")
     p.add_argument("-t", "--target", default="mlir", metavar="NAME",
                    help="what to emit (see --list-targets; default: mlir)")
+    p.add_argument("--gpu-arch", type=_gpu_arch, default=None, metavar="sm_XY",
+                   help="the GPU architecture -t ptx compiles for (e.g. sm_80, sm_90a; default: sm_90)")
     p.add_argument("--emit-stage", choices=("tensor", "loop", "gpu"), default=None,
                    help="stop at this level: 'loop' lowers tensor functions to loops (after the "
                         "pipeline) and emits that, even with -t llvm/asm")
@@ -119,6 +121,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _stderr(f"{PROG}: internal error: {type(e).__name__}: {e} (re-run with IRC_TRACEBACK=1 "
                 "for a traceback, and please report it)")
         return 2
+
+
+def _gpu_arch(text: str) -> str:
+    """`sm_` and a compute capability (`sm_80`, `sm_90a`): refused here with a usage error rather
+    than deep inside the code generator."""
+    if not (text.startswith("sm_") and text[3:].rstrip("a").isdigit()):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a CUDA architecture (e.g. sm_80, sm_90)")
+    return text
 
 
 def _bool_flags(argv: list[str]) -> list[str]:

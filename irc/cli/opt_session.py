@@ -127,7 +127,8 @@ class OptSession:
         module, stage = self._stage(module)
         if self.args.view_graph is not None:
             _view_graph(module, self.args.view_graph)
-        result = stage.emit(module, **self.print_opts)
+        arch = {"arch": self.args.gpu_arch} if self.args.gpu_arch else {}
+        result = stage.emit(module, **self.print_opts, **arch)
         if self.timing is not None:
             self.timing.add("Output", time.perf_counter() - t0)
         return result

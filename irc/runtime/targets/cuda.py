@@ -68,7 +68,7 @@ CUDA_TARGET = Target(
     compile=compile_for_cuda, loop_passes=loop_passes,
     stages={s.name: s for s in (
         Stage("gpu", "the kernel level: gpu.func kernels and the host function launching them", render_gpu),
-        Stage("ptx", "PTX of the module's GPU kernels (sm_90)", render_ptx),
+        Stage("ptx", "PTX of the module's GPU kernels (sm_90, or --gpu-arch)", render_ptx),
         Stage("nvvm", "LLVM IR of the GPU kernels for NVPTX, unoptimized", render_nvvm))},
     dump_stages=("ptx",), why_unavailable=driver.why_unavailable, to_storage=to_device_storage,
     codegen_input=without_edge_transfers, stage_options=open_gpu_options)
