@@ -159,6 +159,23 @@ class LoopBuilder:
             self.b.create(L.YieldOp, [], result_types=[])
 
     @contextmanager
+    def serial(self, ubs: Sequence[Index], one_trip_at_rank_0: bool = False) -> Iterator[list[Index]]:
+        """Nested `loop.for`s from 0 to `ubs`, outermost first (checks that must stop at the
+        first bad element run this way); yields the induction variables. Rank 0 gives no loop,
+        or with `one_trip_at_rank_0` one trip: data read inside a loop is not replayed by the
+        shape program, which runs the top level before the call."""
+        if not ubs:
+            if one_trip_at_rank_0:
+                with self.for_(self.const(0), self.const(1)):
+                    yield []
+            else:
+                yield []
+            return
+        with self.for_(self.const(0), ubs[0]) as scope:
+            with self.serial(ubs[1:]) as inner:
+                yield [scope.iv, *inner]
+
+    @contextmanager
     def for_(self, lb: Index, ub: Index, step: Index | None = None, inits: Sequence[Value] = (),
              reduction: bool = False) -> Iterator["ForScope"]:
         """A `loop.for`; the body must call `scope.yield_(values)` when it has iter_args."""

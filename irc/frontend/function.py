@@ -15,7 +15,7 @@ from ..base.config import config
 from ..dialects import load_all
 from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import debug_executor
-from ..runtime.function import _MISSING, FunctionMaker, InputSpec, OutputSpec, function_class
+from ..runtime.function import FunctionMaker, InputSpec, OutputSpec, function_class
 from ..runtime.graph_view import set_graph_view
 from ..runtime.input_state import InputContainer
 from ..runtime.ir_dump import dump_folder, dump_stages
@@ -380,7 +380,7 @@ def _input_spec(spec: In, allow_input_downcast: bool | None) -> InputSpec:
             cell = InputContainer(spec.variable.type, spec.value, downcast)
         except TypeError as e:
             raise TypeError(f"irc.In({spec.variable}): bad value: {e}") from None
-    return InputSpec(spec.variable, spec.name, _MISSING, spec.borrow, spec.mutable, cell,
+    return InputSpec(spec.variable, spec.name, spec.borrow, spec.mutable, cell,
                      spec.update is not None, spec.implicit, spec.strict, downcast)
 
 

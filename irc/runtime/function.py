@@ -31,14 +31,14 @@ _MISSING = object()
 
 @dataclass
 class InputSpec:
-    """One user input: the variable, the name keyword arguments use, an optional default, and
-    the cell that holds it (`container`, made here unless given: another function's cell shares
-    its state). `updated`: the function writes a new value into the cell after each call
-    (`In(x, update=...)`); `implicit`: the caller never passes it (it is not an argument)."""
+    """One user input: the variable, the name keyword arguments use, and the cell that holds
+    its value between calls (`container`: its default, `In(value=...)`; another function's cell
+    shares its state; an empty one is made here unless given). `updated`: the function writes a
+    new value into the cell after each call (`In(x, update=...)`); `implicit`: the caller never
+    passes it (it is not an argument)."""
 
     variable: Any
     name: str | None
-    default: Any = _MISSING
     borrow: bool = False
     mutable: bool = False
     container: Any = None
@@ -50,7 +50,7 @@ class InputSpec:
     def __post_init__(self) -> None:
         t = self.variable.type
         if self.container is None:
-            self.container = InputContainer(t, None if self.default is _MISSING else self.default)
+            self.container = InputContainer(t)
         self.type = t
         self.dtype = t.dtype
         self.np_dtype = np.dtype(t.dtype)  # compared by identity first: `dtype.name` is slow

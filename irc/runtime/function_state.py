@@ -36,7 +36,7 @@ class FunctionState:
     target: str  # the target's name ("cpu", "cuda")
     mode: str
     stages: dict[str, str]
-    inputs: list[Any]  # InputSpec: variable, name, default, borrow, mutable
+    inputs: list[Any]  # InputSpec: variable, name, borrow, mutable, its cell (the value kept)
     shared: list[Any]
     outputs: Any  # OutputSpec
     updated: list[Any]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..base.config import config
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from ..ir.pass_manager import PassManager

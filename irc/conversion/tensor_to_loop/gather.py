@@ -13,9 +13,6 @@ makes the function fail, which a parallel body cannot do). Then:
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator
-
 from ...ir.core import Operation
 from ...ir.types import i64, index
 from ..loop_builder import Index
@@ -30,21 +27,10 @@ def _index_sizes(ctx: FuncLowering, op: Operation, first: int) -> list[Index]:
     return ctx.broadcast_sizes(op, indices, indices[0].type.rank)
 
 
-@contextmanager
-def _sequential(ctx: FuncLowering, sizes: list[Index]) -> Iterator[list[Index]]:
-    """Nested `loop.for`s over `sizes` (none for rank 0); yields the induction variables."""
-    if not sizes:
-        yield []
-        return
-    with ctx.lb.for_(ctx.lb.const(0), sizes[0]) as scope:
-        with _sequential(ctx, sizes[1:]) as inner:
-            yield [scope.iv, *inner]
-
-
 def _check_indices(ctx: FuncLowering, op: Operation, first: int, isizes: list[Index],
                    axis_sizes: list[Index]) -> None:
     """Fail the function unless every index is in range for its axis (numpy's -n <= i < n)."""
-    with _sequential(ctx, isizes) as ivs:
+    with ctx.lb.serial(isizes) as ivs:
         for axis, v in enumerate(op.operands[first:]):
             raw = ctx.lb.cast(ctx.broadcast_load(v, ivs), index)
             ctx.lb.check_index(raw, axis_sizes[axis], f"'{op.op_name}': index out of range for axis {axis}")
@@ -94,7 +80,7 @@ def _scatter(ctx: FuncLowering, op: Operation) -> None:
         out = ctx.alloc(t, dest_sizes)
         ctx.copy(dest, out, ctx.sizes_of(out))
     add = op.attributes["mode"].value == "add"
-    with _sequential(ctx, target) as ivs:
+    with ctx.lb.serial(target) as ivs:
         at = _places(ctx, op, 2, ivs[:len(isizes)], dest_sizes) + ivs[len(isizes):]
         value = ctx.broadcast_load(op.operand(1), ivs)
         if add:

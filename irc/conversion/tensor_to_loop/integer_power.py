@@ -7,12 +7,9 @@ or a `tensor.fused` / `tensor.fused_reduce` whose body has an integer `scalar.po
 sequential nest reads every exponent (recomputing it from the operands when the fused body
 computes it) and fails the function at the first negative one, as `gather.py` checks its
 indices. Host tensors only: on a device the exponents stay unchecked. Where the exponent is a
-constant the frontend refused a negative one already (irc/frontend/power.py).
+constant the frontend refused a negative one already (irc/frontend/integer_power.py).
 """
 from __future__ import annotations
-
-from contextlib import contextmanager
-from typing import Iterator
 
 from ...dialects import scalar as S
 from ...ir.core import Block, Operation, Value
@@ -37,20 +34,6 @@ def _integer_pows(op: Operation) -> list[Operation]:
         return [inner for inner in op.regions[0].blocks[0].ops
                 if isinstance(inner, S.ScalarPowOp) and _is_integer(inner.results[0].type)]
     return []
-
-
-@contextmanager
-def _sequential(ctx: FuncLowering, sizes: list[Index]) -> Iterator[list[Index]]:
-    """Nested `loop.for`s over `sizes`; rank 0 gets one trip, so the check reads data inside a
-    loop (the shape program, which replays the top level before the call, never sees it)."""
-    lb = ctx.lb
-    if not sizes:
-        with lb.for_(lb.const(0), lb.const(1)):
-            yield []
-        return
-    with lb.for_(lb.const(0), sizes[0]) as scope:
-        with _sequential(ctx, sizes[1:]) as inner:
-            yield [scope.iv, *inner]
 
 
 def _exponent(ctx: FuncLowering, op: Operation, power: Operation, ivs: list[Index],
@@ -98,7 +81,7 @@ def check_integer_exponents(ctx: FuncLowering, op: Operation) -> None:
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
     lb = ctx.lb
     saved = lb.location
-    with _sequential(ctx, sizes) as ivs:
+    with lb.serial(sizes, one_trip_at_rank_0=True) as ivs:
         cloned: dict[Value, Value] = {}
         for power in powers:
             lb.location = power.location
