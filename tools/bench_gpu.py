@@ -1,7 +1,8 @@
 """GPU benchmarks of `irc.function` with device=cuda, side by side with torch and cupy (and
-torch.compile), in one run on the GPU machine.
+torch.compile, jax.jit), in one run on the GPU machine; the training steps' rows are
+`bench_gpu_steps.py`'s.
 
-    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/bench_gpu.py [--repeat N] [--quick] [--cases exp,chain,sums]
+    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/bench_gpu.py [--repeat N] [--quick] [--cases exp,chain,...]
 
 Every time is the median over `repeat` samples, each the mean of several back-to-back calls
 followed by one synchronization (so asynchronous launches are counted until done); a ratio
@@ -21,8 +22,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # jax beside torch and irc
 
 from bench_common import Table, median_us  # noqa: E402  (tools/ is on the path: this script's folder)
+import bench_gpu_steps as steps  # noqa: E402
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
 from irc.sandbox.cuda.basic_ops import gpu_from_host  # noqa: E402
@@ -43,7 +46,12 @@ def _peers() -> tuple:
         import cupy
     except Exception:
         cupy = None
-    return torch, cupy
+    try:
+        import jax
+        jax.devices("gpu")
+    except Exception:
+        jax = None
+    return torch, cupy, jax
 
 
 def irc_sync() -> None:
@@ -151,11 +159,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="fewer samples")
-    ap.add_argument("--cases", default="exp,chain,sums", help="comma-separated: exp, chain, sums")
+    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,tutorial",
+                    help="comma-separated: exp, chain, sums, lr, gemm, tutorial")
     args = ap.parse_args()
     cases = set(args.cases.split(","))
     repeat = 5 if args.quick else args.repeat
-    torch, cupy = _peers()
+    torch, cupy, jax = _peers()
     from irc.runtime.cuda.driver import device
     dev = device()
     t = Table()
@@ -168,6 +177,12 @@ def main() -> None:
         bench_chain(t, repeat, 2 ** 26, torch, "2^26")
     if "sums" in cases:
         bench_sums(t, repeat, torch)
+    if "lr" in cases:
+        steps.bench_lr(t, repeat, torch, jax, device_us, irc_sync)
+    if "gemm" in cases:
+        steps.bench_gemm(t, repeat, torch, device_us, irc_sync)
+    if "tutorial" in cases:
+        steps.bench_tutorial(t)
     t.print()
 
 

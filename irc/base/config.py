@@ -105,6 +105,9 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
          "report ops left on the cpu when device is a gpu"),
     Flag("gpu_sync", False, _bool, "True, False",
          "wait for the device after every call (true too when CUDA_LAUNCH_BLOCKING=1)"),
+    Flag("allow_tf32", False, _bool, "True, False",
+         "let float32 products on the gpu use TF32 tensor cores (10-bit mantissas, as torch's "
+         "allow_tf32)"),
     Flag("warn_float64", "ignore", _choice("ignore", "warn", "raise", "pdb"),
          "ignore, warn, raise, pdb", "report float64 variables in a graph"),
     Flag("compute_test_value", "off", _choice("off", "ignore", "warn", "raise", "pdb"),

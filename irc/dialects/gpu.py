@@ -4,6 +4,8 @@ A `gpu.func` is a kernel: a symbol, typed arguments (device memrefs, indices, sc
 body run by every thread of the grid; it reads and writes only device memory. The host function
 starts it with `gpu.launch @kernel(args) work %n`, where `work` is the number of iteration
 points the kernel covers: what the runtime needs to size the grid (`irc.codegen_ptx.abi`).
+`gpu.gemm` is the other device work a host function starts: a matrix product done by the
+device's BLAS library (cuBLAS), as MLIR's `gpu.spmm` is one done by cuSPARSE.
 Inside a kernel, `gpu.thread_id` / `gpu.block_id` / `gpu.block_dim` / `gpu.grid_dim` read the
 x coordinates of the CUDA grid as indices, and `gpu.barrier` synchronizes a block.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..ir.attributes import IntegerAttr, SymbolRefAttr
+from ..ir.attributes import FloatAttr, IntegerAttr, SymbolRefAttr
 from ..ir.core import Operation, Value
 from ..ir.types import ScalarType, Type, index
 from .builtin import MemRefType, ModuleOp
@@ -196,7 +198,53 @@ class BarrierOp(Operation):
             raise self.error("can only be used inside a 'gpu.func'")
 
 
+class GemmOp(Operation):
+    """`gpu.gemm %A, %B, %C[, %Cin] {alpha = 1.0, beta = 0.0} : (memref<..>, ...) -> ()`:
+    C = alpha·A·B + beta·Cin (Cin = C itself when absent) over device buffers, by the BLAS
+    library, launched from the host like a kernel. A is m×k or a k-vector (a 1×k row), B k×n
+    or a k-vector (a k×1 column), C the m×n (or vector) result; with beta = 0 no accumulator
+    is read. Cin, a dense buffer of C's shape, is copied into C first unless the two are one
+    storage when the call runs (an in-place update of a shared variable: no copy at all). A
+    and B may be transposed views; their layout is read from their strides when the call is
+    planned, where it must have a unit stride along one axis (the lowering copies any other
+    view first)."""
+
+    name = "gpu.gemm"
+    assembly = "short"
+
+    @property
+    def alpha(self) -> float:
+        return float(self.attributes["alpha"].value)  # type: ignore[attr-defined]
+
+    @property
+    def beta(self) -> float:
+        return float(self.attributes["beta"].value)  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        if self.num_operands not in (3, 4) or self.results:
+            raise self.error("takes A, B, C (the result) and optionally Cin, and has no results")
+        if self.num_operands == 4 and self.operand(3).type.shape != self.operand(2).type.shape:
+            raise self.error(f"Cin ({self.operand(3).type}) must have C's shape ({self.operand(2).type})")
+        for key in ("alpha", "beta"):
+            if not isinstance(self.attributes.get(key), (FloatAttr, IntegerAttr)):
+                raise self.error(f"needs a number '{key}'")
+        a, b, c = (v.type for v in self.operands[:3])
+        for what, t in zip(("A", "B", "C", "Cin"), (v.type for v in self.operands)):
+            if not is_device_memref(t) or len(t.shape) not in (1, 2):
+                raise self.error(f"{what} must be a device memref of rank 1 or 2, got {t}")
+        if len({v.type.element for v in self.operands}) != 1 or not a.element.is_float:
+            raise self.error("A, B and C must share one float element type, got "
+                             + ", ".join(str(v.type) for v in self.operands))
+        if a.rank == 1 and b.rank == 1:
+            raise self.error("a product of two vectors is a reduction, not a gemm")
+        if c.rank != (a.rank + b.rank - 2):
+            raise self.error(f"C has rank {c.rank}, the product of ranks {a.rank} and {b.rank} has "
+                             f"rank {a.rank + b.rank - 2}")
+        if isinstance(self.parent_op, GpuFuncOp):
+            raise self.error("is launched from the host, not from a kernel")
+
+
 GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}
 
 __all__ = ["GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
-           "GridDimOp", "BarrierOp", "GRID_VALUES", "is_device_memref", "kernel_arg_error"]
+           "GridDimOp", "BarrierOp", "GemmOp", "GRID_VALUES", "is_device_memref", "kernel_arg_error"]

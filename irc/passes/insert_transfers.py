@@ -6,12 +6,13 @@ Where an op runs comes from one table, `PLACEMENT`:
 * `DEVICE` — ops with a device kernel: every elementwise op (the elementwise table's rows,
   comparisons, `select`, `cast`), `tensor.fused` groups, `tensor.random` (Philox draws) and
   the reductions `tensor.reduce` and `tensor.fused_reduce` (chunked deterministic passes:
-  `conversion/tensor_to_loop/device_reduce.py`). Their operands are copied to the
+  `conversion/tensor_to_loop/device_reduce.py`), and the products `tensor.dot`/`gemv`/`gemm`
+  (cuBLAS: `device_products.py`). Their operands are copied to the
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value), or when every reader runs on the device.
-* `HOST` — everything else (dot, gemv, gemm, fused_matvec, concat,
+* `HOST` — everything else (fused_matvec, concat,
   insert_slice, gather, scatter, ...) until they get kernels: their operands are copied to the
   host.
 
@@ -47,6 +48,9 @@ PLACEMENT: dict[str, str] = {
     "tensor.random": DEVICE,  # one parallel nest, every element its own Philox block
     "tensor.reduce": DEVICE,  # every kind, any axes: chunked passes without atomics
     "tensor.fused_reduce": DEVICE,  # the body computed in the reduction's first pass
+    "tensor.dot": DEVICE,  # float matrices: cuBLAS (gpu.gemm); vectors: a device reduction
+    "tensor.gemv": DEVICE,
+    "tensor.gemm": DEVICE,
     "tensor.dimshuffle": FOLLOW,
     "tensor.transpose": FOLLOW,
     "tensor.reshape": FOLLOW,

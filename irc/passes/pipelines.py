@@ -3,8 +3,8 @@
 A mode names passes that may not exist yet (the pipeline grows as passes land); only the
 registered ones run, and those tagged with (or named in) `optimizer_excluding` are dropped.
 A device placement runs the host pipeline with `insert-transfers` placed before fusion (so
-fused groups form on one side of a transfer) and without the passes that have no device
-kernels. The passes are built as objects, the placement given to `insert-transfers` as its
+fused groups form on one side of a transfer), followed by the folds that need placed types,
+and without the passes that have no device kernels. The passes are built as objects, the placement given to `insert-transfers` as its
 option value (a target asks for its pipeline with its placement: `runtime/targets/`)."""
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ PIPELINES: dict[str, tuple[str, ...]] = {
 }
 
 
-# Passes whose ops have no kernel on a device yet (GPU part 2 adds reductions and products).
+# Passes whose ops have no kernel on a device (its products are cuBLAS calls and reductions).
 HOST_ONLY_PASSES = frozenset({"fuse-matvec"})
 PLACEMENT_PASS = "insert-transfers"
+# what a device placement runs right after placement: the folds that need placed types
+AFTER_PLACEMENT = ("fold-device-products",)
 
 
 def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:
@@ -40,10 +42,11 @@ def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:
     if device is None:
         return names
     names = tuple(n for n in names if n not in HOST_ONLY_PASSES)
+    placed = (PLACEMENT_PASS,) + (AFTER_PLACEMENT if "specialize" in names else ())
     if "fuse-elementwise" in names:
         i = names.index("fuse-elementwise")
-        return names[:i] + (PLACEMENT_PASS,) + names[i:]
-    return names + (PLACEMENT_PASS,)
+        return names[:i] + placed + names[i:]
+    return names + placed
 
 
 def _split_tags(text: str | Iterable[str]) -> set[str]:

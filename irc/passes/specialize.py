@@ -10,7 +10,8 @@
     gemm(A, B) + b             -> gemm(A, B, b) {beta = 1}  (b a 1×n bias row, broadcast)
     f(gemm(...))               -> gemm(...) {epilogue = "f"}  (f a unary float function)
 
-The `y - gemm` and scaled-accumulator rules fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight
+The `y - gemm` and scaled-accumulator rules (for gemv too once it is placed on a device:
+`fold-device-products`, after `insert-transfers`) fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight
 decay `W - lr·(Xᵀ·δ + λ·W)`, into one gemm that accumulates into W (alpha = -lr, beta = 1 or
 1 - lr·λ); `inplace` then lets it write over W's own storage (Theano's `Gemm{inplace}`). The
 bias-row and epilogue rules make a dense layer's `tanh(h·W + b)` one gemm whose store loop adds
@@ -121,18 +122,24 @@ class AccumulateIntoBeta(RewritePattern):
         return False
 
 
+def _folds(blas: Operation | None) -> bool:
+    """Whether an update folds into this product: a gemm, or a gemv on a device (on the host, a
+    linear model's `w - lr·(Xᵀ·d)` is left to `fuse-matvec`, whose fused pass already does
+    the update; a device has no such pass, and one call that writes w is the fewest launches)."""
+    return blas is not None and (blas.op_name == "tensor.gemm" or blas.result.type.device is not None)
+
+
 class SubtractIntoBeta(RewritePattern):
     """`y - gemm(A, B)` → `gemm(A, B, y) {alpha = -alpha, beta = 1}`; `y - gemm(A, B, y)` →
-    `{alpha = -alpha, beta = 1 - beta}` (y of the result's exact type). Not for gemv: a linear
-    model's `w - lr·(Xᵀ·d)` is left to `fuse-matvec`, whose fused pass already does the update."""
+    `{alpha = -alpha, beta = 1 - beta}` (y of the result's exact type); gemv the same on a
+    device (`_folds`)."""
 
     root = "tensor.sub"
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         y, blas_value = op.operands
         blas = _blas_operand(blas_value)
-        if blas is None or blas.op_name != "tensor.gemm" or y.type != op.result.type \
-                or blas_value.type != op.result.type:
+        if not _folds(blas) or y.type != op.result.type or blas_value.type != op.result.type:
             return False
         if blas.num_operands == 3 and blas.operands[2] is not y:
             return False
@@ -144,12 +151,12 @@ class SubtractIntoBeta(RewritePattern):
 
 class ScaledAccumulator(RewritePattern):
     """`gemm(A, B, c * y) {beta}` → `gemm(A, B, y) {beta = beta·c}` when the product c·y is read
-    only there (c a splat constant, y of the accumulator's type)."""
+    only there (c a splat constant, y of the accumulator's type); gemv the same on a device."""
 
-    root = "tensor.gemm"
+    root = None  # tensor.gemm, tensor.gemv
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        if op.num_operands != 3:
+        if op.op_name not in ("tensor.gemm", "tensor.gemv") or op.num_operands != 3 or not _folds(op):
             return False
         scaled = producer(op.operands[2], "tensor.mul")
         if scaled is None or len(op.operands[2].uses) != 1:
@@ -209,6 +216,25 @@ SPECIALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), SubtractIntoBeta(), ScaledAccumulator(),
     EpilogueIntoGemm(), PowByConstant(),
 )
+
+
+DEVICE_PRODUCT_PATTERNS: tuple[RewritePattern, ...] = (SubtractIntoBeta(), ScaledAccumulator())
+
+
+@register_pass
+@dataclass
+class FoldDeviceProducts(Pass):
+    """The update folds of `specialize` for products placed on a device (run after placement,
+    which `specialize` precedes): `w - lr·(Xᵀ·d + λ·w)` as one gemv accumulating into w."""
+
+    name = "fold-device-products"
+    summary = "Fold SGD updates into device gemv/gemm (alpha/beta), after placement"
+    tags = ("specialize", "blas", "fast_run")
+    max_iterations: int = option(10, "rewrite rounds at most", minimum=1)
+
+    def run(self, module: Operation) -> None:
+        apply_patterns_greedily(module, DEVICE_PRODUCT_PATTERNS, max_iterations=self.max_iterations,
+                                stats=self.stats)
 
 
 @register_pass

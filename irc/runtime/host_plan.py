@@ -3,13 +3,15 @@ signature: the buffers to allocate and the kernel launches with every parameter 
 
 After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
 `loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`), buffer allocations, views
-(`loop.transpose`/`subview`/`broadcast`/`reshape`) and `gpu.launch`es; its control flow does not
+(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es and library calls
+(`gpu.gemm`); its control flow does not
 depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
 runtime and the CPU emulator both execute plans; neither reads the host IR per call."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -19,6 +21,7 @@ from ..dialects import gpu as G
 from ..dialects import loop as L
 from ..dialects.builtin import MemRefType
 from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Operation, Value
 from .shapes import ShapeError
 
@@ -52,11 +55,40 @@ class Launch:
     op: Operation              # the gpu.launch (its location names the user's line)
 
 
+@dataclass(frozen=True)
+class GemmCall:
+    """A `gpu.gemm`: C = alpha·A·B + beta·C by the BLAS library, in launch order. `name` is
+    the profiler's key (`blas_entry_name`)."""
+
+    name: str
+    a: View
+    b: View
+    c: View
+    alpha: float
+    beta: float
+    op: Operation
+    c_in: View | None = None  # copied into c first, unless it is c's storage when called
+
+    @property
+    def work(self) -> int:
+        """The result's elements (a call with none is dropped, as an empty launch is)."""
+        n = 1
+        for d in self.c.shape:
+            n *= d
+        return n
+
+
+def blas_entry_name(index: int) -> str:
+    """The name of the host function's `index`-th library call (in program order), one
+    string object per name: the profiler keys its rows by identity."""
+    return sys.intern(f"cublas_gemm_{index}")
+
+
 @dataclass
 class HostPlan:
     n_args: int
     allocs: list[Alloc]
-    launches: list[Launch]
+    launches: list[Launch | GemmCall]  # in program order
     results: list[View]
 
     @property
@@ -102,6 +134,8 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
             env[op.result] = ins[0].shape[op.axis]
         elif op.op_name in L.INDEX_BINARY:
             env[op.result] = L.INDEX_BINARY[op.op_name](ins[0], ins[1])
+        elif op.op_name.startswith("scalar."):  # a number computed from sizes (`1 / n`)
+            env[op.result] = evaluate_scalar(op, ins)[()]
         elif isinstance(op, L.AssertEqOp):
             if ins[0] != ins[1]:
                 err = ShapeError(f"{op.message} ({ins[0]} vs {ins[1]}; input shapes "
@@ -120,6 +154,10 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
             env[op.result] = _view(op, ins)
         elif isinstance(op, G.LaunchOp):
             launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
+        elif isinstance(op, G.GemmOp):
+            name = blas_entry_name(sum(isinstance(e, GemmCall) for e in launches))
+            launches.append(GemmCall(name, ins[0], ins[1], ins[2], op.alpha, op.beta, op,
+                                     ins[3] if len(ins) == 4 else None))
         elif isinstance(op, ReturnOp):
             results = list(ins)
         else:

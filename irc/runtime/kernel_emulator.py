@@ -24,7 +24,8 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
-from .host_plan import HostPlan, View, record_plan
+from .blas_layout import column_major_gemm, gemm_args
+from .host_plan import GemmCall, HostPlan, View, record_plan
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -245,6 +246,9 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
         dtypes[a.slot] = np.dtype(a.dtype)
         memory.allocate(a.slot, int(np.prod(a.shape, dtype=np.int64)) * dtypes[a.slot].itemsize)
     for launch in plan.launches:
+        if isinstance(launch, GemmCall):
+            _emulate_gemm(launch, memory, dtypes)
+            continue
         kernel = kernels[launch.kernel]
         grid, block = launch_dims(launch.work, sm_count, kernel.items_per_thread)
         if grid == 0:
@@ -253,6 +257,26 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
                 if isinstance(a, View) else a for a in launch.args]
         emulate_launch(kernel, grid, block, pack_params(kernel, args), memory)
     return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
+
+
+def _emulate_gemm(call: GemmCall, memory: DeviceMemory, dtypes: dict[int, np.dtype]) -> None:
+    """The library call through its stand-in: the column-major arguments the runtime passes
+    cuBLAS, applied by `blas_layout.column_major_gemm` to the emulated buffers."""
+    if call.work == 0:
+        return
+    args = gemm_args(call.a, call.b, call.c)
+    dtype = dtypes[call.c.slot]
+    if call.c_in is not None and call.beta != 0.0:
+        size = int(np.prod(call.c.shape))
+        memory.slots[call.c.slot].view(dtype)[call.c.offset:call.c.offset + size] = \
+            _read_view(call.c_in, dtype, memory).reshape(-1)
+
+    def flat(v: View) -> np.ndarray:
+        return memory.slots[v.slot].view(dtypes[v.slot])[v.offset:]
+
+    accumulate = np.dtype("float32") if dtype == np.float16 else dtype
+    column_major_gemm(args, call.alpha, call.beta, flat(args.first), flat(args.second), flat(call.c),
+                      accumulate)
 
 
 def _read_view(v: View, dtype: np.dtype, memory: DeviceMemory) -> np.ndarray:

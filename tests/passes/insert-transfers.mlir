@@ -35,22 +35,22 @@ func.func @resident(%x: tensor<?xf32, "cuda"> {irc.shared = "x"}) -> (tensor<?xf
 // value read on both sides is copied once, before its first host reader. A result asked on
 // the device that is a host input is copied there.
 // CHECK-LABEL: func.func @one_copy_per_value
-// CHECK-SAME:    -> (tensor<?xf32>, tensor<f32>, tensor<?xf32, "cuda"> {irc.device = "cuda"})
+// CHECK-SAME:    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32, "cuda"> {irc.device = "cuda"})
 // CHECK-NEXT:    %[[XD:.*]] = tensor.to_device %x {device = "cuda"} : (tensor<?xf32>) -> tensor<?xf32, "cuda">
 // CHECK-NEXT:    %a = tensor.exp %[[XD]] : tensor<?xf32, "cuda">
 // CHECK-NEXT:    %b = tensor.mul %a, %[[XD]] : tensor<?xf32, "cuda">
 // CHECK-NEXT:    %[[BH:.*]] = tensor.to_host %b
-// CHECK-NEXT:    %s = tensor.dot %[[BH]], %[[BH]]
-// CHECK-SAME:      -> tensor<f32>
+// CHECK-NEXT:    %s = tensor.cumulative %[[BH]]
+// CHECK-SAME:      : tensor<?xf32>
 // CHECK-NEXT:    %t = tensor.concat %[[BH]], %[[BH]]
 // CHECK-NEXT:    func.return %[[BH]], %s, %[[XD]]
 // CHECK-NOT:     tensor.to_
-func.func @one_copy_per_value(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>, tensor<?xf32> {irc.device = "cuda"}) {
+func.func @one_copy_per_value(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32> {irc.device = "cuda"}) {
   %a = tensor.exp %x : tensor<?xf32>
   %b = tensor.mul %a, %x : tensor<?xf32>
-  %s = tensor.dot %b, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<f32>
+  %s = tensor.cumulative %b {axis = 0, kind = "sum"} : tensor<?xf32>
   %t = tensor.concat %b, %b {axis = 0} : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
-  func.return %b, %s, %x : tensor<?xf32>, tensor<f32>, tensor<?xf32>
+  func.return %b, %s, %x : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }
 
 // -----
@@ -73,33 +73,36 @@ func.func @constants(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<4xf32>) {
 // -----
 
 // Views and sizes follow their data: a dimshuffle of a device-resident shared variable runs
-// on the device, one of a host input feeding a product stays on the host. The update of a
-// shared variable on the device is returned on the device. The product reads the host copy
+// on the device, one of a host input feeding a host op stays on the host. The update of a
+// shared variable on the device is returned on the device. The host op reads the host copy
 // of the shared variable that the input already had.
 // CHECK-LABEL: func.func @views
-// CHECK-SAME:    -> (tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32, "cuda"> {irc.update = 2
+// CHECK-SAME:    -> (tensor<?x?xf32>, tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32, "cuda"> {irc.update = 2
 // CHECK-NEXT:    %wh = tensor.to_host %w
 // CHECK-NEXT:    %wr = tensor.dimshuffle %w {pattern = array<i64: -1, 0>} : (tensor<?xf32, "cuda">) -> tensor<1x?xf32, "cuda">
 // CHECK-NEXT:    %t = tensor.transpose %A {permutation = array<i64: 1, 0>} : tensor<?x?xf32>
 // CHECK-NEXT:    %n = tensor.dim %w {axis = 0} : (tensor<?xf32, "cuda">) -> tensor<i64, "cuda">
-// CHECK-NEXT:    %g = tensor.gemv %t, %wh
-// CHECK-SAME:      -> tensor<?xf32>
+// CHECK-NEXT:    %g = tensor.cumulative %t
+// CHECK-SAME:      : tensor<?x?xf32>
+// CHECK-NEXT:    %h = tensor.cumulative %wh
+// CHECK-SAME:      : tensor<?xf32>
 // CHECK-NEXT:    %nf = tensor.cast %n {to = f32} : (tensor<i64, "cuda">) -> tensor<f32, "cuda">
 // CHECK-NEXT:    %nr = tensor.dimshuffle %nf {pattern = array<i64: -1>} : (tensor<f32, "cuda">) -> tensor<1xf32, "cuda">
 // CHECK-NEXT:    %u = tensor.div %w, %nr : (tensor<?xf32, "cuda">, tensor<1xf32, "cuda">) -> tensor<?xf32, "cuda">
 // CHECK-NEXT:    %[[WRH:.*]] = tensor.to_host %wr
-// CHECK-NEXT:    func.return %g, %[[WRH]], %u
+// CHECK-NEXT:    func.return %g, %h, %[[WRH]], %u
 func.func @views(%A: tensor<?x?xf32>, %unused: tensor<?xf32>, %w: tensor<?xf32, "cuda"> {irc.shared = "w"})
-    -> (tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32> {irc.update = 2 : i64}) {
+    -> (tensor<?x?xf32>, tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32> {irc.update = 2 : i64}) {
   %wh = tensor.to_host %w : (tensor<?xf32, "cuda">) -> tensor<?xf32>
   %wr = tensor.dimshuffle %wh {pattern = array<i64: -1, 0>} : (tensor<?xf32>) -> tensor<1x?xf32>
   %t = tensor.transpose %A {permutation = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
   %n = tensor.dim %wh {axis = 0} : (tensor<?xf32>) -> tensor<i64>
-  %g = tensor.gemv %t, %wh {alpha = 1.0, beta = 0.0} : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %g = tensor.cumulative %t {axis = 0, kind = "sum"} : tensor<?x?xf32>
+  %h = tensor.cumulative %wh {axis = 0, kind = "sum"} : tensor<?xf32>
   %nf = tensor.cast %n {to = f32} : (tensor<i64>) -> tensor<f32>
   %nr = tensor.dimshuffle %nf {pattern = array<i64: -1>} : (tensor<f32>) -> tensor<1xf32>
   %u = tensor.div %wh, %nr : (tensor<?xf32>, tensor<1xf32>) -> tensor<?xf32>
-  func.return %g, %wr, %u : tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32>
+  func.return %g, %h, %wr, %u : tensor<?x?xf32>, tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32>
 }
 
 // -----

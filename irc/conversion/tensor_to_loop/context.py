@@ -212,7 +212,8 @@ class FuncLowering:
         if m is None and v in self.scalars:
             t: TensorType = v.type
             m = self.alloc(t, [self.lb.const(1)] * t.rank)
-            self.lb.store(self.scalars[v], m, [self.lb.const(0)] * t.rank)
+            with self.nest([], t.device):  # device memory: stored by a one-element kernel
+                self.lb.store(self.scalars[v], m, [self.lb.const(0)] * t.rank)
             self.bind(v, m, self.sizes[m], contiguous=True)
         return self.buf[v]
 
@@ -262,15 +263,31 @@ def single_element(t) -> bool:
     return isinstance(t, TensorType) and t.device is None and all(d == 1 for d in t.shape)
 
 
+def one_number(t) -> bool:
+    """A tensor type with every dim a static 1 (rank 0 included), on any placement."""
+    return isinstance(t, TensorType) and all(d == 1 for d in t.shape)
+
+
+# device ops that may still be host scalars: they read no device memory
+HOST_SCALAR_ON_DEVICE = ("tensor.dim", "tensor.constant")
+
+
 def lower_single_element(ctx: FuncLowering, op: Operation) -> bool:
     """Lower `op` to scalars when all its results are single elements and it is a kind that
-    can (then True); else leave it to its ordinary lowering (see `scalars.py`)."""
-    if not op.results or not all(single_element(r.type) for r in op.results):
+    can (then True); else leave it to its ordinary lowering (see `scalars.py`). A device op
+    qualifies when it reads no device memory — a size, a constant, or arithmetic on numbers
+    already held as scalars (`1 / n` of a batch): the number is then computed on the host
+    once per shape signature and reaches kernels as an argument, not through a kernel of
+    its own."""
+    if not op.results or not all(one_number(r.type) for r in op.results):
+        return False
+    if not all(single_element(r.type) for r in op.results) and not (
+            op.op_name in HOST_SCALAR_ON_DEVICE or all(v in ctx.scalars for v in op.operands)):
         return False
     if op.op_name in SINGLE_LOWERINGS:
         return SINGLE_LOWERINGS[op.op_name](ctx, op)
     body = ELEMENTWISE_BODIES.get(op.op_name)
-    if body is None or not all(single_element(v.type) for v in op.operands):
+    if body is None or not all(single_element(v.type) or v in ctx.scalars for v in op.operands):
         return False
     zeros = [ctx.lb.const(0)] * op.results[0].type.rank
     values = body(ctx, op)([ctx.broadcast_load(v, zeros) for v in op.operands])

@@ -12,8 +12,9 @@ given to the innermost reduced axis first, until pass 1 has about `TARGET_THREAD
 and each reads at least `MIN_PER_THREAD` elements.
 
 Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices). A
-reduction to one number first runs levels that each combine `FAN_IN` partials per thread,
-until at most `FINAL_MAX` remain for the last, one-thread pass. The chunk counts depend on the
+reduction to one number first runs two levels that each combine `FAN_IN` partials per thread,
+so that at most `FINAL_MAX` remain for the last, one-thread pass — or none, when pass 1 left
+no more than that (a short vector: three launches fewer). The chunk counts depend on the
 sizes only, never on the launch configuration or the device: the results are bit-identical
 on every run and for every grid.
 
@@ -128,14 +129,29 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
     count = one
     for a in axes:
         count = lb.mul(count, counts[a])
-    bound = TARGET_THREADS
+    flat = [_flat(lb, p, count) for p in partials]
+    levels: list[tuple[Index, Index]] = []  # (partials in, threads)
+    n, bound = count, TARGET_THREADS
     while bound > FINAL_MAX:
-        flat = [_flat(lb, p, count) for p in partials]
-        level = {0: lb.max(one, lb.min(_ceil_div(lb, count, lb.const(FAN_IN)), count))}
-        partials = _partials(ctx, red, [level[0]], device)
-        _chunk_pass(ctx, red, [count], [0], [0], level, _reader(lb, flat), partials, device, UNROLL)
-        count, bound = level[0], -(-bound // FAN_IN)
-    _final_pass(ctx, red, [count], [0], [0], partials, outs, device)
+        threads = lb.max(one, lb.min(_ceil_div(lb, n, lb.const(FAN_IN)), n))
+        levels.append((n, threads))
+        n, bound = threads, -(-bound // FAN_IN)
+    if levels:
+        # the levels run all or none: none when pass 1 left few enough partials for the final
+        # pass (a short input: their launches then have no work and are dropped), and, being
+        # an even number, they ping-pong back into pass 1's buffers, which the final pass reads
+        needed = lb.min(one, lb.floordiv(count, lb.const(FINAL_MAX + 1)))
+        src, dst = flat, _partials(ctx, red, [count], device)
+        for n_in, threads in levels:
+            _chunk_pass(ctx, red, [n_in], [0], [0], {0: threads}, _reader(lb, src), dst, device, UNROLL,
+                        active=needed)
+            src, dst = dst, src
+        count = lb.add(count, lb.mul(needed, lb.sub(n, count)))
+    _final_pass(ctx, red, [count], [0], [0], flat, outs, device)
+
+
+assert -(-TARGET_THREADS // FAN_IN ** 2) <= FINAL_MAX < -(-TARGET_THREADS // FAN_IN), \
+    "the levels of a full reduction must be two (see `device_reduce`)"
 
 
 def _ceil_div(lb: LoopBuilder, a: Index, b: Index) -> Index:
@@ -186,11 +202,14 @@ def _reader(lb: LoopBuilder, bufs: list[Value], order: Sequence[int] | None = No
 
 def _chunk_pass(ctx: FuncLowering, red: Reducer, sizes: list[Index], axes: Sequence[int],
                 order: Sequence[int], counts: dict[int, Index], item: Load, dests: list[Value],
-                device: str | None, unroll: int) -> None:
+                device: str | None, unroll: int, active: Index | None = None) -> None:
     """One thread per (kept index, chunk index), in memory order: its chunk's items combined
-    (`unroll` loads in flight), stored into `dests` at the thread's index."""
+    (`unroll` loads in flight), stored into `dests` at the thread's index. With `active` (an
+    index, 0 or 1) the pass has no threads at all when it is 0."""
     lb = ctx.lb
     shape = [counts.get(a, sizes[a]) for a in order]
+    if active is not None:
+        shape[0] = lb.mul(shape[0], active)
     with ctx.nest(shape, device) as ivs:
         index = dict(zip(order, ivs))
         state = _combine_over(lb, red, sizes, axes, {a: (index[a], counts[a]) for a in axes},

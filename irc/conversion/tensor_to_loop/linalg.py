@@ -7,12 +7,15 @@ transposed view is recognised by `is_transposed`):
     Aᵀ·x, x·B      `combine_rows`: partial sums over chunks of rows         (gemv.py)
     x·Wᵀ           `row_dots` over the rows of W
     A·B, A·Wᵀ      register-tiled kernel over panels of a packed B          (gemm.py)
+
+On a device, every product is `device_products.py`'s (cuBLAS through `gpu.gemm`).
 """
 from __future__ import annotations
 
 from ...dialects.builtin import TensorType
 from ...ir.core import Operation, Value
 from .context import FuncLowering, inplace_target, lowering
+from .device_products import device_product, on_device
 from .gemm import gemm as gemm_kernel
 from .gemv import combine_rows, row_dots
 from .linalg_common import dot_loop, is_transposed, line_of, vector
@@ -92,7 +95,9 @@ def _dot(ctx: FuncLowering, op: Operation) -> None:
     a, b = ctx.operand(op, 0), ctx.operand(op, 1)
     t: TensorType = op.results[0].type
     lb = ctx.lb
-    if a.type.rank == 1 and b.type.rank == 1:
+    if on_device(op):
+        out = device_product(ctx, op, a, b, None, 1.0, 0.0)
+    elif a.type.rank == 1 and b.type.rank == 1:
         n = ctx.sizes_of(a)[0]
         lb.assert_eq(n, ctx.sizes_of(b)[0], "'tensor.dot': vector lengths differ")
         out = ctx.alloc(t, [])
@@ -109,7 +114,10 @@ def _dot(ctx: FuncLowering, op: Operation) -> None:
 def _gemv(ctx: FuncLowering, op: Operation) -> None:
     alpha, beta = _alpha_beta(op)
     y = ctx.operand(op, 2) if op.num_operands == 3 else None
-    out = gemv(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), y, alpha, beta)
+    if on_device(op):
+        out = device_product(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), y, alpha, beta)
+    else:
+        out = gemv(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), y, alpha, beta)
     ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
 
 
@@ -118,6 +126,9 @@ def _gemm(ctx: FuncLowering, op: Operation) -> None:
     alpha, beta = _alpha_beta(op)
     C = ctx.operand(op, 2) if op.num_operands == 3 else None
     epilogue = op.attributes.get("epilogue")
-    out = gemm(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), C, alpha, beta,
-               epilogue.value if epilogue is not None else None)
+    f = epilogue.value if epilogue is not None else None
+    if on_device(op):
+        out = device_product(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), C, alpha, beta, f)
+    else:
+        out = gemm(ctx, op, ctx.operand(op, 0), ctx.operand(op, 1), C, alpha, beta, f)
     ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)

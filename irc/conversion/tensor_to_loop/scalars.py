@@ -25,7 +25,7 @@ VIEWS = ("tensor.dimshuffle", "tensor.transpose", "tensor.broadcast", "tensor.re
 @single(*VIEWS)
 def _view(ctx: FuncLowering, op: Operation) -> bool:
     src = op.operand(0)
-    if not single_element(src.type):
+    if not (single_element(src.type) or src in ctx.scalars):
         return False
     ctx.scalars[op.results[0]] = ctx.broadcast_load(src, [ctx.lb.const(0)] * src.type.rank)
     return True

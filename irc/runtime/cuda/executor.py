@@ -25,13 +25,15 @@ from ...dialects.func import FuncOp
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
-from ..errors import ExecutionError
-from ..host_plan import HostPlan, View, record_plan
+from ..blas_layout import BlasLayoutError, gemm_args
+from ..errors import ExecutionError, describe_location
+from ..host_plan import GemmCall, HostPlan, View, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import OpenGpu, device, synchronize_after_launch
+from .cublas import GemmLauncher
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 from .steady import SteadyRun
@@ -97,6 +99,8 @@ class PreparedPlan:
         self.alloc_dtypes = [a.dtype for a in plan.allocs]
 
     def _prepare(self, launch: Any, program: CudaProgram, dev: OpenGpu) -> PreparedLaunch:
+        if isinstance(launch, GemmCall):
+            return self._prepare_gemm(launch, dev)
         kernel = program.kernels[launch.kernel]
         params = kernel_params(kernel)
         views = []  # checked against what the kernel assumes, at a 256-aligned stand-in address
@@ -114,6 +118,24 @@ class PreparedPlan:
         patches = [(slot_ref, view.slot, view.offset * self.dtypes[view.slot].itemsize)
                    for slot_ref, (_, view) in zip(launcher.slots, pointer_params)]
         return PreparedLaunch(launch.kernel, launch.op.location, launcher, patches)
+
+    def _prepare_gemm(self, call: GemmCall, dev: OpenGpu) -> PreparedLaunch:
+        """A cuBLAS call: its column-major arguments from the views' strides, its three
+        matrix addresses patched per call like a kernel's pointers."""
+        where = describe_location(call.op.location)
+        what = f"the cuBLAS gemm of 'gpu.gemm' ({call.name})" + (f" built at {where}" if where else "")
+        try:
+            args = gemm_args(call.a, call.b, call.c)
+        except BlasLayoutError as e:
+            raise ExecutionError("gpu.gemm", call.op.location, [], str(e)) from None
+        dtype = self.dtypes[call.c.slot]
+        copy = call.c_in is not None and call.beta != 0.0
+        nbytes = call.work * dtype.itemsize if copy else 0
+        launcher = GemmLauncher(args, call.alpha, call.beta, dtype, what, dev.stream.handle, dev.pool, nbytes)
+        views = (args.first, args.second, args.c) + ((call.c_in,) if copy else ())
+        patches = [(slot_ref, v.slot, v.offset * self.dtypes[v.slot].itemsize)
+                   for slot_ref, v in zip(launcher.slots, views)]
+        return PreparedLaunch(call.name, call.op.location, launcher, patches)
 
     def result(self, k: int, bufs: list) -> Any:
         view = self.results[k]
@@ -171,7 +193,10 @@ class CudaExecutor:
                           f"(input shapes {[getattr(a, 'shape', ()) for a in args]}): {reason}")
 
     def _run(self, args: Sequence[Any], outs: list | None) -> list:
-        dargs = self._device_args(args) if self.any_upload else args
+        # (an argument kept on the host — a shared variable made while device was cpu — is
+        # uploaded like an input)
+        dargs = self._device_args(args) if self.any_upload or not all(
+            [type(a) is DeviceArray for a in args]) else args
         shapes = tuple([a.shape for a in dargs])
         plan = self.plans.get(shapes)
         if plan is None:
@@ -215,6 +240,8 @@ class CudaExecutor:
         downloads, results that are copies, synchronizing launches, graphs that failed)."""
         plan = self.plans.get(tuple([a.shape for a in args]))
         if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken):
+            return False
+        if not all([type(a) is DeviceArray for a in args]):  # uploaded every call
             return False
         if plan is None or not plan.graphs.execs:
             return None

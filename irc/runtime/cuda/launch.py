@@ -42,6 +42,7 @@ def driver() -> ctypes.CDLL:
         cu.cuGraphDestroy.argtypes = [ctypes.c_void_p]
         cu.cuGraphExecDestroy.argtypes = [ctypes.c_void_p]
         cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        cu.cuMemcpyDtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         _CU = cu
     return _CU
 
@@ -142,7 +143,10 @@ class GraphCache:
         cu = driver()
         graph, graph_exec = ctypes.c_void_p(), ctypes.c_void_p()
         check(cu.cuStreamBeginCapture_v2(self.stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
-        codes = [launcher.launch(*launcher.args) for launcher in launchers]
+        try:
+            codes = [launcher.launch(*launcher.args) for launcher in launchers]
+        except CudaError as e:  # a library call that failed (its launcher raises)
+            codes = [e.code]
         ended = cu.cuStreamEndCapture(self.stream, ctypes.byref(graph))
         bad = next((c for c in codes if c), 0) or ended
         if not bad:

@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 import pycuda.driver as drv
 
-from ...dialects.gpu import LaunchOp
+from ...dialects.gpu import GemmOp, LaunchOp
+from ..host_plan import blas_entry_name
 from ..profile_timing import ApplyInfo, describe_launches
 
 
@@ -29,6 +30,9 @@ class CudaTiming:
         self.kernels: dict[str, Any] = {}  # name (the row's key) -> location
         for op in launches:
             self.kernels.setdefault(op.kernel, op.location)
+        calls = [op for op in host_func.walk() if isinstance(op, GemmOp)]
+        for i, op in enumerate(calls):  # named as `record_plan` names them
+            self.kernels[blas_entry_name(i)] = op.location
         self.uploads = {k: f"GpuFromHost(input {k})" for k in uploads}
         self.downloads = {k: f"HostFromGpu(output {k})" for k in downloads}
         self.pending: list[tuple[str, Any, Any]] = []

@@ -1,0 +1,132 @@
+"""Products over device buffers: `tensor.dot`, `tensor.gemv` and `tensor.gemm` placed on the
+GPU.
+
+A float product of a matrix is one `gpu.gemm`, a call of the device's BLAS library (cuBLAS),
+whatever the layout: a transposed view is passed as it lies (cuBLAS's op T), a vector is a
+one-row or one-column matrix, and the accumulator and scale factors are its alpha and beta —
+so the gradient step `W − lr·Xᵀ·δ` is one call that reads W into the result (copied there by
+the call unless the result is W's own storage, as an in-place update makes it). What cuBLAS
+cannot do is a kernel of its own around it: a C that broadcasts (a bias row) is first
+written into the result by a kernel; an epilogue (`tanh` of the product) is an
+elementwise pass over it afterwards. An operand whose layout has no unit stride (a view with
+steps, a broadcast) is copied to a dense buffer first.
+
+A dot product of two vectors is a device reduction (`device_reduce.py`), and products of
+integers, which cuBLAS does not do, are a parallel nest with one thread per result element.
+"""
+from __future__ import annotations
+
+from ...dialects import gpu as G
+from ...dialects import loop as L
+from ...dialects.builtin import MemRefType, TensorType
+from ...ir.attributes import FloatAttr
+from ...ir.core import Operation, Value
+from ..loop_builder import Index, LoopBuilder
+from .context import FuncLowering, inplace_target
+from .device_reduce import device_reduce
+from .linalg_common import dot_loop
+
+
+def on_device(op: Operation) -> bool:
+    """Whether a product's result lives on a device (its lowering is this module's)."""
+    return op.results[0].type.device is not None
+
+
+def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Value | None,
+                   alpha: float, beta: float, epilogue: str | None = None) -> Value:
+    """The buffer of f(alpha·a·b + beta·c) for device operands (vectors or matrices; c may
+    broadcast along its static-1 dims; f the identity without `epilogue`)."""
+    lb = ctx.lb
+    t: TensorType = op.results[0].type
+    a_sizes, b_sizes = ctx.sizes_of(a), ctx.sizes_of(b)
+    lb.assert_eq(a_sizes[-1], b_sizes[0], f"'{op.op_name}': inner dimensions differ")
+    if a.type.rank == 1 and b.type.rank == 1:
+        out = ctx.alloc(t, [])
+        device_reduce(ctx, "sum", [a_sizes[0]], [0],
+                      lambda idx: [lb.scalar("mul", [lb.load(a, idx), lb.load(b, idx)])], [out], t.element)
+        return out
+    sizes = a_sizes[:-1] + b_sizes[1:]
+    out = inplace_target(ctx, op, 0) or ctx.alloc(t, sizes)
+    sizes = ctx.sizes_of(out)
+    c_in = None
+    if c is not None:
+        if t.element.is_float and c is not out and _whole(ctx, op, c, sizes):
+            c_in = c  # copied by the call itself, or not at all where it is out's storage
+        else:
+            _into(ctx, op, c, out, sizes)
+    if not t.element.is_float:
+        _integer_product(ctx, a, b, out, sizes, alpha, beta if c is not None else 0.0)
+    else:
+        attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if c is not None else 0.0)}
+        operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
+        lb.b.create(G.GemmOp, operands, attrs, result_types=[])
+    if epilogue is not None:
+        with ctx.nest(sizes, t.device) as ivs:
+            lb.store(lb.scalar(epilogue, [lb.load(out, ivs)]), out, ivs)
+    return out
+
+
+def _whole(ctx: FuncLowering, op: Operation, c: Value, sizes: list[Index]) -> bool:
+    """Whether accumulator c is a dense buffer of the result's shape (not a broadcast row)."""
+    if c not in ctx.contiguous or c.type.shape != op.results[0].type.shape:
+        return False
+    for axis, (n, m) in enumerate(zip(sizes, ctx.sizes_of(c))):
+        ctx.lb.assert_eq(n, m, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
+    return True
+
+
+def _into(ctx: FuncLowering, op: Operation, c: Value, out: Value, sizes: list[Index]) -> None:
+    """out = c (broadcast along c's static-1 dims), unless c is out's own buffer."""
+    if c is out:
+        return
+    lb = ctx.lb
+    c_type = op.operands[2].type
+    c_sizes = ctx.sizes_of(c)
+    for axis, (n, m) in enumerate(zip(sizes, c_sizes)):
+        if c_type.shape[axis] != 1:
+            lb.assert_eq(n, m, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
+    zero = lb.const(0)
+    with ctx.nest(sizes, out.type.device) as ivs:
+        idx = [zero if d == 1 else iv for d, iv in zip(c_type.shape, ivs)]
+        lb.store(lb.load(c, idx), out, ivs)
+
+
+def _blas_operand(ctx: FuncLowering, m: Value) -> Value:
+    """`m` itself when its layout has a unit stride along an axis (a dense buffer, a transpose
+    of one, a slice of one with unit steps), else a dense copy."""
+    if _unit_stride(ctx, m):
+        return m
+    return ctx.copy_to_new(m, MemRefType(m.type.shape, m.type.element, device=m.type.device))
+
+
+def _unit_stride(ctx: FuncLowering, m: Value) -> bool:
+    while m not in ctx.contiguous:
+        owner = m.owner
+        if isinstance(owner, L.TransposeOp):
+            pass
+        elif isinstance(owner, L.BroadcastOp) and sorted(owner.dims) == list(range(m.type.rank)):
+            pass  # a permutation, nothing broadcast
+        elif isinstance(owner, L.SubviewOp):
+            rank = owner.operand(0).type.rank
+            if any(LoopBuilder.static_value(s) != 1 for s in owner.operands[1 + 2 * rank:]):
+                return False
+        else:
+            return False
+        m = owner.operand(0)
+    return True
+
+
+def _integer_product(ctx: FuncLowering, a: Value, b: Value, out: Value, sizes: list[Index],
+                     alpha: float, beta: float) -> None:
+    """out = alpha·a·b + beta·out for integers: one thread per result element."""
+    lb = ctx.lb
+    k = ctx.sizes_of(a)[-1]
+    element = out.type.element
+    with ctx.nest(sizes, out.type.device) as ivs:
+        rows, cols = (ivs[:1], ivs[1:]) if a.type.rank == 2 else ([], ivs)
+        acc = dot_loop(lb, k, lambda q: lb.load(a, rows + [q]), lambda q: lb.load(b, [q] + cols), element)
+        if alpha != 1.0:
+            acc = lb.scalar("mul", [acc, lb.scalar_const(int(alpha), element)])
+        if beta != 0.0:
+            acc = lb.scalar("add", [acc, lb.scalar("mul", [lb.load(out, ivs), lb.scalar_const(int(beta), element)])])
+        lb.store(acc, out, ivs)
