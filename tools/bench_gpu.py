@@ -159,8 +159,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="fewer samples")
-    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,tutorial",
-                    help="comma-separated: exp, chain, sums, lr, gemm, tutorial")
+    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,mlp,tutorial",
+                    help="comma-separated: exp, chain, sums, lr, gemm, mlp, tutorial")
     args = ap.parse_args()
     cases = set(args.cases.split(","))
     repeat = 5 if args.quick else args.repeat
@@ -181,6 +181,8 @@ def main() -> None:
         steps.bench_lr(t, repeat, torch, jax, device_us, irc_sync)
     if "gemm" in cases:
         steps.bench_gemm(t, repeat, torch, device_us, irc_sync)
+    if "mlp" in cases:
+        steps.bench_mlp(t, repeat, torch, jax, device_us, irc_sync)
     if "tutorial" in cases:
         steps.bench_tutorial(t)
     t.print()

@@ -139,3 +139,89 @@ def bench_tutorial(t) -> None:
         s = tutorial_seconds(device)
         t.add(f"tutorial LR, {TUTORIAL_STEPS} steps on {device}: irc", s * 1e6 / TUTORIAL_STEPS,
               f"{s:.2f} s of training ({time.perf_counter() - t0:.1f} s with start-up)")
+
+
+MLP = (256, 784, 512, 10)  # batch, inputs, hidden units, classes (tools/bench_dense.py's step)
+
+
+def _mlp_data(seed: int = 0) -> tuple:
+    rng = np.random.RandomState(seed)
+    n, d, h, c = MLP
+    X = rng.randn(n, d).astype("float32")
+    Y = np.eye(c, dtype="float32")[rng.randint(0, c, n)]
+    params = [(rng.randn(d, h) * 0.01).astype("float32"), np.zeros(h, "float32"),
+              (rng.randn(h, c) * 0.01).astype("float32"), np.zeros(c, "float32")]
+    return X, Y, params
+
+
+def mlp_irc() -> Callable[[], object]:
+    """The MLP step with the batch device-resident, its cost kept on the device."""
+    X, Y, params = _mlp_data()
+    x, y = irc.shared(X, name="X"), irc.shared(Y, name="Y")
+    shared = [irc.shared(p, name=n) for p, n in zip(params, ("W1", "b1", "W2", "b2"))]
+    W1, b1, W2, b2 = shared
+    h = T.tanh(T.dot(x, W1) + b1)
+    p = T.nnet.softmax(T.dot(h, W2) + b2)
+    cost = T.nnet.categorical_crossentropy(p, y).mean()
+    grads = T.grad(cost, shared)
+    with irc.config.change_flags(assert_no_cpu_op="raise"):
+        return irc.function([], irc.Out(gpu_from_host(cost), borrow=True),
+                            updates=[(q, q - LR * g) for q, g in zip(shared, grads)], name="mlp_step")
+
+
+def _mlp_loss(m, log_softmax, ps, X, Y):
+    W1, b1, W2, b2 = ps
+    h = m.tanh(X @ W1 + b1)
+    return -(Y * log_softmax(h @ W2 + b2)).sum(axis=1).mean()
+
+
+def mlp_jax(jax) -> Callable[[], object]:
+    jnp = jax.numpy
+    X, Y, params = (jnp.asarray(a) if not isinstance(a, list) else [jnp.asarray(p) for p in a]
+                    for a in _mlp_data())
+
+    @jax.jit
+    def step(ps):
+        cost, gs = jax.value_and_grad(lambda q: _mlp_loss(jnp, jax.nn.log_softmax, q, X, Y))(ps)
+        return [p - LR * g for p, g in zip(ps, gs)], cost
+
+    state = [params]
+
+    def run():
+        state[0], cost = step(state[0])
+        return cost
+    return run
+
+
+def mlp_torch(torch, compiled: bool) -> Callable[[], object]:
+    X, Y, params = _mlp_data()
+    X, Y = torch.as_tensor(X, device="cuda"), torch.as_tensor(Y, device="cuda")
+    ps = [torch.as_tensor(p, device="cuda").requires_grad_() for p in params]
+    log_softmax = lambda v: torch.log_softmax(v, dim=1)  # noqa: E731
+
+    def step():
+        cost = _mlp_loss(torch, log_softmax, ps, X, Y)
+        gs = torch.autograd.grad(cost, ps)
+        with torch.no_grad():
+            for p, g in zip(ps, gs):
+                p.sub_(LR * g)
+        return cost
+    return torch.compile(step, mode="reduce-overhead") if compiled else step
+
+
+def bench_mlp(t, repeat: int, torch, jax, device_us, irc_sync) -> None:
+    mine = t.add("MLP step 256×784→512→10: irc", device_us(mlp_irc(), irc_sync, repeat, 100))
+    best = None
+    if jax is not None:
+        run = mlp_jax(jax)
+        best = t.add("MLP step: jax.jit", device_us(run, lambda: jax.block_until_ready(run()), repeat, 100))
+    if torch is not None:
+        ts = torch.cuda.synchronize
+        t.add("MLP step: torch eager", device_us(mlp_torch(torch, False), ts, repeat, 50))
+        try:
+            compiled = t.add("MLP step: torch.compile(reduce-overhead)",
+                             device_us(mlp_torch(torch, True), ts, repeat, 50))
+            best = min(b for b in (best, compiled) if b)
+        except Exception as e:  # no Triton / compiler on the machine
+            t.add("MLP step: torch.compile(reduce-overhead)", None, f"skipped: {type(e).__name__}"[:60])
+    t.ratio("  MLP step ratio", mine, best, "of the faster of jax.jit and torch.compile")

@@ -98,6 +98,9 @@ class ProfileStats:
         self.collect()
         if not self.memory_lines and self.module is not None:
             self.memory_lines = memory_lines(None, self.module, self.input_shapes)
+        device_notes = [line for src in self.sources for line in getattr(src, "memory_notes", list)()]
+        if device_notes:
+            self.memory_lines = [m for m in self.memory_lines if not m.startswith("GPU")] + device_notes
         (file or sys.stdout).write(format_profile(self, n_ops_to_print, n_apply_to_print))
 
 

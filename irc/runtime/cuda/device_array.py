@@ -68,9 +68,11 @@ class ArrayFactory(Recent):
         self.attrs = {k: v for k, v in template.__dict__.items() if k != "address"}
         self.nbytes = max(template.nbytes, 1)
         self.allocate = device().pool.allocate
+        self.made = 0  # arrays allocated (not handed out again): the profiler's count
 
     def make(self) -> DeviceArray:
         out = DeviceArray.__new__(DeviceArray)
         out.__dict__.update(self.attrs)
         out.gpudata = self.allocate(self.nbytes)
+        self.made += 1
         return out

@@ -201,11 +201,15 @@ class CudaExecutor:
         plan = self.plans.get(shapes)
         if plan is None:
             plan = self._plan(shapes, dargs)
+        if self.timing is not None:
+            made = sum(f.made for f in plan.factories)
         if outs is None:
             bufs = list(dargs)
             bufs += [make() for make in plan.makers]
         else:
             bufs = self._buffers_with(plan, dargs, outs)
+        if self.timing is not None:
+            self.timing.note_call_memory(self.dev.pool, sum(f.made for f in plan.factories) - made)
         addresses = tuple([b.address for b in bufs])
         graphs = plan.graphs
         graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches

@@ -36,6 +36,8 @@ class CudaTiming:
         self.uploads = {k: f"GpuFromHost(input {k})" for k in uploads}
         self.downloads = {k: f"HostFromGpu(output {k})" for k in downloads}
         self.pending: list[tuple[str, Any, Any]] = []
+        self.memory_calls = self.first_fresh = self.later_fresh = 0
+        self.peak_bytes = self.first_managed = self.last_managed = 0
 
     def applies(self) -> list[ApplyInfo]:
         infos = describe_launches(self.func, list(self.kernels.items()))
@@ -61,6 +63,31 @@ class CudaTiming:
         out = work()
         self.pending.append((key, perf_counter() - t0, None))
         return out
+
+    def note_call_memory(self, pool: Any, fresh: int) -> None:
+        """After a profiled call took its buffers: the pool's bytes in use (the peak kept),
+        what it holds from the driver, and `fresh`, the buffers this call allocated (not
+        handed back by the recycling)."""
+        self.memory_calls += 1
+        self.peak_bytes = max(self.peak_bytes, pool.active_bytes)
+        if self.memory_calls == 1:
+            self.first_managed = pool.managed_bytes
+            self.first_fresh = fresh
+        self.last_managed = pool.managed_bytes
+        self.later_fresh += fresh if self.memory_calls > 1 else 0
+
+    def memory_notes(self) -> list[str]:
+        """The GPU lines of the memory report: measured, not estimated."""
+        if not self.memory_calls:
+            return []
+        later = self.memory_calls - 1
+        grown = (self.last_managed - self.first_managed) / 1024
+        per_call = f"{self.later_fresh / later:.2f} per call" if later else "no later call"
+        return [f"GPU: peak device memory in use during a call: {self.peak_bytes / 1024:.1f}KB "
+                f"(irc's pool, the whole process)",
+                f"GPU: buffers allocated: {self.first_fresh} in the first call, {self.later_fresh} "
+                f"in the {later} calls after ({per_call}); the pool took {grown:.1f}KB more from "
+                f"the driver after the first call"]
 
     def upload_key(self, k: int) -> str:
         return self.uploads.setdefault(k, f"GpuFromHost(input {k})")
