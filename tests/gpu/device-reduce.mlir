@@ -5,22 +5,28 @@
 // reduced rows (one thread per (chunk, column): columns fastest, so reads are coalesced; 4 loads
 // in flight per thread, UNROLL_KEPT) into
 // device partials; pass 2 combines each column's chunks in order. No host buffer, no atomics.
+// A short column (one chunk) is instead one pass, first; whichever does not fit the sizes has
+// no work (its bound is multiplied by 0).
 // LOOP-LABEL: func.func @columns
+// LOOP:         loop.parallel (%[[S:.*]]) = ({{.*}}) to (%{{.*}})
+// LOOP:           loop.load %x[%{{.*}}, %[[S]]]
+// LOOP:           loop.store %{{.*}}, %{{.*}}[%[[S]]] : memref<?xf32, "cuda">
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[C:.*]], %[[N:.*]] : (index, index) -> memref<?x?xf32, "cuda">
-// LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[C]], %[[N]])
+// LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%{{.*}}, %[[N]])
 // LOOP:           %[[M:.*]]:2 = loop.for %[[K:.*]] = %[[I]] to %{{.*}} step %{{.*}} iter_args
 // LOOP-COUNT-4:     loop.load %x[%{{.*}}, %[[J]]]
 // LOOP-COUNT-4:     scalar.add
 // LOOP:           loop.for %[[T:.*]] = %[[M]]#1 to %{{.*}} step %[[C]] iter_args(%{{.*}} = %[[M]]#0)
 // LOOP-NEXT:        loop.load %x[%[[T]], %[[J]]]
 // LOOP:           loop.store %{{.*}}, %[[P]][%[[I]], %[[J]]]
-// LOOP:         loop.parallel (%[[O:.*]]) = ({{.*}}) to (%[[N]])
+// LOOP:         loop.parallel (%[[O:.*]]) = ({{.*}}) to (%{{.*}})
 // LOOP:           loop.for %[[Q:.*]] = %{{.*}} to %{{.*}} step
 // LOOP:             loop.load %[[P]][%{{.*}}, %[[O]]]
 // LOOP:           loop.store %{{.*}}, %{{.*}}[%[[O]]] : memref<?xf32, "cuda">
 // LOOP:         loop.dealloc %[[P]] : memref<?x?xf32, "cuda">
 
-// Two kernels, two launches; the host only sizes, allocates and launches.
+// Three kernels (the single pass, then the two chunked ones); the host only sizes, allocates
+// and launches.
 // GPU-LABEL: gpu.func @columns_kernel0(
 // GPU:         loop.for
 // GPU:           loop.for
@@ -39,7 +45,7 @@ func.func @columns(%x: tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
 // Row sums: the chunks are the fastest index (a warp reads consecutive elements of a row).
 // LOOP-LABEL: func.func @rows
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[M:.*]], %[[C:.*]] : (index, index) -> memref<?x?xf32, "cuda">
-// LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[M]], %[[C]])
+// LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%{{.*}}, %[[C]])
 // LOOP:           loop.for %[[K:.*]] = %[[J]] to %{{.*}} step %{{.*}} iter_args
 // LOOP-COUNT-4:     loop.load %x[%[[I]], %{{.*}}]
 // LOOP:           loop.store %{{.*}}, %[[P]][%[[I]], %[[J]]]
@@ -50,18 +56,23 @@ func.func @rows(%x: tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
   func.return %0 : tensor<?xf32, "cuda">
 }
 
-// A reduction to one number: the contiguous input read as a vector; pass 1, then levels of 64
-// partials per thread, then a one-thread pass into the 0-d device result (four launches).
+// A reduction to one number: the contiguous input read as a vector; a single one-thread pass
+// when it is short, else pass 1, two levels of 64 partials per thread (none when pass 1 left at
+// most 64), then a one-thread pass into the 0-d device result (five launches, at most four with
+// work).
 // LOOP-LABEL: func.func @total
 // LOOP:         %[[F:.*]] = loop.reshape %x
 // LOOP:         loop.parallel
 // LOOP:           loop.load %[[F]][
+// LOOP:           loop.store %{{.*}}, %{{.*}}[] : memref<f32, "cuda">
+// LOOP:         loop.parallel
+// LOOP:           loop.load %[[F]][
 // LOOP:         loop.parallel
 // LOOP:         loop.parallel
-// LOOP:         loop.parallel (%{{.*}}) = (%{{.*}}) to (%[[ONE:.*]]) step
+// LOOP:         loop.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
 // LOOP:           loop.store %{{.*}}, %{{.*}}[] : memref<f32, "cuda">
 // GPU-LABEL: func.func @total(
-// GPU-COUNT-4: gpu.launch
+// GPU-COUNT-5: gpu.launch
 // GPU-NOT:     gpu.launch
 // GPU:         func.return
 func.func @total(%x: tensor<?x?xf32, "cuda">) -> tensor<f32, "cuda"> {
@@ -81,14 +92,19 @@ func.func @argmax(%x: tensor<?x?xf32, "cuda">) -> tensor<?xi64, "cuda"> {
   func.return %0 : tensor<?xi64, "cuda">
 }
 
-// A fused reduction computes its body in pass 1 and stores its elementwise result there
-// (no temporary of the body's values).
+// A fused reduction computes its body in pass 1 (or in the single pass of a short row) and
+// stores its elementwise result there (no temporary of the body's values); the final pass only
+// combines partials.
 // LOOP-LABEL: func.func @fused
 // LOOP:         loop.parallel
 // LOOP:           loop.for
 // LOOP:             scalar.exp
 // LOOP:             loop.store %{{.*}}, %[[E:.*]][%{{.*}}, %{{.*}}] : memref<?x?xf32, "cuda">
 // LOOP:             scalar.add
+// LOOP:         loop.parallel
+// LOOP:           loop.for
+// LOOP:             scalar.exp
+// LOOP:             loop.store %{{.*}}, %[[E]][%{{.*}}, %{{.*}}] : memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel
 // LOOP-NOT:       scalar.exp
 // LOOP:         func.return %[[E]]

@@ -11,7 +11,10 @@ the kept columns for `sum(axis=0)`, along a row's chunks for row sums. The chunk
 given to the innermost reduced axis first, until pass 1 has about `TARGET_THREADS` threads
 and each reads at least `MIN_PER_THREAD` elements.
 
-Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices). A
+A reduction whose reduced axes make one chunk each (at most `MIN_PER_THREAD` items: a row of
+10 classes) is instead one pass, each output's thread combining its items in order; the
+chunked passes' launches then have no work (dropped when the call is planned), and the other
+way round. Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices). A
 reduction to one number first runs two levels that each combine `FAN_IN` partials per thread,
 so that at most `FINAL_MAX` remain for the last, one-thread pass — or none, when pass 1 left
 no more than that (a short vector: three launches fewer). The chunk counts depend on the
@@ -118,17 +121,22 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
         values = load(index)
         return [values[0], lb.cast(index[axes[0]], i64)] if red.is_arg else values
 
-    shape = [counts.get(a, sizes[a]) for a in range(rank)]
-    partials = _partials(ctx, red, [shape[a] for a in order], device)
-    _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device,
-                UNROLL_KEPT if kept else UNROLL)
-    if kept:
-        _final_pass(ctx, red, shape, axes, order, partials, outs, device)
-        return
-    # one number: flatten the partials and combine them FAN_IN per thread until few are left
     count = one
     for a in axes:
         count = lb.mul(count, counts[a])
+    # a short reduction (one chunk per reduced axis): a single pass, each output's thread reading
+    # its items; the chunked passes below then have no threads (their launches are dropped)
+    single = lb.sub(one, lb.min(one, lb.sub(count, one)))
+    chunked = lb.sub(one, single)
+    _final_pass(ctx, red, sizes, axes, first_item, outs, device, single)
+    shape = [counts.get(a, sizes[a]) for a in range(rank)]
+    partials = _partials(ctx, red, [shape[a] for a in order], device)
+    _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device,
+                UNROLL_KEPT if kept else UNROLL, active=chunked)
+    if kept:
+        _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, chunked)
+        return
+    # one number: flatten the partials and combine them FAN_IN per thread until few are left
     flat = [_flat(lb, p, count) for p in partials]
     levels: list[tuple[Index, Index]] = []  # (partials in, threads)
     n, bound = count, TARGET_THREADS
@@ -147,7 +155,7 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
                         active=needed)
             src, dst = dst, src
         count = lb.add(count, lb.mul(needed, lb.sub(n, count)))
-    _final_pass(ctx, red, [count], [0], [0], flat, outs, device)
+    _final_pass(ctx, red, [count], [0], _reader(lb, flat), outs, device, chunked)
 
 
 assert -(-TARGET_THREADS // FAN_IN ** 2) <= FINAL_MAX < -(-TARGET_THREADS // FAN_IN), \
@@ -218,16 +226,20 @@ def _chunk_pass(ctx: FuncLowering, red: Reducer, sizes: list[Index], axes: Seque
             lb.store(v, d, ivs)
 
 
-def _final_pass(ctx: FuncLowering, red: Reducer, shape: list[Index], axes: Sequence[int],
-                order: Sequence[int], partials: list[Value], outs: list[Value], device: str | None) -> None:
-    """One thread per output: its chunks' partial states combined in order, its results stored."""
+def _final_pass(ctx: FuncLowering, red: Reducer, shape: list[Index], axes: Sequence[int], item: Load,
+                outs: list[Value], device: str | None, active: Index) -> None:
+    """One thread per output: the states `item` reads over `shape`'s reduced axes (partials,
+    or the input itself) combined in order, its results stored. No thread when `active` (an
+    index, 0 or 1) is 0."""
     lb = ctx.lb
     kept = [a for a in range(len(shape)) if a not in axes]
     zero, one = lb.const(0), lb.const(1)
-    with ctx.nest([shape[a] for a in kept], device) as ivs:
+    sizes = [shape[a] for a in kept] or [one]  # (a number: a one-thread nest)
+    sizes[0] = lb.mul(sizes[0], active)
+    with lb.parallel(sizes) as ivs:
+        ivs = ivs if kept else []
         index = dict(zip(kept, ivs))
-        state = _combine_over(lb, red, shape, axes, {a: (zero, one) for a in axes}, index,
-                              _reader(lb, partials, order), UNROLL)
+        state = _combine_over(lb, red, shape, axes, {a: (zero, one) for a in axes}, index, item, UNROLL)
         for v, out in zip(red.results(lb, state), outs):
             lb.store(v, out, ivs)
 
