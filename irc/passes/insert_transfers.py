@@ -47,6 +47,9 @@ PLACEMENT: dict[str, str] = {
     "tensor.random": DEVICE,  # one parallel nest, every element its own Philox block
     "tensor.reduce": DEVICE,  # every kind, any axes: chunked passes without atomics
     "tensor.fused_reduce": DEVICE,  # the body computed in the reduction's first pass
+    "tensor.softmax": DEVICE,  # a row's statistics by the reduction passes, then one store
+    "tensor.log_softmax": DEVICE,
+    "tensor.softmax_grad": DEVICE,
     "tensor.dimshuffle": FOLLOW,
     "tensor.transpose": FOLLOW,
     "tensor.reshape": FOLLOW,
