@@ -240,6 +240,10 @@ class GpuAlloc(ViewOp):
     pass
 
 
+class ARange(ViewOp):
+    """`tensor.iota` (Theano's `T.arange`)."""
+
+
 class GpuReshape(ViewOp):
     pass
 
@@ -298,6 +302,7 @@ class GenericOp(ViewOp):
 OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.broadcast": (Alloc, GpuAlloc),
     "tensor.alloc": (Alloc, GpuAlloc),
+    "tensor.iota": (ARange, ARange),
     "tensor.dim": (Shape_i, Shape_i),
     "tensor.from_elements": (MakeVector, MakeVector),
     "tensor.insert_slice": (IncSubtensor, GpuIncSubtensor),

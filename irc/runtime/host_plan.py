@@ -2,7 +2,8 @@
 signature: the buffers to allocate and the kernel launches with every parameter computed.
 
 After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
-`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`), buffer allocations, views
+`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`, `loop.check_index` of a
+constant index), buffer allocations, views
 (`loop.transpose`/`subview`/`broadcast`/`reshape`) and `gpu.launch`es; its control flow does not
 depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
@@ -108,6 +109,13 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
                                  + ", ".join(map(str, shapes)) + ")")
                 err.op, err.sizes = op, (ins[0], ins[1])
                 raise err
+        elif isinstance(op, L.CheckIndexOp):  # an index known without the data (a constant)
+            i, n = ins
+            if not -n <= i < n:
+                err = ShapeError(f"{op.message} (index {i}, size {n})")
+                err.op, err.sizes = op, None
+                raise err
+            env[op.result] = i + n if i < 0 else i
         elif isinstance(op, L.AllocOp):
             t = op.result.type
             shape = _sizes(t, ins)
@@ -117,7 +125,8 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         elif isinstance(op, (L.DeallocOp, L.GlobalOp)):
             pass  # memory returns to the pool with the call's buffers; kernels rebuild constants
         elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
-            env[op.result] = _view(op, ins)
+            # (a view of constant data: kernels rebuild it, the host has nothing to record)
+            env[op.result] = None if ins[0] is None else _view(op, ins)
         elif isinstance(op, G.LaunchOp):
             launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
         elif isinstance(op, ReturnOp):

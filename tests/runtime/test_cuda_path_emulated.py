@@ -29,6 +29,8 @@ from irc.passes.pipelines import optimize
 from irc.runtime import targets
 from irc.runtime.cuda.host_fallback import run_on_cpu
 from irc.runtime.kernel_emulator import run_function
+from irc.runtime.native_executor import execution_error
+from irc.runtime.shapes import ShapeError
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 from irc.tensor.shared_randomstreams import RandomStreams
 
@@ -47,7 +49,10 @@ class EmulatedExecutor:
 
     def run(self, args, hook=None, outs=None):
         dense = [a if np.asarray(a).flags.c_contiguous else np.ascontiguousarray(a) for a in args]
-        return run_function(self.module, [np.asarray(a) for a in dense])
+        try:
+            return run_function(self.module, [np.asarray(a) for a in dense])
+        except ShapeError as e:  # as the CUDA executor reports it
+            raise execution_error(e, args) from None
 
 
 def emulated_compile(module, func, config, profiling):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...dialects import loop as L
 from ...dialects.builtin import TensorType
+from ...dialects.tensor_base import constant_value
 from ...ir.core import Operation, Value
 from ...ir.types import i64, index
 from ..loop_builder import Index
@@ -21,8 +22,11 @@ def _checked_indices(ctx: FuncLowering, op: Operation, first: int, sizes: list[I
     """axis -> the checked, non-negative index given by operands `first`, `first + 1`, ..."""
     out = {}
     for k, axis in enumerate(op.attributes["axes"]):
-        raw = ctx.broadcast_load(op.operand(first + k), [])
-        out[axis] = ctx.lb.check_index(ctx.lb.cast(raw, index), sizes[axis],
+        v = op.operand(first + k)
+        known = constant_value(v)  # an index constant (on a GPU target the host plan checks it)
+        i = ctx.lb.const(int(known.array.reshape(-1)[0])) if known is not None \
+            else ctx.lb.cast(ctx.broadcast_load(v, []), index)
+        out[axis] = ctx.lb.check_index(i, sizes[axis],
                                        f"'{op.op_name}': index out of range for axis {axis}")
     return out
 

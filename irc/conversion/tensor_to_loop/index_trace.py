@@ -16,7 +16,8 @@ from .context import FuncLowering
 
 _ARITHMETIC = {"add": "add", "sub": "sub", "mul": "mul", "floordiv": "floordiv", "maximum": "max",
                "minimum": "min"}
-_VIEWS = ("tensor.dimshuffle", "tensor.reshape", "tensor.broadcast", "tensor.cast")
+_VIEWS = ("tensor.dimshuffle", "tensor.reshape", "tensor.broadcast", "tensor.cast", "tensor.to_device",
+          "tensor.to_host")
 
 
 def _one_integer(v: Value) -> bool:
