@@ -7,14 +7,15 @@ Where an op runs comes from one table, `PLACEMENT`:
   comparisons, `select`, `cast`), `tensor.fused` groups, `tensor.random` (Philox draws) and
   the reductions `tensor.reduce` and `tensor.fused_reduce` (chunked deterministic passes:
   `conversion/tensor_to_loop/device_reduce.py`), the softmax family (`device_softmax.py`),
-  `concat`, `insert_slice`, `alloc`, `iota`, and integer indexing by constants (`index`
+  `concat`, `insert_slice`, `alloc`, `iota`, `gather` and `scatter` (`device_gather.py`), and
+  integer indexing by constants (`index`
   follows its data, `insert_index` runs there). Their operands are copied to the
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value, or was already copied there for an earlier reader), or
   when every reader runs on the device.
-* `HOST` — everything else (dot, gemv, gemm, fused_matvec, gather, scatter, integer indexing
+* `HOST` — everything else (dot, gemv, gemm, fused_matvec, integer indexing
   by an index computed at run time, ...) until they get kernels: their operands are copied to
   the host.
 
@@ -64,10 +65,10 @@ PLACEMENT: dict[str, str] = {
     "tensor.alloc": DEVICE,  # a broadcast view of the value (sizes traced from shapes)
     "tensor.iota": DEVICE,  # arange(n): one nest
     "tensor.if": HOST,  # a branch on the host (its regions' ops stay host ops for now)
-    # advanced indexing: a gather is data-dependent reads, a scatter-add needs atomics (or a
-    # sort) on a GPU; both sequential checks of the indices run on the host for now
-    "tensor.gather": HOST,
-    "tensor.scatter": HOST,
+    # advanced indexing: indices checked on the device (flags read back after the call); a
+    # scatter walks the indices per result element (deterministic, no atomics)
+    "tensor.gather": DEVICE,
+    "tensor.scatter": DEVICE,
 }
 
 # Integer indexing by constants (`x[:, 1]`, `set_subtensor(x[2], v)`): its index is known when

@@ -4,14 +4,15 @@ signature: the buffers to allocate and the kernel launches with every parameter 
 After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
 `loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`, `loop.check_index` of a
 constant index), buffer allocations, views
-(`loop.transpose`/`subview`/`broadcast`/`reshape`) and `gpu.launch`es; its control flow does not
+(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es and the data checks read back
+after them (`loop.check_flag`: `HostPlan.checks`); its control flow does not
 depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
 runtime and the CPU emulator both execute plans; neither reads the host IR per call."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -53,12 +54,22 @@ class Launch:
     op: Operation              # the gpu.launch (its location names the user's line)
 
 
+@dataclass(frozen=True)
+class Check:
+    """A `loop.check_flag`: after the launches, the call fails with the op's message when the
+    flag (element 0 of `flag`) is not 0."""
+
+    flag: View
+    op: Operation
+
+
 @dataclass
 class HostPlan:
     n_args: int
     allocs: list[Alloc]
     launches: list[Launch]
     results: list[View]
+    checks: list[Check] = field(default_factory=list)
 
     @property
     def n_slots(self) -> int:
@@ -94,6 +105,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
     allocs: list[Alloc] = []
     launches: list[Launch] = []
     results: list[View] = []
+    checks: list[Check] = []
     n_args = len(func.args)
     for op in func.body.ops:
         ins = [env.get(v) for v in op.operands]
@@ -127,6 +139,8 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
             # (a view of constant data: kernels rebuild it, the host has nothing to record)
             env[op.result] = None if ins[0] is None else _view(op, ins)
+        elif isinstance(op, L.CheckFlagOp):
+            checks.append(Check(ins[0], op))
         elif isinstance(op, G.LaunchOp):
             launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
         elif isinstance(op, ReturnOp):
@@ -134,7 +148,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         else:
             raise UnsupportedHostOp(f"'{op.op_name}' at {op.location} cannot run on the host "
                                     f"side of a GPU function")
-    return HostPlan(n_args, allocs, launches, results)
+    return HostPlan(n_args, allocs, launches, results, checks)
 
 
 def _view(op: Operation, ins: list[Any]) -> View:
@@ -152,3 +166,10 @@ def _view(op: Operation, ins: list[Any]) -> View:
         return View(src.slot, src.offset, tuple(ins[1:]), strides)
     shape = _sizes(op.result.type, ins[1:])  # loop.reshape of a contiguous buffer
     return View(src.slot, src.offset, shape, _dense(shape))
+
+
+def failed_check(check: Check) -> ShapeError:
+    """The error of a data check whose flag was set (reported like a failed `check_index`)."""
+    err = ShapeError(check.op.message)
+    err.op, err.sizes = check.op, None
+    return err

@@ -24,7 +24,7 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
-from .host_plan import HostPlan, View, record_plan
+from .host_plan import HostPlan, View, failed_check, record_plan
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -252,6 +252,9 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
         args = [DeviceView(memory.address(a.slot), a.offset, a.shape, a.strides, dtypes[a.slot].itemsize)
                 if isinstance(a, View) else a for a in launch.args]
         emulate_launch(kernel, grid, block, pack_params(kernel, args), memory)
+    for check in plan.checks:  # read back after the launches, as the CUDA runtime does
+        if _read_view(check.flag, dtypes[check.flag.slot], memory).reshape(-1)[0]:
+            raise failed_check(check)
     return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
 
 

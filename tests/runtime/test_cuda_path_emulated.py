@@ -217,11 +217,12 @@ def test_scan_stays_on_the_host(cuda_emulated):
 
 
 def test_advanced_indexing_on_the_cuda_path(cuda_emulated):
-    """`tensor.gather`/`scatter` are host ops (PLACEMENT): the function runs on the cpu, with
-    numpy's numbers (repeated indices accumulate) and its IndexError."""
+    """`tensor.gather`/`scatter` run on the device (no fallback to the cpu), with numpy's
+    numbers (repeated indices accumulate) and its IndexError (see
+    test_cuda_indexing_emulated.py)."""
     m, i = T.fmatrix("m"), T.lvector("i")
-    with warnings.catch_warnings():  # "runs on the cpu" (once per process)
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # "runs on the cpu" would fail here
         f = irc.function([m, i], [m[i] * 2, T.grad(T.sum(m[i] ** 2), m)])
     mv, iv = rand(3, 4), np.array([2, -1, 0])
     rows, grad = f(mv, iv)

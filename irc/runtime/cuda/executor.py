@@ -8,6 +8,12 @@ buffers handed out as numpy arrays (recycled by the pool when the user drops the
 synchronize once. Results on the device return at once: the work is queued, not finished
 (`r.sync()`, or `config.gpu_sync`/`CUDA_LAUNCH_BLOCKING=1` to wait after every launch).
 
+A function with data checks (an index array read on the device: `loop.check_flag`) reads their
+flags back after the launches (one synchronization per call) and fails with an IndexError
+naming the op and the user's line when one is set; the kernels clamp bad indices, so nothing
+reads out of bounds, and such a function writes no update in place (the shared variables keep
+their last good values when it fails).
+
 A CUDA error never kills the process: it becomes an `ExecutionError` (or `MemoryError` for an
 out-of-memory) naming the kernel, the op and the user's line; the pool's held blocks are
 released so that a later call with smaller inputs runs."""
@@ -21,12 +27,13 @@ import pycuda.driver as drv
 
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
 from ...codegen_ptx.pipeline import lower_for_gpu
+from ...dialects import loop as L
 from ...dialects.func import FuncOp
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
 from ..errors import ExecutionError
-from ..host_plan import HostPlan, View, record_plan
+from ..host_plan import HostPlan, View, failed_check, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
@@ -58,7 +65,10 @@ def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: 
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
-    inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
+    # a call that can fail after its kernels ran (data checks) writes no update in place, so
+    # the shared variables keep their last good values when it does
+    checked = any(isinstance(op, L.CheckFlagOp) for op in host.body.ops)
+    inplace = {} if checked else {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
     return CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
                        KernelModule(ptx), inplace)
 
@@ -80,6 +90,7 @@ class PreparedPlan:
     def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list):
         self.n_args = plan.n_args
         self.results = plan.results
+        self.checks = plan.checks
         self.dtypes = list(arg_dtypes) + [a.dtype for a in plan.allocs]
         self.shapes = [None] * plan.n_args + [a.shape for a in plan.allocs]
         self.factories = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
@@ -145,7 +156,9 @@ class CudaExecutor:
         self.plans: dict[tuple, PreparedPlan] = {}
         self.sync_each = synchronize_after_launch()
         self.one_by_one = self.sync_each  # no graphs
-        self.can_replay = not (self.any_upload or self.download or self.one_by_one)
+        # data checks (`loop.check_flag`) are read back after every call: no replay without it
+        self.has_checks = any(isinstance(op, L.CheckFlagOp) for op in program.host_func.body.ops)
+        self.can_replay = not (self.any_upload or self.download or self.one_by_one or self.has_checks)
 
     def profile(self, timing: CudaTiming) -> None:
         """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
@@ -203,6 +216,8 @@ class CudaExecutor:
                         code = self.timing.timed(launch.name, lambda: launcher.launch(*launcher.args))
                     if code or self.sync_each:
                         self._check(launch, code)
+        if plan.checks:
+            self._read_checks(plan, bufs)
         if plan.direct:
             results = [bufs[slot] for slot in plan.result_slots]
         else:
@@ -260,6 +275,17 @@ class CudaExecutor:
             self.dev.stream.synchronize()
         except (CudaError, drv.Error) as e:
             raise ExecutionError(f"gpu.launch @{launch.name}", launch.location, [], f"CUDA error: {e}") from None
+
+    def _read_checks(self, plan: PreparedPlan, bufs: list) -> None:
+        """The data checks' flags, read once the call's kernels are done (one synchronization):
+        a set one fails the call with its op's message (an IndexError naming the user's line)."""
+        self.dev.stream.synchronize()
+        flag = np.zeros(1, np.int32)
+        for check in plan.checks:
+            view = check.flag
+            drv.memcpy_dtoh(flag, int(bufs[view.slot].gpudata) + view.offset * 4)
+            if flag[0]:
+                raise failed_check(check)
 
     def _download(self, results: list) -> list:
         """Host results copied into pinned buffers; one synchronization."""
