@@ -626,6 +626,31 @@ class CheckIndexOp(Operation):
             raise self.error("requires a 'msg' string")
 
 
+class HostValueOp(Operation):
+    """`%i = loop.host_value %n : (memref<i64, "cuda">) -> index`: the value of a 0-d integer
+    argument that the caller passes from the host (`irc.transfer = "upload"`), as an index the
+    host side of a GPU function computes with (a minibatch's slice bounds from its index). The
+    runtime knows it without reading the device: a host plan is recorded per value."""
+
+    name = "loop.host_value"
+    assembly = "short"
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    def verify_(self) -> None:
+        if self.num_operands != 1 or len(self.results) != 1:
+            raise self.error("takes one argument and has one result")
+        v = self.operand(0)
+        t = v.type
+        if not (isinstance(t, MemRefType) and t.rank == 0 and t.element.is_integer):
+            raise self.error(f"reads a 0-d integer buffer, got {t}")
+        if isinstance(v, Value) and not isinstance(v.owner, Block):
+            raise self.error("reads a function argument (a value the caller has on the host)")
+        _indices(self, self.results, "result")
+
+
 class CheckFlagOp(Operation):
     """`loop.check_flag %flag {msg = "..."} : memref<2xi32, "cuda">`: the function fails with
     `msg` (an IndexError) when `flag[0]` is not 0 once its kernels have run. The data checks of
@@ -672,5 +697,5 @@ def index_attr(value: int) -> IntegerAttr:
 
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
            "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
-           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CheckFlagOp", "CHECKS",
+           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CheckFlagOp", "HostValueOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

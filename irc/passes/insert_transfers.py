@@ -9,7 +9,8 @@ Where an op runs comes from one table, `PLACEMENT`:
   `conversion/tensor_to_loop/device_reduce.py`), the softmax family (`device_softmax.py`),
   `concat`, `insert_slice`, `alloc`, `iota`, `gather` and `scatter` (`device_gather.py`), and
   integer indexing by constants (`index`
-  follows its data, `insert_index` runs there). Their operands are copied to the
+  follows its data, `insert_index` runs there); `dynamic_slice` follows its data when its
+  bounds are computed from constants, sizes and integer user inputs (`known_on_host`). Their operands are copied to the
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
@@ -77,6 +78,28 @@ PLACEMENT: dict[str, str] = {
 CONSTANT_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
 INDEX_OPERANDS = {"tensor.index": 1, "tensor.insert_index": 2}  # first index operand
 
+# `x[i:j]` with bounds given at run time (the DLT's `givens` minibatch): a device view when its
+# bounds are integer arithmetic on constants, sizes and integer user inputs, whose values the
+# host side of the GPU function knows (`loop.host_value`); else on the host.
+HOST_KNOWN_ARITHMETIC = ("tensor.add", "tensor.sub", "tensor.mul", "tensor.floordiv", "tensor.maximum",
+                         "tensor.minimum", "tensor.neg", "tensor.cast", "tensor.dimshuffle",
+                         "tensor.reshape", "tensor.broadcast", "tensor.to_device", "tensor.to_host")
+
+
+def known_on_host(v: Value) -> bool:
+    """Is `v` (a one-element integer) computed from constants, sizes and integer user inputs
+    only, so that the host side of a GPU function can compute it without reading the device?"""
+    t = v.type
+    if not (isinstance(t, TensorType) and t.element.is_integer and all(d == 1 for d in t.shape)):
+        return False
+    owner = v.owner
+    if not isinstance(owner, Operation):  # an argument: a user input arrives on the host
+        return t.device is None and t.rank == 0
+    if owner.op_name in ("tensor.constant", "tensor.dim"):
+        return True
+    return owner.op_name in HOST_KNOWN_ARITHMETIC and all(known_on_host(w) for w in owner.operands)
+
+
 # Ops that compute nothing a device kernel would: not reported as left on the host.
 NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
 
@@ -88,6 +111,8 @@ def placement_rule(op: Operation) -> str:
         first = INDEX_OPERANDS[op.op_name]
         constant = all(constant_value(v) is not None for v in op.operands[first:])
         return CONSTANT_INDEXED[op.op_name] if constant else HOST
+    if op.op_name == "tensor.dynamic_slice":
+        return FOLLOW if all(known_on_host(v) for v in op.operands[1:]) else HOST
     if rule is not None:
         return rule
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST

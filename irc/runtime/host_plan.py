@@ -93,8 +93,16 @@ def _sizes(t: MemRefType, dynamic: list[int]) -> tuple[int, ...]:
     return tuple(d if d is not None else next(it) for d in t.shape)
 
 
-def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any]) -> HostPlan:
-    """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`;
+def host_value_args(func: FuncOp) -> list[int]:
+    """The arguments whose values a plan depends on (read by `loop.host_value`), in order."""
+    found = {func.args.index(op.operand(0)) for op in func.body.ops if isinstance(op, L.HostValueOp)}
+    return sorted(found)
+
+
+def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any],
+                values: dict[int, int] | None = None) -> HostPlan:
+    """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`
+    (and, for the arguments `host_value_args` names, of `values`: argument -> its integer);
     a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq` names the op)."""
     env: dict[Value, Any] = {}
     for i, (arg, shape) in enumerate(zip(func.args, shapes)):
@@ -139,6 +147,11 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
             # (a view of constant data: kernels rebuild it, the host has nothing to record)
             env[op.result] = None if ins[0] is None else _view(op, ins)
+        elif isinstance(op, L.HostValueOp):
+            k = func.args.index(op.operand(0))
+            if values is None or k not in values:
+                raise UnsupportedHostOp(f"'{op.op_name}' at {op.location}: no value given for argument {k}")
+            env[op.result] = int(values[k])
         elif isinstance(op, L.CheckFlagOp):
             checks.append(Check(ins[0], op))
         elif isinstance(op, G.LaunchOp):

@@ -24,7 +24,7 @@ from ..dialects.builtin import MemRefType, ModuleOp
 from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
-from .host_plan import HostPlan, View, failed_check, record_plan
+from .host_plan import HostPlan, View, failed_check, host_value_args, record_plan
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -275,5 +275,6 @@ def run_function(module: ModuleOp, inputs: Sequence[np.ndarray], func: str | Non
     if chosen is None:
         raise ValueError(f"no host function{' @' + func if func else ''} in the module")
     kernels = {op.sym_name: op for op in module.body.ops if isinstance(op, G.GpuFuncOp)}
-    plan = record_plan(chosen, [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs])
+    values = {k: int(np.asarray(inputs[k])) for k in host_value_args(chosen)}
+    plan = record_plan(chosen, [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs], values)
     return execute_plan(plan, kernels, inputs, sm_count)

@@ -1,6 +1,10 @@
 """The executor `irc.function` uses on a GPU: one PTX module of kernels, a host plan per
 input-shape signature, launches on the process's stream.
 
+A plan is recorded per signature of input shapes, and per value of the integer inputs whose
+values the host side computes with (`loop.host_value`: the index of a `givens` minibatch
+slice, so the slice is a view whose offset the plan holds).
+
 Per call, the host does only what the data needs: upload host inputs, take result buffers from
 the device pool (or reuse a borrowed / in-place one), write their addresses into the launches'
 prepared parameter buffers and launch (`launch.py`), then copy host results into pinned
@@ -33,7 +37,7 @@ from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
 from ..errors import ExecutionError
-from ..host_plan import HostPlan, View, failed_check, record_plan
+from ..host_plan import HostPlan, View, failed_check, host_value_args, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
@@ -153,7 +157,8 @@ class CudaExecutor:
         self.upload = program.edges.upload
         self.any_upload = any(self.upload)
         self.download = [k for k, down in enumerate(program.edges.download) if down]
-        self.plans: dict[tuple, PreparedPlan] = {}
+        self.plans: dict[tuple, PreparedPlan] = {}  # by input shapes (and `value_args`' values)
+        self.value_args = host_value_args(program.host_func)
         self.sync_each = synchronize_after_launch()
         self.one_by_one = self.sync_each  # no graphs
         # data checks (`loop.check_flag`) are read back after every call: no replay without it
@@ -186,9 +191,13 @@ class CudaExecutor:
     def _run(self, args: Sequence[Any], outs: list | None) -> list:
         dargs = self._device_args(args) if self.any_upload else args
         shapes = tuple([a.shape for a in dargs])
+        values = None
+        if self.value_args:  # a plan per value of these host inputs (`loop.host_value`)
+            values = {k: int(np.asarray(args[k])) for k in self.value_args}
+            shapes += tuple(values.values())
         plan = self.plans.get(shapes)
         if plan is None:
-            plan = self._plan(shapes, dargs)
+            plan = self._plan(shapes, dargs, values)
         if outs is None:
             bufs = list(dargs)
             bufs += [make() for make in plan.makers]
@@ -246,10 +255,12 @@ class CudaExecutor:
                     if up or isinstance(a, np.ndarray) else a for k, (a, up) in enumerate(zip(args, self.upload))]
         return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
 
-    def _plan(self, shapes: tuple, dargs: list) -> PreparedPlan:
+    def _plan(self, key: tuple, dargs: list, values: dict[int, int] | None = None) -> PreparedPlan:
         dtypes = [a.dtype for a in dargs]
-        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes), self.program, self.dev, dtypes)
-        self.plans[shapes] = plan
+        shapes = [a.shape for a in dargs]
+        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes, values), self.program,
+                            self.dev, dtypes)
+        self.plans[key] = plan
         return plan
 
     @staticmethod
