@@ -156,7 +156,8 @@ def _check_view(kernel: GpuFuncOp, arg: int, t: MemRefType, view: DeviceView) ->
             raise ValueError(f"{where}: size {n} along axis {axis}, the type says {d}")
     if t.strides is None:
         dense = dense_strides(view.shape)
-        if any(s != e for s, e, n in zip(view.strides, dense, view.shape) if n > 1):
+        empty = 0 in view.shape  # no element to address: any strides will do
+        if not empty and any(s != e for s, e, n in zip(view.strides, dense, view.shape) if n > 1):
             raise ValueError(f"{where}: needs a dense row-major array, got strides {view.strides}")
         if view.pointer % VECTOR_ALIGN:
             raise ValueError(f"{where}: needs a {VECTOR_ALIGN}-byte aligned address")

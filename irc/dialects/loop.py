@@ -13,7 +13,7 @@ from typing import Sequence
 from ..ir.assembly_forms import OperandListForm
 from ..ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ..ir.core import Block, Operation, Pure, Region, Terminator, Value
-from ..ir.types import ScalarType, Type, i1, index
+from ..ir.types import ScalarType, Type, i1, i32, index
 from .builtin import DenseAttr, MemRefType
 
 
@@ -626,6 +626,55 @@ class CheckIndexOp(Operation):
             raise self.error("requires a 'msg' string")
 
 
+class HostValueOp(Operation):
+    """`%i = loop.host_value %n : (memref<i64, "cuda">) -> index`: the value of a 0-d integer
+    argument that the caller passes from the host (`irc.transfer = "upload"`), as an index the
+    host side of a GPU function computes with (a minibatch's slice bounds from its index). The
+    runtime knows it without reading the device: a host plan is recorded per value."""
+
+    name = "loop.host_value"
+    assembly = "short"
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    def verify_(self) -> None:
+        if self.num_operands != 1 or len(self.results) != 1:
+            raise self.error("takes one argument and has one result")
+        v = self.operand(0)
+        t = v.type
+        if not (isinstance(t, MemRefType) and t.rank == 0 and t.element.is_integer):
+            raise self.error(f"reads a 0-d integer buffer, got {t}")
+        if isinstance(v, Value) and not isinstance(v.owner, Block):
+            raise self.error("reads a function argument (a value the caller has on the host)")
+        _indices(self, self.results, "result")
+
+
+class CheckFlagOp(Operation):
+    """`loop.check_flag %flag {msg = "..."} : memref<2xi32, "cuda">`: the function fails with
+    `msg` (an IndexError) when `flag[0]` is not 0 once its kernels have run. The data checks of
+    a GPU function: a kernel cannot stop the function, so the kernel that reads indices clamps
+    them and writes 1 into `flag[0]` for a bad one (and into `flag[1]`, a slot nobody reads,
+    for a good one: no branch, no atomics); the runtime reads the flag back after the call."""
+
+    name = "loop.check_flag"
+    assembly = "short"
+
+    @property
+    def message(self) -> str:
+        return self.attributes["msg"].value  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        if self.num_operands != 1 or self.results:
+            raise self.error("takes one flag buffer and has no results")
+        t = self.operand(0).type
+        if not (isinstance(t, MemRefType) and t.rank == 1 and t.element == i32 and t.device is not None):
+            raise self.error(f"the flag must be a 1-d i32 device buffer, got {t}")
+        if not isinstance(self.attributes.get("msg"), StringAttr):
+            raise self.error("requires a 'msg' string")
+
+
 # ops that make the function fail (return k > 0: the k-th of them in program order)
 CHECKS = (AssertEqOp, CheckIndexOp)
 
@@ -648,5 +697,5 @@ def index_attr(value: int) -> IntegerAttr:
 
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
            "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
-           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CHECKS",
+           "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CheckFlagOp", "HostValueOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

@@ -131,6 +131,18 @@ class SoftmaxGrad(ViewOp):
     pass
 
 
+class GpuSoftmax(ViewOp):
+    """`tensor.softmax` on the device (Theano's GpuSoftmax)."""
+
+
+class GpuLogSoftmax(ViewOp):
+    """`tensor.log_softmax` on the device (Theano ran it through cuDNN's GpuDnnSoftmax)."""
+
+
+class GpuSoftmaxGrad(ViewOp):
+    """`tensor.softmax_grad` on the device (Theano: GpuDnnSoftmaxGrad)."""
+
+
 class GpuGemv(ViewOp):
     pass
 
@@ -149,6 +161,14 @@ class Subtensor(ViewOp):
 
 class Join(ViewOp):
     pass
+
+
+class GpuJoin(Join):
+    """`tensor.concat` on the device (a subclass of Join, as Theano's was)."""
+
+
+class GpuIncSubtensor(ViewOp):
+    """`tensor.insert_slice` / `insert_index` on the device."""
 
 
 class RandomFunction(ViewOp):
@@ -183,13 +203,33 @@ class AdvancedIncSubtensor(AdvancedIncSubtensor1):
     pass
 
 
+class GpuAdvancedSubtensor1(AdvancedSubtensor1):
+    """`tensor.gather` with one index vector, on the device (a subclass, as Theano's was)."""
+
+
+class GpuAdvancedSubtensor(AdvancedSubtensor):
+    pass
+
+
+class GpuAdvancedIncSubtensor1(AdvancedIncSubtensor1):
+    """`tensor.scatter` with one index vector, on the device: `GpuAdvancedIncSubtensor1{inc}`."""
+
+
+class GpuAdvancedIncSubtensor(AdvancedIncSubtensor1):
+    pass
+
+
 def _advanced_class(op: Operation) -> type[ViewOp]:
-    """Theano's "1" classes for one index vector, the general ones otherwise."""
+    """Theano's "1" classes for one index vector, the general ones otherwise; `Gpu...` on
+    the device."""
     first = 1 if op.op_name == "tensor.gather" else 2
     one_vector = op.num_operands == first + 1 and op.operands[first].type.rank == 1
+    device = _on_device(op)
     if op.op_name == "tensor.gather":
-        return AdvancedSubtensor1 if one_vector else AdvancedSubtensor
-    return AdvancedIncSubtensor1 if one_vector else AdvancedIncSubtensor
+        return (GpuAdvancedSubtensor1 if one_vector else GpuAdvancedSubtensor) if device else \
+            (AdvancedSubtensor1 if one_vector else AdvancedSubtensor)
+    return (GpuAdvancedIncSubtensor1 if one_vector else GpuAdvancedIncSubtensor) if device else \
+        (AdvancedIncSubtensor1 if one_vector else AdvancedIncSubtensor)
 
 
 class Alloc(ViewOp):
@@ -198,6 +238,10 @@ class Alloc(ViewOp):
 
 class GpuAlloc(ViewOp):
     pass
+
+
+class ARange(ViewOp):
+    """`tensor.iota` (Theano's `T.arange`)."""
 
 
 class GpuReshape(ViewOp):
@@ -257,10 +301,12 @@ class GenericOp(ViewOp):
 # tensor op name -> (host class, device class)
 OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.broadcast": (Alloc, GpuAlloc),
+    "tensor.alloc": (Alloc, GpuAlloc),
+    "tensor.iota": (ARange, ARange),
     "tensor.dim": (Shape_i, Shape_i),
     "tensor.from_elements": (MakeVector, MakeVector),
-    "tensor.insert_slice": (IncSubtensor, IncSubtensor),
-    "tensor.insert_index": (IncSubtensor, IncSubtensor),
+    "tensor.insert_slice": (IncSubtensor, GpuIncSubtensor),
+    "tensor.insert_index": (IncSubtensor, GpuIncSubtensor),
     "tensor.dimshuffle": (DimShuffle, GpuDimShuffle),
     "tensor.transpose": (DimShuffle, GpuDimShuffle),
     "tensor.reduce": (CAReduce, GpuCAReduce),
@@ -269,16 +315,16 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.gemv": (CGemv, GpuGemv),
     "tensor.fused_matvec": (CGemv, GpuGemv),  # A·x, a row-wise body, Aᵀ·g: gemv at heart
     "tensor.gemm": (CGemm, GpuGemm),
-    "tensor.softmax": (Softmax, Softmax),
-    "tensor.log_softmax": (LogSoftmax, LogSoftmax),
-    "tensor.softmax_grad": (SoftmaxGrad, SoftmaxGrad),
+    "tensor.softmax": (Softmax, GpuSoftmax),
+    "tensor.log_softmax": (LogSoftmax, GpuLogSoftmax),
+    "tensor.softmax_grad": (SoftmaxGrad, GpuSoftmaxGrad),
     "tensor.reshape": (Reshape, GpuReshape),
     "tensor.slice": (Subtensor, GpuSubtensor),
     "tensor.index": (Subtensor, GpuSubtensor),
     "tensor.dynamic_slice": (Subtensor, GpuSubtensor),
     "tensor.random": (RandomFunction, RandomFunction),
     "tensor.subtensor": (Subtensor, Subtensor),
-    "tensor.concat": (Join, Join),
+    "tensor.concat": (Join, GpuJoin),
     "tensor.constant": (Constant, Constant),
     "tensor.fused": (Elemwise, GpuElemwise),
     "tensor.to_device": (GpuFromHost, GpuFromHost),
@@ -295,7 +341,7 @@ def _on_device(op: Operation) -> bool:
 def view_class(op: Operation) -> type[ViewOp]:
     """The Theano-visible class of a tensor-dialect op."""
     if op.op_name in ("tensor.gather", "tensor.scatter"):
-        return _merged(_advanced_class(op))  # host ops (PLACEMENT)
+        return _merged(_advanced_class(op))
     pair = OP_CLASSES.get(op.op_name)
     if pair is None:
         if op.has_trait(ElementwiseTrait):

@@ -6,15 +6,20 @@ Where an op runs comes from one table, `PLACEMENT`:
 * `DEVICE` — ops with a device kernel: every elementwise op (the elementwise table's rows,
   comparisons, `select`, `cast`), `tensor.fused` groups, `tensor.random` (Philox draws) and
   the reductions `tensor.reduce` and `tensor.fused_reduce` (chunked deterministic passes:
-  `conversion/tensor_to_loop/device_reduce.py`), and the products `tensor.dot`/`gemv`/`gemm`
-  (cuBLAS: `device_products.py`). Their operands are copied to the
+  `conversion/tensor_to_loop/device_reduce.py`), the products `tensor.dot`/`gemv`/`gemm`
+  (cuBLAS: `device_products.py`), the softmax family (`device_softmax.py`),
+  `concat`, `insert_slice`, `alloc`, `iota`, `gather` and `scatter` (`device_gather.py`), and
+  integer indexing by constants (`index`
+  follows its data, `insert_index` runs there); `dynamic_slice` follows its data when its
+  bounds are computed from constants, sizes and integer user inputs (`known_on_host`). Their operands are copied to the
   device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
-  only a host copy of a device value), or when every reader runs on the device.
-* `HOST` — everything else (fused_matvec, concat,
-  insert_slice, gather, scatter, ...) until they get kernels: their operands are copied to the
-  host.
+  only a host copy of a device value, or was already copied there for an earlier reader), or
+  when every reader runs on the device.
+* `HOST` — everything else (fused_matvec, integer indexing
+  by an index computed at run time, ...) until they get kernels: their operands are copied to
+  the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
@@ -51,18 +56,53 @@ PLACEMENT: dict[str, str] = {
     "tensor.dot": DEVICE,  # float matrices: cuBLAS (gpu.gemm); vectors: a device reduction
     "tensor.gemv": DEVICE,
     "tensor.gemm": DEVICE,
+    "tensor.softmax": DEVICE,  # a row's statistics by the reduction passes, then one store
+    "tensor.log_softmax": DEVICE,
+    "tensor.softmax_grad": DEVICE,
+    "tensor.concat": DEVICE,  # one copy nest per part (join, stack)
+    "tensor.insert_slice": DEVICE,  # dest copied, then src into a strided view of the copy
     "tensor.dimshuffle": FOLLOW,
     "tensor.transpose": FOLLOW,
     "tensor.reshape": FOLLOW,
     "tensor.broadcast": FOLLOW,
     "tensor.slice": FOLLOW,
     "tensor.dim": FOLLOW,
+    "tensor.alloc": DEVICE,  # a broadcast view of the value (sizes traced from shapes)
+    "tensor.iota": DEVICE,  # arange(n): one nest
     "tensor.if": HOST,  # a branch on the host (its regions' ops stay host ops for now)
-    # advanced indexing: a gather is data-dependent reads, a scatter-add needs atomics (or a
-    # sort) on a GPU; both sequential checks of the indices run on the host for now
-    "tensor.gather": HOST,
-    "tensor.scatter": HOST,
+    # advanced indexing: indices checked on the device (flags read back after the call); a
+    # scatter walks the indices per result element (deterministic, no atomics)
+    "tensor.gather": DEVICE,
+    "tensor.scatter": DEVICE,
 }
+
+# Integer indexing by constants (`x[:, 1]`, `set_subtensor(x[2], v)`): its index is known when
+# the host plan is recorded (checked there), so the op runs where its data is; with an index
+# computed at run time it stays on the host for now (the host plan cannot read device data).
+CONSTANT_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
+INDEX_OPERANDS = {"tensor.index": 1, "tensor.insert_index": 2}  # first index operand
+
+# `x[i:j]` with bounds given at run time (the DLT's `givens` minibatch): a device view when its
+# bounds are integer arithmetic on constants, sizes and integer user inputs, whose values the
+# host side of the GPU function knows (`loop.host_value`); else on the host.
+HOST_KNOWN_ARITHMETIC = ("tensor.add", "tensor.sub", "tensor.mul", "tensor.floordiv", "tensor.maximum",
+                         "tensor.minimum", "tensor.neg", "tensor.cast", "tensor.dimshuffle",
+                         "tensor.reshape", "tensor.broadcast", "tensor.to_device", "tensor.to_host")
+
+
+def known_on_host(v: Value) -> bool:
+    """Is `v` (a one-element integer) computed from constants, sizes and integer user inputs
+    only, so that the host side of a GPU function can compute it without reading the device?"""
+    t = v.type
+    if not (isinstance(t, TensorType) and t.element.is_integer and all(d == 1 for d in t.shape)):
+        return False
+    owner = v.owner
+    if not isinstance(owner, Operation):  # an argument: a user input arrives on the host
+        return t.device is None and t.rank == 0
+    if owner.op_name in ("tensor.constant", "tensor.dim"):
+        return True
+    return owner.op_name in HOST_KNOWN_ARITHMETIC and all(known_on_host(w) for w in owner.operands)
+
 
 # Ops that compute nothing a device kernel would: not reported as left on the host.
 NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
@@ -71,6 +111,12 @@ NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
 def placement_rule(op: Operation) -> str:
     """DEVICE, FOLLOW or HOST for a `tensor` op (see `PLACEMENT`)."""
     rule = PLACEMENT.get(op.op_name)
+    if op.op_name in CONSTANT_INDEXED:
+        first = INDEX_OPERANDS[op.op_name]
+        constant = all(constant_value(v) is not None for v in op.operands[first:])
+        return CONSTANT_INDEXED[op.op_name] if constant else HOST
+    if op.op_name == "tensor.dynamic_slice":
+        return FOLLOW if all(known_on_host(v) for v in op.operands[1:]) else HOST
     if rule is not None:
         return rule
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST
@@ -188,8 +234,10 @@ class _Placer:
         return known
 
     def on_device(self, v: Value) -> bool:
-        """Whether `v` lives on the device, or is a host copy of a value that does."""
-        return _placement(v) is not None or transferred(v, self.device) is not None
+        """Whether `v` lives on the device, is a host copy of a value that does, or already
+        has a device copy (made for an earlier reader)."""
+        return _placement(v) is not None or transferred(v, self.device) is not None \
+            or (v, self.device) in self.copies
 
     def on(self, v: Value, where: str | None) -> Value:
         """`v` on placement `where`: itself, the value it was copied from, a constant made

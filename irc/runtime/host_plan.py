@@ -2,9 +2,11 @@
 signature: the buffers to allocate and the kernel launches with every parameter computed.
 
 After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
-`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`), buffer allocations, views
-(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es and library calls
-(`gpu.gemm`); its control flow does not
+`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`, `loop.check_index` of a
+constant index), buffer allocations, views
+(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls
+(`gpu.gemm`) and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`);
+its control flow does not
 depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
@@ -12,7 +14,7 @@ runtime and the CPU emulator both execute plans; neither reads the host IR per c
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -84,12 +86,22 @@ def blas_entry_name(index: int) -> str:
     return sys.intern(f"cublas_gemm_{index}")
 
 
+@dataclass(frozen=True)
+class Check:
+    """A `loop.check_flag`: after the launches, the call fails with the op's message when the
+    flag (element 0 of `flag`) is not 0."""
+
+    flag: View
+    op: Operation
+
+
 @dataclass
 class HostPlan:
     n_args: int
     allocs: list[Alloc]
     launches: list[Launch | GemmCall]  # in program order
     results: list[View]
+    checks: list[Check] = field(default_factory=list)
 
     @property
     def n_slots(self) -> int:
@@ -113,8 +125,16 @@ def _sizes(t: MemRefType, dynamic: list[int]) -> tuple[int, ...]:
     return tuple(d if d is not None else next(it) for d in t.shape)
 
 
-def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any]) -> HostPlan:
-    """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`;
+def host_value_args(func: FuncOp) -> list[int]:
+    """The arguments whose values a plan depends on (read by `loop.host_value`), in order."""
+    found = {func.args.index(op.operand(0)) for op in func.body.ops if isinstance(op, L.HostValueOp)}
+    return sorted(found)
+
+
+def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any],
+                values: dict[int, int] | None = None) -> HostPlan:
+    """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`
+    (and, for the arguments `host_value_args` names, of `values`: argument -> its integer);
     a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq` names the op)."""
     env: dict[Value, Any] = {}
     for i, (arg, shape) in enumerate(zip(func.args, shapes)):
@@ -125,6 +145,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
     allocs: list[Alloc] = []
     launches: list[Launch] = []
     results: list[View] = []
+    checks: list[Check] = []
     n_args = len(func.args)
     for op in func.body.ops:
         ins = [env.get(v) for v in op.operands]
@@ -142,6 +163,13 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
                                  + ", ".join(map(str, shapes)) + ")")
                 err.op, err.sizes = op, (ins[0], ins[1])
                 raise err
+        elif isinstance(op, L.CheckIndexOp):  # an index known without the data (a constant)
+            i, n = ins
+            if not -n <= i < n:
+                err = ShapeError(f"{op.message} (index {i}, size {n})")
+                err.op, err.sizes = op, None
+                raise err
+            env[op.result] = i + n if i < 0 else i
         elif isinstance(op, L.AllocOp):
             t = op.result.type
             shape = _sizes(t, ins)
@@ -151,7 +179,15 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         elif isinstance(op, (L.DeallocOp, L.GlobalOp)):
             pass  # memory returns to the pool with the call's buffers; kernels rebuild constants
         elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
-            env[op.result] = _view(op, ins)
+            # (a view of constant data: kernels rebuild it, the host has nothing to record)
+            env[op.result] = None if ins[0] is None else _view(op, ins)
+        elif isinstance(op, L.HostValueOp):
+            k = func.args.index(op.operand(0))
+            if values is None or k not in values:
+                raise UnsupportedHostOp(f"'{op.op_name}' at {op.location}: no value given for argument {k}")
+            env[op.result] = int(values[k])
+        elif isinstance(op, L.CheckFlagOp):
+            checks.append(Check(ins[0], op))
         elif isinstance(op, G.LaunchOp):
             launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
         elif isinstance(op, G.GemmOp):
@@ -163,7 +199,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         else:
             raise UnsupportedHostOp(f"'{op.op_name}' at {op.location} cannot run on the host "
                                     f"side of a GPU function")
-    return HostPlan(n_args, allocs, launches, results)
+    return HostPlan(n_args, allocs, launches, results, checks)
 
 
 def _view(op: Operation, ins: list[Any]) -> View:
@@ -181,3 +217,10 @@ def _view(op: Operation, ins: list[Any]) -> View:
         return View(src.slot, src.offset, tuple(ins[1:]), strides)
     shape = _sizes(op.result.type, ins[1:])  # loop.reshape of a contiguous buffer
     return View(src.slot, src.offset, shape, _dense(shape))
+
+
+def failed_check(check: Check) -> ShapeError:
+    """The error of a data check whose flag was set (reported like a failed `check_index`)."""
+    err = ShapeError(check.op.message)
+    err.op, err.sizes = check.op, None
+    return err

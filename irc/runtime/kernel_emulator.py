@@ -25,7 +25,7 @@ from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
 from .blas_layout import column_major_gemm, gemm_args
-from .host_plan import GemmCall, HostPlan, View, record_plan
+from .host_plan import GemmCall, HostPlan, View, failed_check, host_value_args, record_plan
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -256,6 +256,9 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
         args = [DeviceView(memory.address(a.slot), a.offset, a.shape, a.strides, dtypes[a.slot].itemsize)
                 if isinstance(a, View) else a for a in launch.args]
         emulate_launch(kernel, grid, block, pack_params(kernel, args), memory)
+    for check in plan.checks:  # read back after the launches, as the CUDA runtime does
+        if _read_view(check.flag, dtypes[check.flag.slot], memory).reshape(-1)[0]:
+            raise failed_check(check)
     return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
 
 
@@ -296,5 +299,6 @@ def run_function(module: ModuleOp, inputs: Sequence[np.ndarray], func: str | Non
     if chosen is None:
         raise ValueError(f"no host function{' @' + func if func else ''} in the module")
     kernels = {op.sym_name: op for op in module.body.ops if isinstance(op, G.GpuFuncOp)}
-    plan = record_plan(chosen, [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs])
+    values = {k: int(np.asarray(inputs[k])) for k in host_value_args(chosen)}
+    plan = record_plan(chosen, [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs], values)
     return execute_plan(plan, kernels, inputs, sm_count)

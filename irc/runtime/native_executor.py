@@ -43,7 +43,7 @@ def execution_error(e: ShapeError, args: Sequence[Any]) -> ExecutionError:
     shapes = [getattr(a, "shape", ()) for a in args]
     if op is None:
         return ExecutionError("func.func", None, shapes, str(e))
-    cls = IndexOutOfRangeError if isinstance(op, L.CheckIndexOp) else ExecutionError
+    cls = IndexOutOfRangeError if isinstance(op, (L.CheckIndexOp, L.CheckFlagOp)) else ExecutionError
     m = _OP_NAME.match(op.message)
     name = m.group(1) if m else "loop.assert_eq"
     reason = op.message[m.end():].lstrip(": ") if m else op.message

@@ -38,3 +38,12 @@ gpu.func @k(%x: memref<?xf32, "cuda">, %h: memref<?xf32>) {
   gpu.return
 }
 // CHECK: error: 'gpu.func' op argument 1: memref<?xf32> is in host memory, which a kernel cannot read
+
+// -----
+
+func.func @host_flag() {
+  %f = loop.alloc : memref<2xi32>
+  // CHECK: error: 'loop.check_flag' op the flag must be a 1-d i32 device buffer, got memref<2xi32>
+  loop.check_flag %f {msg = "x"} : memref<2xi32>
+  func.return
+}

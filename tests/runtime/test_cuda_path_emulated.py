@@ -29,6 +29,8 @@ from irc.passes.pipelines import optimize
 from irc.runtime import targets
 from irc.runtime.cuda.host_fallback import run_on_cpu
 from irc.runtime.kernel_emulator import run_function
+from irc.runtime.native_executor import execution_error
+from irc.runtime.shapes import ShapeError
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 from irc.tensor.shared_randomstreams import RandomStreams
 
@@ -47,7 +49,10 @@ class EmulatedExecutor:
 
     def run(self, args, hook=None, outs=None):
         dense = [a if np.asarray(a).flags.c_contiguous else np.ascontiguousarray(a) for a in args]
-        return run_function(self.module, [np.asarray(a) for a in dense])
+        try:
+            return run_function(self.module, [np.asarray(a) for a in dense])
+        except ShapeError as e:  # as the CUDA executor reports it
+            raise execution_error(e, args) from None
 
 
 def emulated_compile(module, func, config, profiling):
@@ -213,11 +218,12 @@ def test_scan_stays_on_the_host(cuda_emulated):
 
 
 def test_advanced_indexing_on_the_cuda_path(cuda_emulated):
-    """`tensor.gather`/`scatter` are host ops (PLACEMENT): the function runs on the cpu, with
-    numpy's numbers (repeated indices accumulate) and its IndexError."""
+    """`tensor.gather`/`scatter` run on the device (no fallback to the cpu), with numpy's
+    numbers (repeated indices accumulate) and its IndexError (see
+    test_cuda_indexing_emulated.py)."""
     m, i = T.fmatrix("m"), T.lvector("i")
-    with warnings.catch_warnings():  # "runs on the cpu" (once per process)
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # "runs on the cpu" would fail here
         f = irc.function([m, i], [m[i] * 2, T.grad(T.sum(m[i] ** 2), m)])
     mv, iv = rand(3, 4), np.array([2, -1, 0])
     rows, grad = f(mv, iv)

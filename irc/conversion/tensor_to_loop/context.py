@@ -18,6 +18,7 @@ from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation, Value
 from ...passes.plan_buffers import plan_buffers
 from ..loop_builder import Index, LoopBuilder
+from .dead_nests import drop_dead_nests
 from .simd import SimdRegisters, host_simd
 
 # ---------------------------------------------------------------------------- the tables
@@ -107,6 +108,7 @@ class FuncLowering:
                 self._return(op)
                 continue
             self.lower_op(op)
+        drop_dead_nests(self.func)
         plan_buffers(self.func, allow_gc=self.allow_gc)
         return self.func
 

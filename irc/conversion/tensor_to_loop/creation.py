@@ -53,7 +53,7 @@ def _alloc(ctx: FuncLowering, op: Operation) -> None:
             sizes.append(n)
     sizes = ctx.result_sizes(t, sizes)
     m = ctx.lb.create(L.BroadcastOp, [ctx.buf[value], *sizes], {"dims": L.perm_attr(range(t.rank))},
-                      L.view_type(t.shape, t.element))
+                      L.view_type(t.shape, t.element, t.device))
     ctx.bind(op.results[0], m, sizes)
 
 

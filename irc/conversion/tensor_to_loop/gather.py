@@ -8,8 +8,10 @@ makes the function fail, which a parallel body cannot do). Then:
 * scatter: `dest` copied in parallel (unless the `inplace` pass lets it write over a dead
   `dest`), then a *sequential* nest over the index positions (and the
   unindexed axes inside it), so that repeated indices accumulate ("add", numpy's `np.add.at`)
-  or the last write wins ("set") with no races. On a GPU target both stay on the host
-  (`insert-transfers`' PLACEMENT puts every op without a kernel there).
+  or the last write wins ("set") with no races.
+
+Over device buffers: `device_gather.py` (indices checked on the device into flags the host
+reads back; clamped where used; a scatter walks the indices per result element).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ...ir.core import Operation
 from ...ir.types import i64, index
 from ..loop_builder import Index
 from .context import FuncLowering, inplace_target, lowering
+from .device_gather import device_gather, device_scatter
 
 
 def _index_sizes(ctx: FuncLowering, op: Operation, first: int) -> list[Index]:
@@ -52,8 +55,14 @@ def _gather(ctx: FuncLowering, op: Operation) -> None:
     src_sizes = ctx.sizes_of(src)
     isizes = _index_sizes(ctx, op, 1)
     count = op.num_operands - 1
-    _check_indices(ctx, op, 1, isizes, src_sizes)
     t = op.results[0].type
+    if t.device is not None:  # checked on the device, read back by the host: device_gather.py
+        sizes = ctx.result_sizes(t, isizes + src_sizes[count:])
+        out = ctx.alloc(t, sizes)
+        device_gather(ctx, op, src, src_sizes, isizes, out, ctx.sizes_of(out))
+        ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
+        return
+    _check_indices(ctx, op, 1, isizes, src_sizes)
     sizes = ctx.result_sizes(t, isizes + src_sizes[count:])
     out = ctx.alloc(t, sizes)
     with ctx.nest(sizes, t.device) as ivs:
@@ -73,8 +82,12 @@ def _scatter(ctx: FuncLowering, op: Operation) -> None:
     for axis, (a, b) in enumerate(zip(target, ctx.sizes_of(src))):
         if op.operand(1).type.shape[axis] != 1:
             lb.assert_eq(a, b, f"'tensor.scatter': src does not fit the places the indices select (dim {axis})")
-    _check_indices(ctx, op, 2, isizes, dest_sizes)
     t = op.results[0].type
+    if t.device is not None:  # one thread per element walking the indices: device_gather.py
+        out = device_scatter(ctx, op, dest, dest_sizes, isizes)
+        ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
+        return
+    _check_indices(ctx, op, 2, isizes, dest_sizes)
     out = inplace_target(ctx, op, 0)  # the `inplace` pass's mark: dest is dead, write over it
     if out is None:
         out = ctx.alloc(t, dest_sizes)

@@ -2,7 +2,8 @@
 each indexed axis, those axes then dropped), or a single load when the result is one element;
 `tensor.insert_index` copies `dest` and writes `src` through the same view;
 `tensor.dynamic_slice` is a subview whose bounds are read, made non-negative and clipped at
-run time (numpy's rules, so any bound is valid).
+run time (numpy's rules, so any bound is valid); over a device buffer its bounds are computed on
+the host from sizes and host inputs (`index_trace.py`), since the host makes the view.
 
 Each index is read where the op stands (it may be computed at run time) and checked with
 `loop.check_index`: numpy's `-n <= i < n`, the function failing with an IndexError otherwise.
@@ -11,18 +12,23 @@ from __future__ import annotations
 
 from ...dialects import loop as L
 from ...dialects.builtin import TensorType
+from ...dialects.tensor_base import constant_value
 from ...ir.core import Operation, Value
 from ...ir.types import i64, index
 from ..loop_builder import Index
 from .context import FuncLowering, lowering, single
+from .index_trace import index_of
 
 
 def _checked_indices(ctx: FuncLowering, op: Operation, first: int, sizes: list[Index]) -> dict[int, Index]:
     """axis -> the checked, non-negative index given by operands `first`, `first + 1`, ..."""
     out = {}
     for k, axis in enumerate(op.attributes["axes"]):
-        raw = ctx.broadcast_load(op.operand(first + k), [])
-        out[axis] = ctx.lb.check_index(ctx.lb.cast(raw, index), sizes[axis],
+        v = op.operand(first + k)
+        known = constant_value(v)  # an index constant (on a GPU target the host plan checks it)
+        i = ctx.lb.const(int(known.array.reshape(-1)[0])) if known is not None \
+            else ctx.lb.cast(ctx.broadcast_load(v, []), index)
+        out[axis] = ctx.lb.check_index(i, sizes[axis],
                                        f"'{op.op_name}': index out of range for axis {axis}")
     return out
 
@@ -90,14 +96,30 @@ def _clipped_bound(ctx: FuncLowering, v: Value, n: Index) -> Index:
     return lb.cast(clipped, index)
 
 
+def _host_bound(ctx: FuncLowering, op: Operation, v: Value, n: Index) -> Index:
+    """numpy's slice bound of a device slice, computed on the host from sizes, constants and
+    the values of host inputs (`index_trace.py`): only index arithmetic (the host plan's)."""
+    lb = ctx.lb
+    i = index_of(ctx, v)
+    if i is None:
+        raise ValueError(f"lower-to-loops: '{op.op_name}' at {op.location} on the device has a bound "
+                         f"computed from device data; only bounds from input shapes, constants and "
+                         f"integer inputs compile")
+    zero, one = lb.const(0), lb.const(1)
+    negative = lb.min(lb.max(lb.sub(zero, i), zero), one)  # 1 where i < 0 (integers)
+    return lb.min(lb.max(lb.add(i, lb.mul(n, negative)), zero), n)
+
+
 @lowering("tensor.dynamic_slice")
 def _dynamic_slice(ctx: FuncLowering, op: Operation) -> None:
     lb = ctx.lb
     src = ctx.operand(op, 0)
     axis = op.attributes["axis"].value
     sizes = list(ctx.sizes_of(src))
-    start = _clipped_bound(ctx, op.operand(1), sizes[axis])
-    stop = _clipped_bound(ctx, op.operand(2), sizes[axis])
+    bound = _host_bound if src.type.device is not None else \
+        lambda ctx, op, v, n: _clipped_bound(ctx, v, n)  # noqa: E731
+    start = bound(ctx, op, op.operand(1), sizes[axis])
+    stop = bound(ctx, op, op.operand(2), sizes[axis])
     offsets = [lb.const(0)] * len(sizes)
     offsets[axis] = start
     sizes[axis] = lb.max(lb.const(0), lb.sub(stop, start))

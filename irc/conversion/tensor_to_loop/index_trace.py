@@ -6,17 +6,23 @@ constants and integer arithmetic (and, for a shape vector, a `tensor.concat` of 
 Read back through those ops, they are index values computed from the arguments' sizes alone —
 what `loop.alloc` needs, and what the runtime's shape program (`irc/runtime/shapes.py`) can
 work out before a call. A size that depends on the data (`arange(n)` for an input `n`) is not:
-`index_of` returns None and the lowering reports it."""
+`index_of` returns None and the lowering reports it — except, on a GPU target, a 0-d integer
+user input, whose value the runtime has on the host (`loop.host_value`: the minibatch index
+of a `givens` slice)."""
 from __future__ import annotations
 
+from ...dialects import loop as L
 from ...dialects.builtin import TensorType
+from ...ir.attributes import StringAttr
 from ...ir.core import Value
+from ...ir.types import index
 from ..loop_builder import Index
 from .context import FuncLowering
 
 _ARITHMETIC = {"add": "add", "sub": "sub", "mul": "mul", "floordiv": "floordiv", "maximum": "max",
                "minimum": "min"}
-_VIEWS = ("tensor.dimshuffle", "tensor.reshape", "tensor.broadcast", "tensor.cast")
+_VIEWS = ("tensor.dimshuffle", "tensor.reshape", "tensor.broadcast", "tensor.cast", "tensor.to_device",
+          "tensor.to_host")
 
 
 def _one_integer(v: Value) -> bool:
@@ -51,9 +57,22 @@ def index_of(ctx: FuncLowering, v: Value) -> Index | None:
             env[inner.results[0]] = _apply(ctx, inner.op_name.split(".", 1)[1],
                                            [env.get(w) for w in inner.operands], inner)
         return env.get(block.ops[-1].operands[v.index])
-    if name is None:  # an argument: its value is data, not a size
-        return None
+    if name is None:  # an argument: its value is data, not a size (but see `_host_value`)
+        return _host_value(ctx, v)
     return _apply(ctx, name.split(".", 1)[1], [index_of(ctx, w) for w in op.operands], op)
+
+
+def _host_value(ctx: FuncLowering, v: Value) -> Index | None:
+    """A 0-d integer argument of a GPU function that the caller passes from the host
+    (`irc.transfer = "upload"`, a user input): its value, which the runtime knows without
+    reading the device (`loop.host_value`; a host plan per value). Else None."""
+    t = v.type
+    if v.owner is not ctx.src.body or t.device is None or t.rank != 0:
+        return None
+    transfer = ctx.src.arg_attrs(v.index).get("irc.transfer")
+    if not (isinstance(transfer, StringAttr) and transfer.value == "upload"):
+        return None
+    return ctx.lb.create(L.HostValueOp, [ctx.buf[v]], {}, index)
 
 
 def _apply(ctx: FuncLowering, name: str, args: list[Index | None], op) -> Index | None:

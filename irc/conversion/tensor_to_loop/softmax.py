@@ -2,7 +2,8 @@
 parallel over the rows (every axis but the last); per row, reduction loops (max, then the sum
 of exp(x - max), storing the exponentials as it goes) and one loop writing the result, all over
 a row that stays in L1 — one pass over the data per row, where the composition of primitives
-would make a reduction, a broadcast and an elementwise pass over the whole matrix each."""
+would make a reduction, a broadcast and an elementwise pass over the whole matrix each. Over
+device buffers, `device_softmax.py` (rows chunked over the grid)."""
 from __future__ import annotations
 
 from ...dialects.builtin import TensorType
@@ -10,6 +11,7 @@ from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
 from ..loop_builder import Index
 from .context import FuncLowering, lowering
+from .device_softmax import device_softmax
 from .reduction_kinds import identity
 
 
@@ -35,6 +37,10 @@ def _softmax(ctx: FuncLowering, op: Operation) -> None:
             lb.assert_eq(a, b, f"'{op.op_name}': the operands differ in size in dim {axis}")
     out = ctx.alloc(t, sizes)
     sizes = ctx.sizes_of(out)
+    if t.device is not None:  # rows chunked over the grid: see device_softmax.py
+        device_softmax(ctx, op, bufs, out)
+        ctx.bind(op.results[0], out, sizes, contiguous=True)
+        return
     n, element = sizes[-1], t.element
     with lb.parallel(sizes[:-1]) as rows:
         def at(buf: Value):

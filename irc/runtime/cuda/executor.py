@@ -1,12 +1,22 @@
 """The executor `irc.function` uses on a GPU: one PTX module of kernels, a host plan per
 input-shape signature, launches on the process's stream.
 
+A plan is recorded per signature of input shapes, and per value of the integer inputs whose
+values the host side computes with (`loop.host_value`: the index of a `givens` minibatch
+slice, so the slice is a view whose offset the plan holds).
+
 Per call, the host does only what the data needs: upload host inputs, take result buffers from
 the device pool (or reuse a borrowed / in-place one), write their addresses into the launches'
 prepared parameter buffers and launch (`launch.py`), then copy host results into pinned
 buffers handed out as numpy arrays (recycled by the pool when the user drops them) and
 synchronize once. Results on the device return at once: the work is queued, not finished
 (`r.sync()`, or `config.gpu_sync`/`CUDA_LAUNCH_BLOCKING=1` to wait after every launch).
+
+A function with data checks (an index array read on the device: `loop.check_flag`) reads their
+flags back after the launches (one synchronization per call) and fails with an IndexError
+naming the op and the user's line when one is set; the kernels clamp bad indices, so nothing
+reads out of bounds, and such a function writes no update in place (the shared variables keep
+their last good values when it fails).
 
 A CUDA error never kills the process: it becomes an `ExecutionError` (or `MemoryError` for an
 out-of-memory) naming the kernel, the op and the user's line; the pool's held blocks are
@@ -21,13 +31,14 @@ import pycuda.driver as drv
 
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
 from ...codegen_ptx.pipeline import lower_for_gpu
+from ...dialects import loop as L
 from ...dialects.func import FuncOp
 from ...dialects.gpu import GpuFuncOp
 from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
 from ..blas_layout import BlasLayoutError, gemm_args
 from ..errors import ExecutionError, describe_location
-from ..host_plan import GemmCall, HostPlan, View, record_plan
+from ..host_plan import GemmCall, HostPlan, View, failed_check, host_value_args, record_plan
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
@@ -60,7 +71,10 @@ def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: 
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
-    inplace = {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
+    # a call that can fail after its kernels ran (data checks) writes no update in place, so
+    # the shared variables keep their last good values when it does
+    checked = any(isinstance(op, L.CheckFlagOp) for op in host.body.ops)
+    inplace = {} if checked else {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
     return CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
                        KernelModule(ptx), inplace)
 
@@ -82,6 +96,7 @@ class PreparedPlan:
     def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list):
         self.n_args = plan.n_args
         self.results = plan.results
+        self.checks = plan.checks
         self.dtypes = list(arg_dtypes) + [a.dtype for a in plan.allocs]
         self.shapes = [None] * plan.n_args + [a.shape for a in plan.allocs]
         self.factories = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
@@ -164,10 +179,13 @@ class CudaExecutor:
         self.upload = program.edges.upload
         self.any_upload = any(self.upload)
         self.download = [k for k, down in enumerate(program.edges.download) if down]
-        self.plans: dict[tuple, PreparedPlan] = {}
+        self.plans: dict[tuple, PreparedPlan] = {}  # by input shapes (and `value_args`' values)
+        self.value_args = host_value_args(program.host_func)
         self.sync_each = synchronize_after_launch()
         self.one_by_one = self.sync_each  # no graphs
-        self.can_replay = not (self.any_upload or self.download or self.one_by_one)
+        # data checks (`loop.check_flag`) are read back after every call: no replay without it
+        self.has_checks = any(isinstance(op, L.CheckFlagOp) for op in program.host_func.body.ops)
+        self.can_replay = not (self.any_upload or self.download or self.one_by_one or self.has_checks)
 
     def profile(self, timing: CudaTiming) -> None:
         """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
@@ -198,9 +216,13 @@ class CudaExecutor:
         dargs = self._device_args(args) if self.any_upload or not all(
             [type(a) is DeviceArray for a in args]) else args
         shapes = tuple([a.shape for a in dargs])
+        values = None
+        if self.value_args:  # a plan per value of these host inputs (`loop.host_value`)
+            values = {k: int(np.asarray(args[k])) for k in self.value_args}
+            shapes += tuple(values.values())
         plan = self.plans.get(shapes)
         if plan is None:
-            plan = self._plan(shapes, dargs)
+            plan = self._plan(shapes, dargs, values)
         if self.timing is not None:
             made = sum(f.made for f in plan.factories)
         if outs is None:
@@ -232,6 +254,8 @@ class CudaExecutor:
                         code = self.timing.timed(launch.name, lambda: launcher.launch(*launcher.args))
                     if code or self.sync_each:
                         self._check(launch, code)
+        if plan.checks:
+            self._read_checks(plan, bufs)
         if plan.direct:
             results = [bufs[slot] for slot in plan.result_slots]
         else:
@@ -262,10 +286,12 @@ class CudaExecutor:
                     if up or isinstance(a, np.ndarray) else a for k, (a, up) in enumerate(zip(args, self.upload))]
         return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
 
-    def _plan(self, shapes: tuple, dargs: list) -> PreparedPlan:
+    def _plan(self, key: tuple, dargs: list, values: dict[int, int] | None = None) -> PreparedPlan:
         dtypes = [a.dtype for a in dargs]
-        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes), self.program, self.dev, dtypes)
-        self.plans[shapes] = plan
+        shapes = [a.shape for a in dargs]
+        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes, values), self.program,
+                            self.dev, dtypes)
+        self.plans[key] = plan
         return plan
 
     @staticmethod
@@ -291,6 +317,17 @@ class CudaExecutor:
             self.dev.stream.synchronize()
         except (CudaError, drv.Error) as e:
             raise ExecutionError(f"gpu.launch @{launch.name}", launch.location, [], f"CUDA error: {e}") from None
+
+    def _read_checks(self, plan: PreparedPlan, bufs: list) -> None:
+        """The data checks' flags, read once the call's kernels are done (one synchronization):
+        a set one fails the call with its op's message (an IndexError naming the user's line)."""
+        self.dev.stream.synchronize()
+        flag = np.zeros(1, np.int32)
+        for check in plan.checks:
+            view = check.flag
+            drv.memcpy_dtoh(flag, int(bufs[view.slot].gpudata) + view.offset * 4)
+            if flag[0]:
+                raise failed_check(check)
 
     def _download(self, results: list) -> list:
         """Host results copied into pinned buffers; one synchronization."""

@@ -1,0 +1,131 @@
+"""The softmax family under device=cuda (`tensor.softmax`, `log_softmax`, `softmax_grad` as
+device ops: the rows' max and sum by the reduction passes, then one store), their kernels run
+by the CPU emulator of the grid against numpy in float64: odd row counts and lengths (0, 1, 31,
+33, a row of 1000003), strided and transposed inputs, float32 and float64, -inf and NaN as
+numpy has them; the results the same bits on every run. PTX assembles (ptxas: the
+`cuda_emulated` fixture). Tolerances: float32 rtol 2e-6/atol 1e-6 of values in [0, 1] (log:
+atol 1e-5), float64 1e-12."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
+
+TOL = {"float32": dict(rtol=2e-6, atol=1e-6), "float64": dict(rtol=1e-12, atol=1e-14)}
+LOG_TOL = {"float32": dict(rtol=1e-6, atol=1e-5), "float64": dict(rtol=1e-12, atol=1e-12)}
+
+
+def no_host_ops():
+    return irc.config.change_flags(assert_no_cpu_op="raise")
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    if x.size == 0:
+        return x.copy()
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_family(x, g):
+    p = T.nnet.softmax(x)
+    return [p, T.nnet.logsoftmax(x), T.grad(T.sum(p * g), x)]
+
+
+def expected(xv, gv):
+    x64, g64 = xv.astype("float64"), gv.astype("float64")
+    p = softmax(x64)
+    return [p, np.log(p), (g64 - (g64 * p).sum(axis=-1, keepdims=True)) * p]
+
+
+def check(got, want, dtype):
+    for k, (a, w) in enumerate(zip(got, want)):
+        assert a.shape == w.shape and a.dtype == dtype
+        np.testing.assert_allclose(a, w, **(LOG_TOL if k == 1 else TOL)[dtype])
+
+
+def names(f) -> list[str]:
+    return [type(n.op).__name__ for n in f.maker.fgraph.toposort()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0, 4), (3, 0), (1, 1), (31, 10), (33, 33), (2, 1000)])
+def test_rows_of_a_matrix(cuda_emulated, dtype, shape):
+    x, g = T.matrix("x", dtype=dtype), T.matrix("g", dtype=dtype)
+    with no_host_ops():
+        f = irc.function([x, g], softmax_family(x, g))
+    assert {"GpuSoftmax", "GpuLogSoftmax", "GpuSoftmaxGrad"} <= set(names(f))
+    xv, gv = rand(*shape, dtype=dtype, seed=1), rand(*shape, dtype=dtype, seed=2)
+    check(f(xv, gv), expected(xv, gv), dtype)
+
+
+@pytest.mark.parametrize("n", [1, 31, 1000003])
+def test_one_long_row(cuda_emulated, n):
+    """A vector is one row (Theano's softmax of a vector is a 1×n matrix): its statistics
+    chunked over many threads."""
+    x = T.fvector("x")
+    with no_host_ops():
+        f = irc.function([x], [T.nnet.softmax(x), T.nnet.logsoftmax(x)])
+    xv = rand(n, seed=n, low=-20.0, high=20.0)
+    p, lp = f(xv)
+    want = softmax(xv.astype("float64"))[None, :]
+    assert p.shape == lp.shape == (1, n)
+    np.testing.assert_allclose(p, want, rtol=2e-6, atol=1e-12)
+    np.testing.assert_allclose(lp, np.log(want), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("view", ["transposed", "strided", "fortran"])
+def test_transposed_and_strided_inputs(cuda_emulated, view):
+    x = T.dmatrix("x")
+    y = x.T if view == "transposed" else x[::2, 1::3] if view == "strided" else x
+    with no_host_ops():
+        f = irc.function([x], [T.nnet.softmax(y), T.nnet.logsoftmax(y * 2)])
+    xv = rand(66, 99, dtype="float64", seed=3)
+    if view == "fortran":
+        xv = np.asfortranarray(xv)
+    yv = xv.T if view == "transposed" else xv[::2, 1::3] if view == "strided" else xv
+    p, lp = f(xv)
+    np.testing.assert_allclose(p, softmax(yv), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(lp, np.log(softmax(yv * 2)), rtol=1e-12, atol=1e-12)
+
+
+def test_infinities_and_nan_as_numpy(cuda_emulated):
+    """-inf is a class of probability 0; a NaN in a row makes that row NaN, the others stay."""
+    x = T.fmatrix("x")
+    f = irc.function([x], T.nnet.softmax(x))
+    xv = rand(4, 40, seed=4)
+    xv[0, 3] = -np.inf
+    xv[1, :] = -np.inf
+    xv[1, 7] = 2.0
+    xv[2, 9] = np.nan
+    got = f(xv)
+    with np.errstate(invalid="ignore"):
+        want = softmax(xv.astype("float64"))
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+    assert got[0, 3] == 0 and got[1, 7] == 1 and np.isnan(got[2]).all()
+
+
+def test_the_same_bits_on_every_run(cuda_emulated):
+    x = T.fmatrix("x")
+    f = irc.function([x], [T.nnet.softmax(x), T.nnet.logsoftmax(x)])
+    xv = rand(7, 5000, seed=5)
+    first = [r.tobytes() for r in f(xv)]
+    assert [r.tobytes() for r in f(xv)] == first
+
+
+def test_the_mlp_output_layer_and_its_gradient(cuda_emulated):
+    """tanh hidden units, softmax over 10 classes, the one-hot cross-entropy written with a
+    dense target: softmax, log_softmax and softmax_grad all on the device."""
+    h, t = T.fmatrix("h"), T.fmatrix("t")
+    cost = -T.mean(T.sum(t * T.log(T.nnet.softmax(T.tanh(h))), axis=1))
+    with no_host_ops():
+        f = irc.function([h, t], [cost, T.grad(cost, h)])
+    hv = rand(256, 10, seed=6)
+    tv = np.eye(10, dtype="float32")[np.random.RandomState(7).randint(0, 10, 256)]
+    p = softmax(np.tanh(hv.astype("float64")))
+    c, gh = f(hv, tv)
+    np.testing.assert_allclose(c, -np.mean(np.sum(tv * np.log(p), axis=1)), rtol=1e-5)
+    np.testing.assert_allclose(gh, (p - tv) / 256 * (1 - np.tanh(hv.astype("float64")) ** 2),
+                               rtol=1e-4, atol=1e-7)
