@@ -40,6 +40,7 @@ def driver() -> ctypes.CDLL:
         cu.cuGraphInstantiateWithFlags.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
                                                    ctypes.c_ulonglong]
         cu.cuGraphDestroy.argtypes = [ctypes.c_void_p]
+        cu.cuGraphGetNodes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
         cu.cuGraphExecDestroy.argtypes = [ctypes.c_void_p]
         cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         cu.cuMemcpyDtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
@@ -126,6 +127,7 @@ class GraphCache:
         self.execs: dict[tuple, ctypes.c_void_p] = {}
         self.seen: dict[tuple, int] = {}
         self.broken = False
+        self.nodes = 0  # in the last graph captured
         self.launch_graph = driver().cuGraphLaunch
 
     def wants(self, key: tuple) -> bool:
@@ -152,6 +154,9 @@ class GraphCache:
         if not bad:
             bad = cu.cuGraphInstantiateWithFlags(ctypes.byref(graph_exec), graph, 0)
         if graph:
+            count = ctypes.c_size_t(0)
+            if not bad and cu.cuGraphGetNodes(graph, None, ctypes.byref(count)) == 0:
+                self.nodes = count.value  # (kernels and library calls' own kernels: debugging)
             cu.cuGraphDestroy(graph)
         if bad:  # never again for this plan; run the launches directly this time
             self.broken = True
