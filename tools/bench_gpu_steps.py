@@ -1,6 +1,6 @@
 """The training-step rows of `bench_gpu.py`: the tutorial's logistic regression (outputs kept on
-the device, and sent to the host), a 4096² float32 gemm without TF32, and the tutorial's
-10,000 steps against irc's own CPU backend — each beside torch eager and jax.jit in the same
+the device, and sent to the host), a 4096² float32 gemm without TF32, the MLP step (with and
+without TF32), and the tutorial's 10,000 steps against irc's own CPU backend — each beside torch eager and jax.jit in the same
 process, with the same math (the gradients by each library's autodiff)."""
 from __future__ import annotations
 
@@ -154,8 +154,9 @@ def _mlp_data(seed: int = 0) -> tuple:
     return X, Y, params
 
 
-def mlp_irc() -> Callable[[], object]:
-    """The MLP step with the batch device-resident, its cost kept on the device."""
+def mlp_irc(tf32: bool = False) -> Callable[[], object]:
+    """The MLP step with the batch device-resident, its cost kept on the device; with `tf32`,
+    its float32 products on TF32 tensor cores (`allow_tf32`, what jax does by default)."""
     X, Y, params = _mlp_data()
     x, y = irc.shared(X, name="X"), irc.shared(Y, name="Y")
     shared = [irc.shared(p, name=n) for p, n in zip(params, ("W1", "b1", "W2", "b2"))]
@@ -164,7 +165,7 @@ def mlp_irc() -> Callable[[], object]:
     p = T.nnet.softmax(T.dot(h, W2) + b2)
     cost = T.nnet.categorical_crossentropy(p, y).mean()
     grads = T.grad(cost, shared)
-    with irc.config.change_flags(assert_no_cpu_op="raise"):
+    with irc.config.change_flags(assert_no_cpu_op="raise", allow_tf32=tf32):
         return irc.function([], irc.Out(gpu_from_host(cost), borrow=True),
                             updates=[(q, q - LR * g) for q, g in zip(shared, grads)], name="mlp_step")
 
@@ -175,14 +176,17 @@ def _mlp_loss(m, log_softmax, ps, X, Y):
     return -(Y * log_softmax(h @ W2 + b2)).sum(axis=1).mean()
 
 
-def mlp_jax(jax) -> Callable[[], object]:
+def mlp_jax(jax, precision: str = "default") -> Callable[[], object]:
+    """jax.jit of the step; `precision` "default" lets XLA use TF32 for float32 products on the
+    GPU, "highest" does not."""
     jnp = jax.numpy
     X, Y, params = (jnp.asarray(a) if not isinstance(a, list) else [jnp.asarray(p) for p in a]
                     for a in _mlp_data())
 
     @jax.jit
     def step(ps):
-        cost, gs = jax.value_and_grad(lambda q: _mlp_loss(jnp, jax.nn.log_softmax, q, X, Y))(ps)
+        with jax.default_matmul_precision(precision):
+            cost, gs = jax.value_and_grad(lambda q: _mlp_loss(jnp, jax.nn.log_softmax, q, X, Y))(ps)
         return [p - LR * g for p, g in zip(ps, gs)], cost
 
     state = [params]
@@ -211,10 +215,14 @@ def mlp_torch(torch, compiled: bool) -> Callable[[], object]:
 
 def bench_mlp(t, repeat: int, torch, jax, device_us, irc_sync) -> None:
     mine = t.add("MLP step 256×784→512→10: irc", device_us(mlp_irc(), irc_sync, repeat, 100))
+    mine_tf32 = t.add("MLP step: irc, allow_tf32=True", device_us(mlp_irc(True), irc_sync, repeat, 100))
     best = None
     if jax is not None:
+        run = mlp_jax(jax, "highest")
+        t.add("MLP step: jax.jit, matmul precision highest", device_us(run, lambda: jax.block_until_ready(run()), repeat, 100))
         run = mlp_jax(jax)
-        best = t.add("MLP step: jax.jit", device_us(run, lambda: jax.block_until_ready(run()), repeat, 100))
+        best = t.add("MLP step: jax.jit (default precision: TF32)",
+                     device_us(run, lambda: jax.block_until_ready(run()), repeat, 100))
     if torch is not None:
         ts = torch.cuda.synchronize
         t.add("MLP step: torch eager", device_us(mlp_torch(torch, False), ts, repeat, 50))
@@ -225,3 +233,4 @@ def bench_mlp(t, repeat: int, torch, jax, device_us, irc_sync) -> None:
         except Exception as e:  # no Triton / compiler on the machine
             t.add("MLP step: torch.compile(reduce-overhead)", None, f"skipped: {type(e).__name__}"[:60])
     t.ratio("  MLP step ratio", mine, best, "of the faster of jax.jit and torch.compile")
+    t.ratio("  MLP step ratio, TF32", mine_tf32, best, "of the faster of jax.jit and torch.compile")
