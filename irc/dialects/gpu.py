@@ -207,7 +207,8 @@ class GemmOp(Operation):
     storage when the call runs (an in-place update of a shared variable: no copy at all). A
     and B may be transposed views; their layout is read from their strides when the call is
     planned, where it must have a unit stride along one axis (the lowering copies any other
-    view first)."""
+    view first). The unit attribute `tf32` lets a float32 product use TF32 tensor cores
+    (`config.allow_tf32` when it was compiled)."""
 
     name = "gpu.gemm"
     assembly = "short"
@@ -219,6 +220,10 @@ class GemmOp(Operation):
     @property
     def beta(self) -> float:
         return float(self.attributes["beta"].value)  # type: ignore[attr-defined]
+
+    @property
+    def tf32(self) -> bool:
+        return "tf32" in self.attributes
 
     def verify_(self) -> None:
         if self.num_operands not in (3, 4) or self.results:

@@ -70,6 +70,7 @@ class GemmCall:
     beta: float
     op: Operation
     c_in: View | None = None  # copied into c first, unless it is c's storage when called
+    tf32: bool = False        # float32 on TF32 tensor cores
 
     @property
     def work(self) -> int:
@@ -193,7 +194,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         elif isinstance(op, G.GemmOp):
             name = blas_entry_name(sum(isinstance(e, GemmCall) for e in launches))
             launches.append(GemmCall(name, ins[0], ins[1], ins[2], op.alpha, op.beta, op,
-                                     ins[3] if len(ins) == 4 else None))
+                                     ins[3] if len(ins) == 4 else None, op.tf32))
         elif isinstance(op, ReturnOp):
             results = list(ins)
         else:

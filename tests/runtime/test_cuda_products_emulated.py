@@ -13,6 +13,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.ir.instrumentation import render_ir
 from irc.runtime.blas_layout import BlasLayoutError, gemm_args
 from irc.runtime.host_plan import View
 from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
@@ -137,3 +138,19 @@ def test_column_major_arguments_of_a_row_major_product():
     # Cᵀ = Bᵀ·Aᵀ: B (a transposed view: column-major) is op T, A (row-major) op N
     assert (args.trans_first, args.trans_second, args.m, args.n, args.k) == (True, False, 4, 2, 3)
     assert (args.ld_first, args.ld_second, args.ldc) == (3, 3, 4)
+
+
+def test_allow_tf32_marks_float32_products_when_compiled(cuda_emulated):
+    a32, a64 = T.fmatrix("a"), T.dmatrix("b")
+    with irc.config.change_flags(allow_tf32=True):
+        f = irc.function([a32, a64], [T.dot(a32, a32), T.dot(a64, a64)])
+    gemms = [line for line in render_ir(cuda_emulated[-1]).splitlines() if "gpu.gemm" in line]
+    assert len(gemms) == 2
+    assert ["tf32" in g for g in gemms] == ["xf32" in g for g in gemms]  # float32 only
+    av, bv = rand(3, 3, seed=10), rand(3, 3, dtype="float64", seed=11)
+    got32, got64 = f(av, bv)  # (the stand-in computes in float32: TF32's rounding is the GPU's)
+    close(got32, av.astype("float64") @ av, "float32")
+    close(got64, bv @ bv, "float64")
+    g = irc.function([a32], T.dot(a32, a32))  # compiled after: the flag is back to False
+    assert not any("tf32" in line for line in render_ir(cuda_emulated[-1]).splitlines() if "gpu.gemm" in line)
+    close(g(av), av.astype("float64") @ av, "float32")

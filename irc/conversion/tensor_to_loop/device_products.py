@@ -19,8 +19,10 @@ from __future__ import annotations
 from ...dialects import gpu as G
 from ...dialects import loop as L
 from ...dialects.builtin import MemRefType, TensorType
-from ...ir.attributes import FloatAttr
+from ...base.config import config
+from ...ir.attributes import FloatAttr, UnitAttr
 from ...ir.core import Operation, Value
+from ...ir.types import f32
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, inplace_target
 from .device_reduce import device_reduce
@@ -58,6 +60,8 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
         _integer_product(ctx, a, b, out, sizes, alpha, beta if c is not None else 0.0)
     else:
         attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if c is not None else 0.0)}
+        if config.allow_tf32 and t.element == f32:
+            attrs["tf32"] = UnitAttr()
         operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
         lb.b.create(G.GemmOp, operands, attrs, result_types=[])
     if epilogue is not None:

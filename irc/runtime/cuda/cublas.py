@@ -5,7 +5,8 @@ own from the device pool (so that a CUDA graph can capture its calls: cuBLAS the
 nothing while capturing). A `GemmLauncher` is one call with every argument converted once,
 like a kernel's `Launcher`: only the three matrix addresses change per call (its `slots`).
 float32 and float64 compute in their own precision, float16 stores halves and computes in
-float32; `config.allow_tf32` lets float32 products use TF32 tensor cores.
+float32; a `gpu.gemm` compiled with `config.allow_tf32` (its `tf32` attribute) lets float32
+products use TF32 tensor cores.
 
 The library is found as the CUDA toolkit installs it (`libcublas.so.13`/`.12`) or in the
 `nvidia-cublas` wheel's folder (`pip install nvidia-cublas`)."""
@@ -19,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from ...base.config import config
 from ..blas_layout import GemmArgs
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, check, driver
 
@@ -105,7 +105,7 @@ class GemmLauncher:
     0, or raises `BlasError` naming `what`."""
 
     def __init__(self, args: GemmArgs, alpha: float, beta: float, dtype: np.dtype, what: str,
-                 stream_handle: int, pool: Any, copy_bytes: int = 0):
+                 stream_handle: int, pool: Any, copy_bytes: int = 0, tf32: bool = False):
         lib = library()
         dtype = np.dtype(dtype)
         if dtype not in DATA_TYPE:
@@ -114,7 +114,7 @@ class GemmLauncher:
         if dtype == np.float64:
             compute, scalar = COMPUTE_64F, ctypes.c_double
         else:
-            compute = COMPUTE_32F_FAST_TF32 if dtype == np.float32 and config.allow_tf32 else COMPUTE_32F
+            compute = COMPUTE_32F_FAST_TF32 if dtype == np.float32 and tf32 else COMPUTE_32F
             scalar = ctypes.c_float
         self.alpha, self.beta = scalar(alpha), scalar(beta)
         self.slots = [ctypes.c_void_p(0) for _ in range(4 if copy_bytes else 3)]

@@ -146,7 +146,8 @@ class PreparedPlan:
         dtype = self.dtypes[call.c.slot]
         copy = call.c_in is not None and call.beta != 0.0
         nbytes = call.work * dtype.itemsize if copy else 0
-        launcher = GemmLauncher(args, call.alpha, call.beta, dtype, what, dev.stream.handle, dev.pool, nbytes)
+        launcher = GemmLauncher(args, call.alpha, call.beta, dtype, what, dev.stream.handle, dev.pool, nbytes,
+                                call.tf32)
         views = (args.first, args.second, args.c) + ((call.c_in,) if copy else ())
         patches = [(slot_ref, v.slot, v.offset * self.dtypes[v.slot].itemsize)
                    for slot_ref, v in zip(launcher.slots, views)]
