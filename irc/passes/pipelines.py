@@ -32,7 +32,7 @@ PIPELINES: dict[str, tuple[str, ...]] = {
 HOST_ONLY_PASSES = frozenset({"fuse-matvec"})
 PLACEMENT_PASS = "insert-transfers"
 # what a device placement runs right after placement: the folds that need placed types
-AFTER_PLACEMENT = ("fold-device-products",)
+AFTER_PLACEMENT = ("specialize-device",)
 
 
 def pipeline_names(mode: str, device: str | None = None) -> tuple[str, ...]:

@@ -56,9 +56,14 @@ def test_rows_of_a_matrix(cuda_emulated, dtype, shape):
     x, g = T.matrix("x", dtype=dtype), T.matrix("g", dtype=dtype)
     with no_host_ops():
         f = irc.function([x, g], softmax_family(x, g))
-    assert {"GpuSoftmax", "GpuLogSoftmax", "GpuSoftmaxGrad"} <= set(names(f))
+        alone = irc.function([x], T.nnet.softmax(x))
+    # beside its log_softmax, the softmax is read from it (`specialize-device`)
+    assert {"GpuLogSoftmax", "GpuSoftmaxGrad"} <= set(names(f)) and "GpuSoftmax" not in names(f)
+    assert "GpuSoftmax" in names(alone)
     xv, gv = rand(*shape, dtype=dtype, seed=1), rand(*shape, dtype=dtype, seed=2)
-    check(f(xv, gv), expected(xv, gv), dtype)
+    want = expected(xv, gv)
+    check(f(xv, gv), want, dtype)
+    check([alone(xv)], want[:1], dtype)
 
 
 @pytest.mark.parametrize("n", [1, 31, 1000003])
