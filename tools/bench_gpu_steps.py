@@ -15,6 +15,7 @@ import numpy as np
 
 import irc
 import irc.tensor as T
+from bench_dense import mlp_data  # beside this file (tools/ is on the path): the CPU bench's step
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,23 +142,10 @@ def bench_tutorial(t) -> None:
               f"{s:.2f} s of training ({time.perf_counter() - t0:.1f} s with start-up)")
 
 
-MLP = (256, 784, 512, 10)  # batch, inputs, hidden units, classes (tools/bench_dense.py's step)
-
-
-def _mlp_data(seed: int = 0) -> tuple:
-    rng = np.random.RandomState(seed)
-    n, d, h, c = MLP
-    X = rng.randn(n, d).astype("float32")
-    Y = np.eye(c, dtype="float32")[rng.randint(0, c, n)]
-    params = [(rng.randn(d, h) * 0.01).astype("float32"), np.zeros(h, "float32"),
-              (rng.randn(h, c) * 0.01).astype("float32"), np.zeros(c, "float32")]
-    return X, Y, params
-
-
 def mlp_irc(tf32: bool = False) -> Callable[[], object]:
     """The MLP step with the batch device-resident, its cost kept on the device; with `tf32`,
     its float32 products on TF32 tensor cores (`allow_tf32`, what jax does by default)."""
-    X, Y, params = _mlp_data()
+    X, Y, params = mlp_data()
     x, y = irc.shared(X, name="X"), irc.shared(Y, name="Y")
     shared = [irc.shared(p, name=n) for p, n in zip(params, ("W1", "b1", "W2", "b2"))]
     W1, b1, W2, b2 = shared
@@ -181,7 +169,7 @@ def mlp_jax(jax, precision: str = "default") -> Callable[[], object]:
     GPU, "highest" does not."""
     jnp = jax.numpy
     X, Y, params = (jnp.asarray(a) if not isinstance(a, list) else [jnp.asarray(p) for p in a]
-                    for a in _mlp_data())
+                    for a in mlp_data())
 
     @jax.jit
     def step(ps):
@@ -198,7 +186,7 @@ def mlp_jax(jax, precision: str = "default") -> Callable[[], object]:
 
 
 def mlp_torch(torch, compiled: bool) -> Callable[[], object]:
-    X, Y, params = _mlp_data()
+    X, Y, params = mlp_data()
     X, Y = torch.as_tensor(X, device="cuda"), torch.as_tensor(Y, device="cuda")
     ps = [torch.as_tensor(p, device="cuda").requires_grad_() for p in params]
     log_softmax = lambda v: torch.log_softmax(v, dim=1)  # noqa: E731

@@ -25,6 +25,7 @@ gemv/gemm are what BLAS-backed code generation keys on, and what the tutorial's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..dialects.builtin import TensorType
 from ..dialects.tensor_linalg import is_epilogue
@@ -249,23 +250,6 @@ DEVICE_PATTERNS: tuple[RewritePattern, ...] = (SubtractIntoBeta(), ScaledAccumul
 
 @register_pass
 @dataclass
-class SpecializeDevice(Pass):
-    """Device forms, after placement (which `specialize` precedes): the update folds of
-    `specialize` for gemv too (`w - lr·(Xᵀ·d + λ·w)` as one gemv accumulating into w), and
-    softmax read from the log_softmax beside it."""
-
-    name = "specialize-device"
-    summary = "Device forms after placement: SGD updates folded into gemv/gemm; softmax from log_softmax"
-    tags = ("specialize", "blas", "fast_run")
-    max_iterations: int = option(10, "rewrite rounds at most", minimum=1)
-
-    def run(self, module: Operation) -> None:
-        apply_patterns_greedily(module, DEVICE_PATTERNS, max_iterations=self.max_iterations,
-                                stats=self.stats)
-
-
-@register_pass
-@dataclass
 class Specialize(Pass):
     """dot → gemv/gemm with folded alpha/beta; cheap forms of pow."""
 
@@ -274,6 +258,19 @@ class Specialize(Pass):
     tags = ("specialize", "blas", "fast_run")
     max_iterations: int = option(10, "rewrite rounds at most", minimum=1)
 
+    patterns: ClassVar[tuple[RewritePattern, ...]] = SPECIALIZE_PATTERNS
+
     def run(self, module: Operation) -> None:
-        apply_patterns_greedily(module, SPECIALIZE_PATTERNS, max_iterations=self.max_iterations,
-                                stats=self.stats)
+        apply_patterns_greedily(module, self.patterns, max_iterations=self.max_iterations, stats=self.stats)
+
+
+@register_pass
+@dataclass
+class SpecializeDevice(Specialize):
+    """Device forms, after placement (which `specialize` precedes): the update folds of
+    `specialize` for gemv too (`w - lr·(Xᵀ·d + λ·w)` as one gemv accumulating into w), and
+    softmax read from the log_softmax beside it."""
+
+    name = "specialize-device"
+    summary = "Device forms after placement: SGD updates folded into gemv/gemm; softmax from log_softmax"
+    patterns: ClassVar[tuple[RewritePattern, ...]] = DEVICE_PATTERNS
