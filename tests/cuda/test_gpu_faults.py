@@ -1,0 +1,35 @@
+"""Faults in a GPU training step: running out of device memory is a MemoryError naming the
+function and the input shapes, the shared variables keep their last good values, and the next
+call with a size that fits runs; a size mismatch is an error naming the op and the user's line
+before anything runs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+
+
+def test_out_of_memory_keeps_the_shared_variables_and_recovers():
+    w = irc.shared(np.arange(4, dtype="float32"), name="w")
+    n = T.lscalar("n")
+    big = T.alloc(np.float32(1), n, n)  # n² float32 on the device
+    with irc.config.change_flags(device="cuda", assert_no_cpu_op="raise"):
+        step = irc.function([n], big.sum(), updates={w: w * 2 + big.mean()})
+    assert step(3) == 9
+    np.testing.assert_array_equal(w.get_value(), np.arange(4) * 2 + 1)
+    before = w.get_value()
+    with pytest.raises(MemoryError, match="out of memory"):
+        step(400_000)  # 640 GB
+    np.testing.assert_array_equal(w.get_value(), before)
+    assert step(2) == 4
+    np.testing.assert_array_equal(w.get_value(), before * 2 + 1)
+
+
+def test_mismatched_product_names_the_op_and_line():
+    a, b = T.fmatrix("a"), T.fmatrix("b")
+    with irc.config.change_flags(device="cuda", assert_no_cpu_op="raise"):
+        f = irc.function([a, b], T.dot(a, b))
+    with pytest.raises(ValueError, match=r"(?s)inner dimensions differ.*test_gpu_faults.py"):
+        f(np.ones((3, 4), "float32"), np.ones((5, 2), "float32"))
