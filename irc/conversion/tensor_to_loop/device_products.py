@@ -6,10 +6,9 @@ whatever the layout: a transposed view is passed as it lies (cuBLAS's op T), a v
 one-row or one-column matrix, and the accumulator and scale factors are its alpha and beta —
 so the gradient step `W − lr·Xᵀ·δ` is one call that reads W into the result (copied there by
 the call unless the result is W's own storage, as an in-place update makes it). What cuBLAS
-cannot do is a kernel of its own around it: a C that broadcasts (a bias row) is first
-written into the result by a kernel; an epilogue (`tanh` of the product) is an
-elementwise pass over it afterwards. An operand whose layout has no unit stride (a view with
-steps, a broadcast) is copied to a dense buffer first.
+cannot do is one kernel after it: a C that broadcasts (a bias row) and an epilogue (`tanh` of
+the product) are applied together in one elementwise pass over the result. An operand whose
+layout has no unit stride (a view with steps, a broadcast) is copied to a dense buffer first.
 
 A dot product of two vectors is a device reduction (`device_reduce.py`), and products of
 integers, which cuBLAS does not do, are a parallel nest with one thread per result element.
@@ -26,7 +25,7 @@ from ...ir.types import f32
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, inplace_target
 from .device_reduce import device_reduce
-from .linalg_common import dot_loop
+from .linalg_common import dot_loop, scale
 
 
 def on_device(op: Operation) -> bool:
@@ -50,24 +49,46 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
     sizes = a_sizes[:-1] + b_sizes[1:]
     out = inplace_target(ctx, op, 0) or ctx.alloc(t, sizes)
     sizes = ctx.sizes_of(out)
-    c_in = None
+    c_in, bias = None, None
     if c is not None:
-        if t.element.is_float and c is not out and _whole(ctx, op, c, sizes):
+        if not t.element.is_float:
+            _into(ctx, op, c, out, sizes)
+        elif c is out:
+            pass  # the accumulator's own buffer (the `inplace` pass's mark)
+        elif _whole(ctx, op, c, sizes):
             c_in = c  # copied by the call itself, or not at all where it is out's storage
         else:
-            _into(ctx, op, c, out, sizes)
+            bias = c  # a broadcast row: added after the product, with the epilogue
     if not t.element.is_float:
         _integer_product(ctx, a, b, out, sizes, alpha, beta if c is not None else 0.0)
     else:
-        attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if c is not None else 0.0)}
+        read_c = c is not None and bias is None
+        attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if read_c else 0.0)}
         if config.allow_tf32 and t.element == f32:
             attrs["tf32"] = UnitAttr()
         operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
         lb.b.create(G.GemmOp, operands, attrs, result_types=[])
-    if epilogue is not None:
-        with ctx.nest(sizes, t.device) as ivs:
-            lb.store(lb.scalar(epilogue, [lb.load(out, ivs)]), out, ivs)
+    if epilogue is not None or bias is not None:
+        _after(ctx, op, out, sizes, epilogue, bias, beta)
     return out
+
+
+def _after(ctx: FuncLowering, op: Operation, out: Value, sizes: list[Index], epilogue: str | None,
+           bias: Value | None, beta: float) -> None:
+    """out = f(out + beta·bias) in one pass (bias broadcast along its static-1 dims; f the
+    identity without `epilogue`)."""
+    lb = ctx.lb
+    if bias is not None:
+        _check_accumulator(ctx, op, bias, sizes)
+    zero = lb.const(0)
+    with ctx.nest(sizes, out.type.device) as ivs:
+        v = lb.load(out, ivs)
+        if bias is not None:
+            at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
+            v = lb.scalar("add", [v, scale(lb, lb.load(bias, at), beta)])
+        if epilogue is not None:
+            v = lb.scalar(epilogue, [v])
+        lb.store(v, out, ivs)
 
 
 def _whole(ctx: FuncLowering, op: Operation, c: Value, sizes: list[Index]) -> bool:
@@ -79,16 +100,21 @@ def _whole(ctx: FuncLowering, op: Operation, c: Value, sizes: list[Index]) -> bo
     return True
 
 
+def _check_accumulator(ctx: FuncLowering, op: Operation, c: Value, sizes: list[Index]) -> None:
+    """The accumulator's sizes match the product's, but along its static-1 (broadcast) dims."""
+    c_type = op.operands[2].type
+    for axis, (n, m) in enumerate(zip(sizes, ctx.sizes_of(c))):
+        if c_type.shape[axis] != 1:
+            ctx.lb.assert_eq(n, m, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
+
+
 def _into(ctx: FuncLowering, op: Operation, c: Value, out: Value, sizes: list[Index]) -> None:
     """out = c (broadcast along c's static-1 dims), unless c is out's own buffer."""
     if c is out:
         return
     lb = ctx.lb
     c_type = op.operands[2].type
-    c_sizes = ctx.sizes_of(c)
-    for axis, (n, m) in enumerate(zip(sizes, c_sizes)):
-        if c_type.shape[axis] != 1:
-            lb.assert_eq(n, m, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
+    _check_accumulator(ctx, op, c, sizes)
     zero = lb.const(0)
     with ctx.nest(sizes, out.type.device) as ivs:
         idx = [zero if d == 1 else iv for d, iv in zip(c_type.shape, ivs)]
