@@ -115,3 +115,20 @@ func.func @fused(%x: tensor<?x?xf32, "cuda">) -> (tensor<?x?xf32, "cuda">, tenso
   }
   func.return %r#0, %r#1 : tensor<?x?xf32, "cuda">, tensor<?xf32, "cuda">
 }
+
+// A bias's SGD update, b - lr·(column sums of d): computed in the reduction's last pass (and in
+// its single pass), no kernel of its own: three kernels in all.
+// GPU-LABEL: func.func @bias_update(
+// GPU-COUNT-3: gpu.launch
+// GPU-NOT:     gpu.launch
+// GPU:         func.return
+func.func @bias_update(%d: tensor<?x?xf32, "cuda">, %b: tensor<?xf32, "cuda">) -> (tensor<?xf32, "cuda">, tensor<?xf32, "cuda">) {
+  %s = tensor.reduce %d {kind = "sum", axes = array<i64: 0>} : (tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda">
+  %u = tensor.fused(%g = %s, %w = %b) : (tensor<?xf32, "cuda">, tensor<?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
+    %lr = scalar.constant {value = 0.5 : f32} : f32
+    %m = scalar.mul %lr, %g : f32
+    %n = scalar.sub %w, %m : f32
+    scalar.yield %n : f32
+  }
+  func.return %s, %u : tensor<?xf32, "cuda">, tensor<?xf32, "cuda">
+}

@@ -92,6 +92,7 @@ class FuncLowering:
         self.scalars: dict[Value, Value] = {}  # single-element tensors held as SSA scalars
         self.sizes: dict[Value, list[Index]] = {}
         self.contiguous: set[Value] = set()  # memrefs known to be row-major and dense
+        self.absorbed: set[Operation] = set()  # ops another lowering computed (device_epilogue.py)
 
     # ------------------------------------------------------------------ driver
     def lower(self) -> FuncOp:
@@ -115,6 +116,8 @@ class FuncLowering:
     def lower_op(self, op: Operation) -> None:
         """Lower one tensor op at the builder's insertion point (also used for the ops of a
         `tensor.if` branch, inside the `loop.if` region, and of a `tensor.scan` body)."""
+        if op in self.absorbed:
+            return
         self.lb.location = op.location
         for check in PRE_CHECKS:
             check(self, op)

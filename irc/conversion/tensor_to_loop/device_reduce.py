@@ -38,6 +38,7 @@ from ...ir.core import Value
 from ...ir.types import ScalarType, i64
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering
+from .device_epilogue import Epilogue
 from .reduction_kinds import COMBINE, identity
 
 TARGET_THREADS = 1 << 17  # pass 1's threads: about half the 270K an H100 (132 SMs × 2048) holds
@@ -100,12 +101,13 @@ class Reducer:
 
 def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequence[int], load: Load,
                   outs: list[Value], source: ScalarType, order: Sequence[int] | None = None,
-                  active: Index | None = None) -> None:
+                  active: Index | None = None, epilogue: Epilogue | None = None) -> None:
     """outs[k][kept] = the `kind` reduction over `axes` of `load(index)[k]` (device buffers of
     the kept sizes; rank 0 for a full reduction). `source` is the loaded element type (argmax's
     value); `order` lists the input's axes outermost first in memory (default: row-major).
     With `active` (an index, 0 or 1), no pass has a thread when it is 0 (a caller that has
-    another way for some sizes)."""
+    another way for some sizes). `epilogue(kept indices, results)` runs in the last pass after
+    an output's results are stored (`device_epilogue.py`)."""
     lb = ctx.lb
     rank = len(sizes)
     axes = sorted(axes)
@@ -139,13 +141,13 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
     chunked = lb.sub(one, single)
     if active is not None:
         single, chunked = lb.mul(single, active), lb.mul(chunked, active)
-    _final_pass(ctx, red, sizes, axes, first_item, outs, device, single)
+    _final_pass(ctx, red, sizes, axes, first_item, outs, device, single, epilogue)
     shape = [counts.get(a, sizes[a]) for a in range(rank)]
     partials = _partials(ctx, red, [shape[a] for a in order], device)
     _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device,
                 UNROLL_KEPT if kept else UNROLL, active=chunked)
     if kept:
-        _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, chunked)
+        _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, chunked, epilogue)
         return
     # one number: flatten the partials and combine them FAN_IN per thread until few are left
     flat = [_flat(lb, p, count) for p in partials]
@@ -166,7 +168,7 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
                         active=needed)
             src, dst = dst, src
         count = lb.add(count, lb.mul(needed, lb.sub(n, count)))
-    _final_pass(ctx, red, [count], [0], _reader(lb, flat), outs, device, chunked)
+    _final_pass(ctx, red, [count], [0], _reader(lb, flat), outs, device, chunked, epilogue)
 
 
 assert -(-TARGET_THREADS // FAN_IN ** 2) <= FINAL_MAX < -(-TARGET_THREADS // FAN_IN), \
@@ -238,10 +240,10 @@ def _chunk_pass(ctx: FuncLowering, red: Reducer, sizes: list[Index], axes: Seque
 
 
 def _final_pass(ctx: FuncLowering, red: Reducer, shape: list[Index], axes: Sequence[int], item: Load,
-                outs: list[Value], device: str | None, active: Index) -> None:
+                outs: list[Value], device: str | None, active: Index, epilogue: Epilogue | None = None) -> None:
     """One thread per output: the states `item` reads over `shape`'s reduced axes (partials,
     or the input itself) combined in order, its results stored. No thread when `active` (an
-    index, 0 or 1) is 0."""
+    index, 0 or 1) is 0; `epilogue` runs after the stores."""
     lb = ctx.lb
     kept = [a for a in range(len(shape)) if a not in axes]
     zero, one = lb.const(0), lb.const(1)
@@ -251,8 +253,11 @@ def _final_pass(ctx: FuncLowering, red: Reducer, shape: list[Index], axes: Seque
         ivs = ivs if kept else []
         index = dict(zip(kept, ivs))
         state = _combine_over(lb, red, shape, axes, {a: (zero, one) for a in axes}, index, item, UNROLL)
-        for v, out in zip(red.results(lb, state), outs):
+        results = red.results(lb, state)
+        for v, out in zip(results, outs):
             lb.store(v, out, ivs)
+        if epilogue is not None:
+            epilogue(ivs, results)
 
 
 def _combine_over(lb: LoopBuilder, red: Reducer, sizes: list[Index], axes: Sequence[int],

@@ -21,6 +21,7 @@ from ...ir.types import ScalarType, i64
 from ..loop_builder import Index
 from .column_sums import column_sums
 from .context import FuncLowering, inplace_target, lowering
+from .device_epilogue import absorb_consumer
 from .device_reduce import device_reduce
 from .linalg_common import is_transposed, line_of, line_view
 from .reduction_kinds import COMBINE, identity
@@ -46,8 +47,9 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
             x, axes, order = _flat(ctx, x, sizes), (0,), None
             sizes = ctx.sizes_of(x)
             load = lambda idx: [ctx.lb.load(x, idx)]  # noqa: E731
-        device_reduce(ctx, kind, sizes, axes, load, [out], x.type.element, order)
         ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
+        device_reduce(ctx, kind, sizes, axes, load, [out], x.type.element, order,
+                      epilogue=absorb_consumer(ctx, op, [op.results[0]]))
         return
     if axes and not kept and kind in COMBINE:  # one number: held as a scalar (scalars.py)
         ctx.scalars[op.results[0]] = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept,
@@ -112,7 +114,10 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
         return values[n:]
 
     if on_device:
-        device_reduce(ctx, kind, sizes, axes, load, reduced, elements[0])
+        for r, out in zip(op.results[n:], reduced):  # (bound first: the epilogue reads their sizes)
+            ctx.bind(r, out, out_sizes, contiguous=True)
+        device_reduce(ctx, kind, sizes, axes, load, reduced, elements[0],
+                      epilogue=absorb_consumer(ctx, op, list(op.results[n:])))
         values = [None] * len(reduced)
     elif rank - 1 in axes:
         values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
