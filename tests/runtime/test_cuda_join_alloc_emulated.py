@@ -100,3 +100,15 @@ def test_integer_index_computed_at_run_time_stays_on_the_host(cuda_emulated):
     with pytest.raises(AssertionError, match="'tensor.index' .* runs on the cpu"):
         with no_host_ops():
             irc.function([x, i], x[i] * 2)
+
+
+def test_sizes_from_an_integer_input(cuda_emulated):
+    """`zeros((n, 2))`, `arange(n)` for a user input n: device ops whose sizes the host side
+    computes from n's value (a host plan per value)."""
+    n = T.lscalar("n")
+    with no_host_ops():
+        f = irc.function([n], [T.zeros((n, 2), dtype="float32") + 1, T.arange(n + 1) * 3])
+    for k in (0, 3, 33, 3):
+        ones, tripled = f(k)
+        np.testing.assert_array_equal(ones, np.ones((k, 2)))
+        np.testing.assert_array_equal(tripled, np.arange(k + 1) * 3)
