@@ -8,17 +8,17 @@ Where an op runs comes from one table, `PLACEMENT`:
   the reductions `tensor.reduce` and `tensor.fused_reduce` (chunked deterministic passes:
   `conversion/tensor_to_loop/device_reduce.py`), the softmax family (`device_softmax.py`),
   `concat`, `insert_slice`, `gather` and `scatter` (`device_gather.py`: indices checked on
-  the device, read back after the call), `insert_index` by constant indices, and `alloc` and
+  the device, read back after the call), `insert_index` by indices `known_on_host`, and `alloc` and
   `iota` when their sizes are computed from constants, sizes and integer user inputs
   (`known_on_host`: the host side of the GPU function computes them). Their operands are
   copied to the device; constants feeding them become device constants (no copy at run time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim; `index`
-  by constant indices; `dynamic_slice` whose bounds are `known_on_host`): they run
+  by indices `known_on_host`; `dynamic_slice` whose bounds are `known_on_host`): they run
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value, or was already copied there for an earlier reader), or
   when every reader runs on the device.
 * `HOST` — everything else (dot, gemv, gemm, fused_matvec, integer indexing
-  by an index computed at run time, ...) until they get kernels: their operands are copied to
+  by an index computed from device data, sort, cumulative, ...) until they get kernels: their operands are copied to
   the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
@@ -73,10 +73,11 @@ PLACEMENT: dict[str, str] = {
     "tensor.scatter": DEVICE,
 }
 
-# Integer indexing by constants (`x[:, 1]`, `set_subtensor(x[2], v)`): its index is known when
-# the host plan is recorded (checked there), so the op runs where its data is; with an index
-# computed at run time it stays on the host for now (the host plan cannot read device data).
-CONSTANT_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
+# Integer indexing (`x[:, 1]`, `x[i]`, `set_subtensor(x[i], v)`) by indices `known_on_host`
+# (constants, sizes, integer user inputs): the host plan computes and checks them, so the op
+# runs where its data is (`index`: a view) or on the device (`insert_index`); with an index
+# computed from device data it stays on the host (the host plan cannot read device memory).
+HOST_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
 INDEX_OPERANDS = {"tensor.index": 1, "tensor.insert_index": 2}  # first index operand
 
 # Ops whose result's size or offset comes from operands (from this one on): `x[i:j]` with bounds
@@ -110,10 +111,10 @@ NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
 def placement_rule(op: Operation) -> str:
     """DEVICE, FOLLOW or HOST for a `tensor` op (see `PLACEMENT`)."""
     rule = PLACEMENT.get(op.op_name)
-    if op.op_name in CONSTANT_INDEXED:
+    if op.op_name in HOST_INDEXED:
         first = INDEX_OPERANDS[op.op_name]
-        constant = all(constant_value(v) is not None for v in op.operands[first:])
-        return CONSTANT_INDEXED[op.op_name] if constant else HOST
+        known = all(known_on_host(v) for v in op.operands[first:])
+        return HOST_INDEXED[op.op_name] if known else HOST
     if op.op_name in SIZED_BY_OPERANDS:  # sizes or bounds the host must compute
         known = all(known_on_host(v) for v in op.operands[SIZED_BY_OPERANDS[op.op_name]:])
         return (rule or FOLLOW) if known else HOST
