@@ -8,18 +8,19 @@ Where an op runs comes from one table, `PLACEMENT`:
   the reductions `tensor.reduce` and `tensor.fused_reduce` (chunked deterministic passes:
   `conversion/tensor_to_loop/device_reduce.py`), the softmax family (`device_softmax.py`),
   `concat`, `insert_slice`, `gather` and `scatter` (`device_gather.py`: indices checked on
-  the device, read back after the call), `insert_index` by indices `known_on_host`, and `alloc` and
-  `iota` when their sizes are computed from constants, sizes and integer user inputs
-  (`known_on_host`: the host side of the GPU function computes them). Their operands are
-  copied to the device; constants feeding them become device constants (no copy at run time).
+  the device, read back after the call), `insert_index` by indices `known_on_host`, and
+  `alloc` and `iota` when their sizes are computed from constants, sizes and integer user
+  inputs (`known_on_host`: the host side of the GPU function computes them). Their operands
+  are copied to the device; constants feeding them become device constants (no copy at run
+  time).
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim; `index`
   by indices `known_on_host`; `dynamic_slice` whose bounds are `known_on_host`): they run
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value, or was already copied there for an earlier reader), or
   when every reader runs on the device.
-* `HOST` — everything else (dot, gemv, gemm, fused_matvec, integer indexing
-  by an index computed from device data, sort, cumulative, ...) until they get kernels: their operands are copied to
-  the host.
+* `HOST` — everything else (dot, gemv, gemm, fused_matvec, integer indexing by an index
+  computed from device data, sort, cumulative, ...) until they get kernels: their operands
+  are copied to the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
