@@ -1,14 +1,13 @@
-"""The softmax family over device buffers (`tensor.softmax`, `log_softmax`, `softmax_grad`):
-the rows' statistics by the deterministic reduction passes of `device_reduce.py`, then one
-elementwise nest writing the result.
+"""The softmax family over device buffers (`tensor.softmax`, `log_softmax`, `softmax_grad`).
 
-The host lowering (`softmax.py`: one thread per row, a row in L1) would leave a GPU with one
-thread per row — fine for 10 classes, idle SMs for 1000 long rows. Here a row's max and its sum
-of exponentials are chunked like any reduction keeping the leading axes (many threads per long
-row, one per short row), so every shape fills the device; the cost is a pass over the data per
-statistic (max, Σ exp(x - max), then the store: 5 launches; `softmax_grad`: Σ g·p, then the
-store: 3) where one row-per-thread kernel makes 1. The chunk counts depend on the sizes only:
-the results are the same bits on every run. Sums of f16 accumulate in f32, as on the host."""
+Rows of up to `SHORT_ROW` elements (10 classes) take the host lowering's nest (`softmax.py`):
+one thread per row, one kernel. Longer rows would leave SMs idle that way (1000 rows of 1000:
+1000 threads), so their max and sum of exponentials are chunked like any reduction keeping the
+leading axes (`device_reduce.py`: many threads per long row), then one elementwise nest stores
+the result: a pass over the data per statistic (max, Σ exp(x - max), the store: 5 launches;
+`softmax_grad`: Σ g·p, the store: 3). Where the row length is known only at run time both are
+emitted and the host plan launches one of them. The chunk counts depend on the sizes only: the
+results are the same bits on every run. Sums of f16 accumulate in f32, as on the host."""
 from __future__ import annotations
 
 from typing import Callable
@@ -22,11 +21,41 @@ from .context import FuncLowering
 from .device_reduce import device_reduce
 
 
-def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value) -> None:
-    """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`."""
+# rows up to this long take one thread each (one kernel, as on the host); longer ones are
+# chunked by the reduction passes
+SHORT_ROW = 64
+
+
+def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value,
+                   by_rows: Callable[[list[Index]], None]) -> None:
+    """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`. Short
+    rows go to `by_rows` (the host lowering's nest over the row sizes it is given: one thread
+    per row); long ones to the chunked passes. Where the row length is only known at run time
+    both are emitted, each over a first axis cut to 0 rows by index arithmetic when the other
+    applies: the host plan then drops the launches that have no work."""
+    lb = ctx.lb
+    sizes = ctx.sizes_of(out)
+    if len(sizes) < 2:  # one row: chunked
+        _chunked(ctx, op, bufs, out, sizes)
+        return
+    n = sizes[-1]
+    known = lb.static_value(n)
+    if known is not None:
+        if known <= SHORT_ROW:
+            by_rows(sizes[:-1])
+        else:
+            _chunked(ctx, op, bufs, out, sizes)
+        return
+    zero, one = lb.const(0), lb.const(1)
+    short = lb.min(lb.max(lb.sub(lb.const(SHORT_ROW + 1), n), zero), one)  # 1 when n <= SHORT_ROW
+    by_rows([lb.mul(sizes[0], short), *sizes[1:-1]])
+    _chunked(ctx, op, bufs, out, [lb.mul(sizes[0], lb.sub(one, short)), *sizes[1:]])
+
+
+def _chunked(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, sizes: list[Index]) -> None:
+    """Rows `sizes[:-1]` of `out` by the reduction passes (max, Σ exp), then one store."""
     lb = ctx.lb
     t: TensorType = op.results[0].type
-    sizes = ctx.sizes_of(out)
     last = len(sizes) - 1
     element = t.element
     wide = accumulator_type("sum", element)
