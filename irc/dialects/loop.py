@@ -628,9 +628,9 @@ class CheckIndexOp(Operation):
 
 class HostValueOp(Operation):
     """`%i = loop.host_value %n : (memref<i64, "cuda">) -> index`: the value of a 0-d integer
-    argument that the caller passes from the host (`irc.transfer = "upload"`), as an index the
-    host side of a GPU function computes with (a minibatch's slice bounds from its index). The
-    runtime knows it without reading the device: a host plan is recorded per value."""
+    argument that the caller passes from the host (a user input, not a shared variable), as an
+    index the host side of a GPU function computes with (a minibatch's slice bounds from its
+    index). The runtime knows it without reading the device: a host plan is recorded per value."""
 
     name = "loop.host_value"
     assembly = "short"

@@ -8,18 +8,20 @@ Where an op runs comes from one table, `PLACEMENT`:
   the reductions `tensor.reduce` and `tensor.fused_reduce` (chunked deterministic passes:
   `conversion/tensor_to_loop/device_reduce.py`), the products `tensor.dot`/`gemv`/`gemm`
   (cuBLAS: `device_products.py`), the softmax family (`device_softmax.py`),
-  `concat`, `insert_slice`, `alloc`, `iota`, `gather` and `scatter` (`device_gather.py`), and
-  integer indexing by constants (`index`
-  follows its data, `insert_index` runs there); `dynamic_slice` follows its data when its
-  bounds are computed from constants, sizes and integer user inputs (`known_on_host`). Their operands are copied to the
-  device; constants feeding them become device constants (no copy at run time).
-* `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
+  `concat`, `insert_slice`, `gather` and `scatter` (`device_gather.py`: indices checked on
+  the device, read back after the call), `insert_index` by indices `known_on_host`, and
+  `alloc` and `iota` when their sizes are computed from constants, sizes and integer user
+  inputs (`known_on_host`: the host side of the GPU function computes them). Their operands
+  are copied to the device; constants feeding them become device constants (no copy at run
+  time).
+* `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim; `index`
+  by indices `known_on_host`; `dynamic_slice` whose bounds are `known_on_host`): they run
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value, or was already copied there for an earlier reader), or
   when every reader runs on the device.
-* `HOST` — everything else (fused_matvec, integer indexing
-  by an index computed at run time, ...) until they get kernels: their operands are copied to
-  the host.
+* `HOST` — everything else (fused_matvec, integer indexing by an index
+  computed from device data, sort, cumulative, ...) until they get kernels: their operands
+  are copied to the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
@@ -76,15 +78,18 @@ PLACEMENT: dict[str, str] = {
     "tensor.scatter": DEVICE,
 }
 
-# Integer indexing by constants (`x[:, 1]`, `set_subtensor(x[2], v)`): its index is known when
-# the host plan is recorded (checked there), so the op runs where its data is; with an index
-# computed at run time it stays on the host for now (the host plan cannot read device data).
-CONSTANT_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
+# Integer indexing (`x[:, 1]`, `x[i]`, `set_subtensor(x[i], v)`) by indices `known_on_host`
+# (constants, sizes, integer user inputs): the host plan computes and checks them, so the op
+# runs where its data is (`index`: a view) or on the device (`insert_index`); with an index
+# computed from device data it stays on the host (the host plan cannot read device memory).
+HOST_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
 INDEX_OPERANDS = {"tensor.index": 1, "tensor.insert_index": 2}  # first index operand
 
-# `x[i:j]` with bounds given at run time (the DLT's `givens` minibatch): a device view when its
-# bounds are integer arithmetic on constants, sizes and integer user inputs, whose values the
-# host side of the GPU function knows (`loop.host_value`); else on the host.
+# Ops whose result's size or offset comes from operands (from this one on): `x[i:j]` with bounds
+# given at run time (the DLT's `givens` minibatch), alloc's sizes, arange's length. On the device
+# when those are integer arithmetic on constants, sizes and integer user inputs, whose values
+# the host side of the GPU function knows (`loop.host_value`); else on the host.
+SIZED_BY_OPERANDS = {"tensor.dynamic_slice": 1, "tensor.alloc": 1, "tensor.iota": 0}
 HOST_KNOWN_ARITHMETIC = ("tensor.add", "tensor.sub", "tensor.mul", "tensor.floordiv", "tensor.maximum",
                          "tensor.minimum", "tensor.neg", "tensor.cast", "tensor.dimshuffle",
                          "tensor.reshape", "tensor.broadcast", "tensor.to_device", "tensor.to_host")
@@ -111,12 +116,13 @@ NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
 def placement_rule(op: Operation) -> str:
     """DEVICE, FOLLOW or HOST for a `tensor` op (see `PLACEMENT`)."""
     rule = PLACEMENT.get(op.op_name)
-    if op.op_name in CONSTANT_INDEXED:
+    if op.op_name in HOST_INDEXED:
         first = INDEX_OPERANDS[op.op_name]
-        constant = all(constant_value(v) is not None for v in op.operands[first:])
-        return CONSTANT_INDEXED[op.op_name] if constant else HOST
-    if op.op_name == "tensor.dynamic_slice":
-        return FOLLOW if all(known_on_host(v) for v in op.operands[1:]) else HOST
+        known = all(known_on_host(v) for v in op.operands[first:])
+        return HOST_INDEXED[op.op_name] if known else HOST
+    if op.op_name in SIZED_BY_OPERANDS:  # sizes or bounds the host must compute
+        known = all(known_on_host(v) for v in op.operands[SIZED_BY_OPERANDS[op.op_name]:])
+        return (rule or FOLLOW) if known else HOST
     if rule is not None:
         return rule
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST

@@ -2,11 +2,11 @@
 signature: the buffers to allocate and the kernel launches with every parameter computed.
 
 After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
-`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`, `loop.check_index` of a
-constant index), buffer allocations, views
-(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls
-(`gpu.gemm`) and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`);
-its control flow does not
+`loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`, `loop.check_index` of an
+index the host knows), buffer allocations, views
+(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls (`gpu.gemm`)
+and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`); its control
+flow does not
 depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
@@ -164,7 +164,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
                                  + ", ".join(map(str, shapes)) + ")")
                 err.op, err.sizes = op, (ins[0], ins[1])
                 raise err
-        elif isinstance(op, L.CheckIndexOp):  # an index known without the data (a constant)
+        elif isinstance(op, L.CheckIndexOp):  # an index known without the device's data
             i, n = ins
             if not -n <= i < n:
                 err = ShapeError(f"{op.message} (index {i}, size {n})")

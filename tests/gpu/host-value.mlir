@@ -11,7 +11,7 @@
 // CHECK:         gpu.launch @batch_kernel{{[0-9]+}}(
 // CHECK-NOT:     loop.load
 // CHECK:         func.return
-func.func @batch(%i: tensor<i64, "cuda"> {irc.transfer = "upload"}, %x: tensor<?x?xf32, "cuda">) -> tensor<?x?xf32, "cuda"> {
+func.func @batch(%i: tensor<i64, "cuda">, %x: tensor<?x?xf32, "cuda">) -> tensor<?x?xf32, "cuda"> {
   %c2 = tensor.constant {value = dense<2> : tensor<i64, "cuda">} : tensor<i64, "cuda">
   %c1 = tensor.constant {value = dense<1> : tensor<i64, "cuda">} : tensor<i64, "cuda">
   %lo = tensor.mul %i, %c2 : tensor<i64, "cuda">

@@ -1,9 +1,9 @@
 """Ops that make or assemble tensors under device=cuda — join/stack/concatenate
 (`tensor.concat`), alloc/zeros_like/ones (`tensor.alloc`, `tensor.broadcast`), arange
 (`tensor.iota`), set_subtensor/inc_subtensor with slices (`tensor.insert_slice`) and with
-constant integer indices (`tensor.insert_index`, `tensor.index`) — as device ops, their kernels
+integer indices from constants or inputs (`tensor.insert_index`, `tensor.index`) — as device ops, their kernels
 run by the CPU emulator of the grid against numpy (exact: they only move or add values), with
-odd and empty sizes and strided inputs; a constant index out of range is an IndexError naming
+odd and empty sizes and strided inputs; such an index out of range is an IndexError naming
 the op and the user's line, found by the host plan before any launch. PTX assembles (ptxas:
 the `cuda_emulated` fixture)."""
 from __future__ import annotations
@@ -95,8 +95,36 @@ def test_constant_integer_index_checked_by_the_host_plan(cuda_emulated):
         f(rand(4, 2))
 
 
-def test_integer_index_computed_at_run_time_stays_on_the_host(cuda_emulated):
+def test_integer_index_from_an_input_is_a_device_view(cuda_emulated):
+    """`x[i]` for a user input i: a view the host side makes from i's value (checked there)."""
     x, i = T.fmatrix("x"), T.lscalar("i")
+    with no_host_ops():
+        f = irc.function([x, i], [x[i] * 2, T.set_subtensor(x[i - 1], x[0])])
+    xv = rand(5, 3, seed=9)
+    for k in (0, 4, -4, 2):
+        row, put = f(xv, k)
+        want = xv.copy()
+        want[k - 1] = xv[0]
+        np.testing.assert_array_equal(row, xv[k] * 2)
+        np.testing.assert_array_equal(put, want)
+    with pytest.raises(IndexError, match="'tensor.index'.*index out of range for axis 0"):
+        f(xv, 5)
+
+
+def test_integer_index_from_device_data_stays_on_the_host(cuda_emulated):
+    x, v = T.fmatrix("x"), T.fvector("v")
     with pytest.raises(AssertionError, match="'tensor.index' .* runs on the cpu"):
         with no_host_ops():
-            irc.function([x, i], x[i] * 2)
+            irc.function([x, v], x[T.argmax(v)] * 2)
+
+
+def test_sizes_from_an_integer_input(cuda_emulated):
+    """`zeros((n, 2))`, `arange(n)` for a user input n: device ops whose sizes the host side
+    computes from n's value (a host plan per value)."""
+    n = T.lscalar("n")
+    with no_host_ops():
+        f = irc.function([n], [T.zeros((n, 2), dtype="float32") + 1, T.arange(n + 1) * 3])
+    for k in (0, 3, 33, 3):
+        ones, tripled = f(k)
+        np.testing.assert_array_equal(ones, np.ones((k, 2)))
+        np.testing.assert_array_equal(tripled, np.arange(k + 1) * 3)

@@ -186,11 +186,11 @@ def test_function_with_host_ops_runs_on_the_cpu_with_one_warning(cuda_emulated):
 
 
 def test_integer_indexing_on_the_cuda_path(cuda_emulated):
-    """`tensor.index` has no kernel yet: the function runs on the cpu (the host fallback), with
-    numpy's numbers and its IndexError."""
+    """`tensor.index` by an integer input: a device view made by the host side from the
+    index's value (no fallback to the cpu), with numpy's numbers and its IndexError."""
     m, i = T.fmatrix("m"), T.lscalar("i")
-    with warnings.catch_warnings():  # "runs on the cpu" (once per process)
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # "runs on the cpu" would fail here
         f = irc.function([m, i], [m[i] * 2, m[-1, i]])
     mv = rand(3, 4)
     for iv in (0, -1, 2):

@@ -1,5 +1,6 @@
 """The softmax family under device=cuda (`tensor.softmax`, `log_softmax`, `softmax_grad` as
-device ops: the rows' max and sum by the reduction passes, then one store), their kernels run
+device ops: a thread per short row, or the rows' max and sum by the reduction passes then one
+store), their kernels run
 by the CPU emulator of the grid against numpy in float64: odd row counts and lengths (0, 1, 31,
 33, a row of 1000003), strided and transposed inputs, float32 and float64, -inf and NaN as
 numpy has them; the results the same bits on every run. PTX assembles (ptxas: the
@@ -12,6 +13,8 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.dialects.func import FuncOp
+from irc.runtime.host_plan import record_plan
 from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
 
 TOL = {"float32": dict(rtol=2e-6, atol=1e-6), "float64": dict(rtol=1e-12, atol=1e-14)}
@@ -134,3 +137,19 @@ def test_the_mlp_output_layer_and_its_gradient(cuda_emulated):
     np.testing.assert_allclose(c, -np.mean(np.sum(tv * np.log(p), axis=1)), rtol=1e-5)
     np.testing.assert_allclose(gh, (p - tv) / 256 * (1 - np.tanh(hv.astype("float64")) ** 2),
                                rtol=1e-4, atol=1e-7)
+
+
+def test_short_rows_take_one_kernel_long_rows_the_chunked_passes(cuda_emulated):
+    """Both paths are compiled (the row length is known at run time); the host plan launches
+    one: a thread per row up to 64 classes, the reduction passes beyond."""
+    x = T.fmatrix("x")
+    f = irc.function([x], T.nnet.softmax(x))
+    host = next(op for op in cuda_emulated[-1].body.ops if type(op) is FuncOp)
+
+    def launched(shape):
+        return [launch.work for launch in record_plan(host, [shape], [np.float32]).launches if launch.work]
+
+    assert launched((256, 10)) == [256] and launched((7, 64)) == [7]
+    assert len(launched((1000, 1000))) == 5 and len(launched((3, 65))) == 5
+    xv = rand(3, 65, seed=9)
+    np.testing.assert_allclose(f(xv), softmax(xv.astype("float64")), rtol=2e-6, atol=1e-7)

@@ -101,13 +101,12 @@ class Reducer:
 
 def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequence[int], load: Load,
                   outs: list[Value], source: ScalarType, order: Sequence[int] | None = None,
-                  active: Index | None = None, epilogue: Epilogue | None = None) -> None:
+                  epilogue: Epilogue | None = None) -> None:
     """outs[k][kept] = the `kind` reduction over `axes` of `load(index)[k]` (device buffers of
     the kept sizes; rank 0 for a full reduction). `source` is the loaded element type (argmax's
     value); `order` lists the input's axes outermost first in memory (default: row-major).
-    With `active` (an index, 0 or 1), no pass has a thread when it is 0 (a caller that has
-    another way for some sizes). `epilogue(kept indices, results)` runs in the last pass after
-    an output's results are stored (`device_epilogue.py`)."""
+    `epilogue(kept indices, results)` runs in the last pass after an output's results are
+    stored (`device_epilogue.py`)."""
     lb = ctx.lb
     rank = len(sizes)
     axes = sorted(axes)
@@ -139,8 +138,6 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
     # its items; the chunked passes below then have no threads (their launches are dropped)
     single = lb.sub(one, lb.min(one, lb.floordiv(reduced, lb.const(SINGLE_MAX + 1))))
     chunked = lb.sub(one, single)
-    if active is not None:
-        single, chunked = lb.mul(single, active), lb.mul(chunked, active)
     _final_pass(ctx, red, sizes, axes, first_item, outs, device, single, epilogue)
     shape = [counts.get(a, sizes[a]) for a in range(rank)]
     partials = _partials(ctx, red, [shape[a] for a in order], device)

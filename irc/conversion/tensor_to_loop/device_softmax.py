@@ -1,15 +1,13 @@
-"""The softmax family over device buffers (`tensor.softmax`, `log_softmax`, `softmax_grad`):
-a short row (at most `SHORT_ROW` items: 10 classes) is one thread's, statistics in registers,
-one launch; a longer one has its statistics by the deterministic reduction passes of
-`device_reduce.py`, then one elementwise nest writing the result. Both are compiled; the
-sizes choose when the call is planned (the other way's launches have no work).
+"""The softmax family over device buffers (`tensor.softmax`, `log_softmax`, `softmax_grad`).
 
-One thread per row is what the host lowering does (`softmax.py`, a row in L1): fine for 10
-classes, idle SMs for 1000 long rows. A long row's max and its sum of exponentials are chunked
-like any reduction keeping the leading axes (many threads per row), so every shape fills the
-device; the cost is a pass over the data per statistic (max, Σ exp(x - max), then the store: up
-to 5 launches; `softmax_grad`: Σ g·p, then the store: 3). The chunk counts depend on the sizes only:
-the results are the same bits on every run. Sums of f16 accumulate in f32, as on the host."""
+Rows of up to `SHORT_ROW` elements (10 classes) take the host lowering's nest (`softmax.py`):
+one thread per row, one kernel. Longer rows would leave SMs idle that way (1000 rows of 1000:
+1000 threads), so their max and sum of exponentials are chunked like any reduction keeping the
+leading axes (`device_reduce.py`: many threads per long row), then one elementwise nest stores
+the result: a pass over the data per statistic (max, Σ exp(x - max), the store: 5 launches;
+`softmax_grad`: Σ g·p, the store: 3). Where the row length is known only at run time both are
+emitted and the host plan launches one of them. The chunk counts depend on the sizes only: the
+results are the same bits on every run. Sums of f16 accumulate in f32, as on the host."""
 from __future__ import annotations
 
 from typing import Callable
@@ -20,65 +18,44 @@ from ...ir.core import Operation, Value
 from ...ir.types import ScalarType
 from ..loop_builder import Index
 from .context import FuncLowering
-from .device_reduce import Reducer, device_reduce
-
-SHORT_ROW = 64  # items of a row up to which one thread does the whole row (10 classes: one launch)
+from .device_reduce import device_reduce
 
 
-def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value) -> None:
-    """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`: rows of at
-    most `SHORT_ROW` items one thread each, longer ones chunked (the other way's launches then
-    have no work and are dropped)."""
+# rows up to this long take one thread each (one kernel, as on the host); longer ones are
+# chunked by the reduction passes
+SHORT_ROW = 64
+
+
+def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value,
+                   by_rows: Callable[[list[Index]], None]) -> None:
+    """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`. Short
+    rows go to `by_rows` (the host lowering's nest over the row sizes it is given: one thread
+    per row); long ones to the chunked passes. Where the row length is only known at run time
+    both are emitted, each over a first axis cut to 0 rows by index arithmetic when the other
+    applies: the host plan then drops the launches that have no work."""
     lb = ctx.lb
     sizes = ctx.sizes_of(out)
-    one = lb.const(1)
-    short = lb.sub(one, lb.min(one, lb.floordiv(sizes[-1], lb.const(SHORT_ROW + 1))))
-    _short_rows(ctx, op, bufs, out, short)
-    _chunked_rows(ctx, op, bufs, out, lb.sub(one, short))
-
-
-def _short_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, active: Index) -> None:
-    """One thread per row: its statistics in registers, then its results (one launch)."""
-    lb = ctx.lb
-    t: TensorType = op.results[0].type
-    sizes = ctx.sizes_of(out)
-    wide = accumulator_type("sum", t.element)
-    rows = sizes[:-1] or [lb.const(1)]  # (a vector: one row)
-    rows = [lb.mul(rows[0], active)] + rows[1:]
-    zero = lb.const(0)
-
-    def over_row(red: Reducer, item: Callable[[Index], Value]) -> Value:
-        with lb.for_(zero, sizes[-1], inits=red.identity(lb)) as loop:
-            lb.yield_(loop, red.combine(lb, list(loop.iter_args), [item(loop.iv)]))
-        return red.results(lb, list(loop.results))[0]
-
-    with lb.parallel(rows) as ivs:
-        row = ivs if len(sizes) > 1 else []
-        x = lambda j: lb.load(bufs[0], row + [j])  # noqa: E731
-        if op.op_name == "tensor.softmax_grad":
-            p = lambda j: lb.load(bufs[1], row + [j])  # noqa: E731
-            s = over_row(Reducer("sum", [wide], wide), lambda j: lb.cast(lb.scalar("mul", [x(j), p(j)]), wide))
-            value = lambda j: lb.scalar("mul", [lb.scalar("sub", [lb.cast(x(j), wide), s]),  # noqa: E731
-                                                lb.cast(p(j), wide)])
+    if len(sizes) < 2:  # one row: chunked
+        _chunked(ctx, op, bufs, out, sizes)
+        return
+    n = sizes[-1]
+    known = lb.static_value(n)
+    if known is not None:
+        if known <= SHORT_ROW:
+            by_rows(sizes[:-1])
         else:
-            top = over_row(Reducer("max", [t.element], t.element), x)
-            shifted = lambda j: lb.scalar("exp", [lb.scalar("sub", [x(j), top])])  # noqa: E731
-            s = over_row(Reducer("sum", [wide], wide), lambda j: lb.cast(shifted(j), wide))
-            if op.op_name == "tensor.log_softmax":
-                shift = lb.scalar("add", [lb.cast(top, wide), lb.scalar("log", [s])])
-                value = lambda j: lb.scalar("sub", [lb.cast(x(j), wide), shift])  # noqa: E731
-            else:
-                value = lambda j: lb.scalar("div", [lb.cast(shifted(j), wide), s])  # noqa: E731
-        with lb.for_(zero, sizes[-1]) as loop:
-            lb.store(lb.cast(value(loop.iv), t.element), out, row + [loop.iv])
-            lb.yield_(loop, [])
+            _chunked(ctx, op, bufs, out, sizes)
+        return
+    zero, one = lb.const(0), lb.const(1)
+    short = lb.min(lb.max(lb.sub(lb.const(SHORT_ROW + 1), n), zero), one)  # 1 when n <= SHORT_ROW
+    by_rows([lb.mul(sizes[0], short), *sizes[1:-1]])
+    _chunked(ctx, op, bufs, out, [lb.mul(sizes[0], lb.sub(one, short)), *sizes[1:]])
 
 
-def _chunked_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, active: Index) -> None:
-    """Rows' statistics by the reduction passes, then one elementwise nest writing `out`."""
+def _chunked(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, sizes: list[Index]) -> None:
+    """Rows `sizes[:-1]` of `out` by the reduction passes (max, Σ exp), then one store."""
     lb = ctx.lb
     t: TensorType = op.results[0].type
-    sizes = ctx.sizes_of(out)
     last = len(sizes) - 1
     element = t.element
     wide = accumulator_type("sum", element)
@@ -88,16 +65,14 @@ def _chunked_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Valu
 
     def per_row(kind: str, item: Callable[[list[Index]], Value], dtype: ScalarType) -> Value:
         stats = _row_buffer(ctx, sizes[:-1], dtype, t.device)
-        device_reduce(ctx, kind, sizes, [last], lambda idx: [item(idx)], [stats], dtype, active=active)
+        device_reduce(ctx, kind, sizes, [last], lambda idx: [item(idx)], [stats], dtype)
         return stats
-
-    gated = [lb.mul(sizes[0], active)] + sizes[1:]  # the store nests: no thread when inactive
 
     x = at(bufs[0])
     if op.op_name == "tensor.softmax_grad":
         g, p = x, at(bufs[1])
         s = per_row("sum", lambda idx: lb.cast(lb.scalar("mul", [g(idx), p(idx)]), wide), wide)
-        with lb.parallel(gated) as idx:
+        with ctx.nest(sizes, t.device) as idx:
             d = lb.scalar("sub", [lb.cast(g(idx), wide), lb.load(s, idx[:-1])])
             lb.store(lb.cast(lb.scalar("mul", [d, lb.cast(p(idx), wide)]), element), out, idx)
         return
@@ -107,7 +82,7 @@ def _chunked_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Valu
         return lb.scalar("exp", [lb.scalar("sub", [x(idx), lb.load(top, idx[:-1])])])
 
     s = per_row("sum", lambda idx: lb.cast(shifted_exp(idx), wide), wide)
-    with lb.parallel(gated) as idx:
+    with ctx.nest(sizes, t.device) as idx:
         row = idx[:-1]
         if op.op_name == "tensor.log_softmax":
             shift = lb.scalar("add", [lb.cast(lb.load(top, row), wide), lb.scalar("log", [lb.load(s, row)])])

@@ -25,9 +25,16 @@ def _checked_indices(ctx: FuncLowering, op: Operation, first: int, sizes: list[I
     out = {}
     for k, axis in enumerate(op.attributes["axes"]):
         v = op.operand(first + k)
-        known = constant_value(v)  # an index constant (on a GPU target the host plan checks it)
-        i = ctx.lb.const(int(known.array.reshape(-1)[0])) if known is not None \
-            else ctx.lb.cast(ctx.broadcast_load(v, []), index)
+        if op.results[0].type.device is not None:  # computed (and checked) by the host plan
+            i = index_of(ctx, v)
+            if i is None:
+                raise ValueError(f"lower-to-loops: '{op.op_name}' at {op.location} on the device has an "
+                                 f"index computed from device data; only indices from constants, "
+                                 f"sizes and integer inputs compile")
+        else:
+            known = constant_value(v)
+            i = ctx.lb.const(int(known.array.reshape(-1)[0])) if known is not None \
+                else ctx.lb.cast(ctx.broadcast_load(v, []), index)
         out[axis] = ctx.lb.check_index(i, sizes[axis],
                                        f"'{op.op_name}': index out of range for axis {axis}")
     return out

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ...dialects import loop as L
 from ...dialects.builtin import TensorType
-from ...ir.attributes import StringAttr
 from ...ir.core import Value
 from ...ir.types import index
 from ..loop_builder import Index
@@ -63,14 +62,14 @@ def index_of(ctx: FuncLowering, v: Value) -> Index | None:
 
 
 def _host_value(ctx: FuncLowering, v: Value) -> Index | None:
-    """A 0-d integer argument of a GPU function that the caller passes from the host
-    (`irc.transfer = "upload"`, a user input): its value, which the runtime knows without
-    reading the device (`loop.host_value`; a host plan per value). Else None."""
+    """A 0-d integer argument of a GPU function that the caller passes from the host (a user
+    input, `irc.transfer = "upload"`; not a shared variable, whose value lives on the device):
+    its value, which the runtime knows without reading the device (`loop.host_value`; a host
+    plan per value). Else None."""
     t = v.type
     if v.owner is not ctx.src.body or t.device is None or t.rank != 0:
         return None
-    transfer = ctx.src.arg_attrs(v.index).get("irc.transfer")
-    if not (isinstance(transfer, StringAttr) and transfer.value == "upload"):
+    if "irc.shared" in ctx.src.arg_attrs(v.index):
         return None
     return ctx.lb.create(L.HostValueOp, [ctx.buf[v]], {}, index)
 

@@ -37,12 +37,19 @@ def _softmax(ctx: FuncLowering, op: Operation) -> None:
             lb.assert_eq(a, b, f"'{op.op_name}': the operands differ in size in dim {axis}")
     out = ctx.alloc(t, sizes)
     sizes = ctx.sizes_of(out)
-    if t.device is not None:  # rows chunked over the grid: see device_softmax.py
-        device_softmax(ctx, op, bufs, out)
-        ctx.bind(op.results[0], out, sizes, contiguous=True)
-        return
-    n, element = sizes[-1], t.element
-    with lb.parallel(sizes[:-1]) as rows:
+    if t.device is not None:  # short rows a thread each, long ones chunked: device_softmax.py
+        device_softmax(ctx, op, bufs, out, lambda rows: _by_rows(ctx, op, bufs, out, rows))
+    else:
+        _by_rows(ctx, op, bufs, out, sizes[:-1])
+    ctx.bind(op.results[0], out, sizes, contiguous=True)
+
+
+def _by_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, row_sizes: list[Index]) -> None:
+    """One parallel nest over the rows `row_sizes` (every axis but the last; on the device the
+    first may be cut to none), each row in one pass."""
+    lb = ctx.lb
+    n, element = ctx.sizes_of(out)[-1], op.results[0].type.element
+    with lb.parallel(row_sizes) as rows:
         def at(buf: Value):
             return lambda j: lb.load(buf, [*rows, j])
         x = at(bufs[0])
@@ -55,7 +62,6 @@ def _softmax(ctx: FuncLowering, op: Operation) -> None:
                 lb.store(lb.cast(d, element), out, [*rows, j.iv])
         else:
             _softmax_row(ctx, op.op_name == "tensor.log_softmax", x, out, rows, n, element)
-    ctx.bind(op.results[0], out, sizes, contiguous=True)
 
 
 def _softmax_row(ctx: FuncLowering, log: bool, x, out: Value, rows: list[Index], n: Index,
