@@ -32,6 +32,8 @@ class Pool2dOp(TensorOp):
         x = types[0]
         if x.rank < 2 or not (x.element.is_float or x.element.is_integer) or x.element.is_bool:
             raise Bad(f"needs a numeric tensor of rank >= 2 (images along its last two axes), got {x}")
+        if pool_geometry(attributes)[0].startswith("average") and not x.element.is_float:
+            raise Bad(f"averages need a float tensor, got {x}")
         return [pooled_type(x, attributes)]
 
 
