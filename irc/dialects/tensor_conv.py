@@ -5,9 +5,9 @@ images `x : N×C×H×W` and filters `w : F×C×kh×kw`:
     %gx = tensor.conv2d_grad_input %gy, %w, %x {strides, pads, dilation, flip}   -> like %x
     %gw = tensor.conv2d_grad_filters %x, %gy, %w {strides, pads, dilation, flip} -> like %w
 
-Optional `input_shape`/`filter_shape` (`array<i64: ...>` of 4, -1 where unknown) on
-`tensor.conv2d` are the user's shape hints: they refine the result type and are checked
-against the data at run time.
+Optional `input_shape`/`filter_shape` (`array<i64: ...>` of 4, -1 where unknown) are the
+user's shape hints: they refine the types (a gradient's result is typed like its shape
+operand refined by them) and are checked against the data at run time.
 
 `OH = (H + 2·pads[0] - dilation[0]·(kh - 1) - 1) // strides[0] + 1` (the same for W), a
 cross-correlation when `flip = 0` and a convolution (the filter rotated by 180°) when
@@ -99,6 +99,7 @@ class Conv2dGradInputOp(TensorOp):
     @classmethod
     def _infer(cls, operand_types, attributes):
         gy, w, x = _operands(operand_types, 3)
+        x, w = _with_hint(x, attributes, "input_shape"), _with_hint(w, attributes, "filter_shape")
         _images_and_filters(x, w)
         if gy.rank != 4 or gy.element != x.element:
             raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")
@@ -115,6 +116,7 @@ class Conv2dGradFiltersOp(TensorOp):
     @classmethod
     def _infer(cls, operand_types, attributes):
         x, gy, w = _operands(operand_types, 3)
+        x, w = _with_hint(x, attributes, "input_shape"), _with_hint(w, attributes, "filter_shape")
         _images_and_filters(x, w)
         if gy.rank != 4 or gy.element != x.element:
             raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")

@@ -521,26 +521,32 @@ def _conv_checks(op, x_shape, w_shape, gy_shape=None) -> tuple:
     return strides, pads, dilation, flip
 
 
-@evaluator("tensor.conv2d")
-def _conv2d(op, arrays):
-    x, w = arrays
+def _check_hints(op, x: np.ndarray, w: np.ndarray) -> None:
     for key, a, what in (("input_shape", x, "images"), ("filter_shape", w, "filters")):
         hint = op.attributes.get(key)
         if hint is not None and any(h not in (-1, d) for h, d in zip(hint, a.shape)):
             raise _fail(op, f"the {what} have shape {_shape_str(a.shape)}, but {key} says "
                             f"{_shape_str(['?' if h == -1 else h for h in hint])}")
+
+
+@evaluator("tensor.conv2d")
+def _conv2d(op, arrays):
+    x, w = arrays
+    _check_hints(op, x, w)
     return [conv_reference.conv2d(x, w, *_conv_checks(op, x.shape, w.shape))]
 
 
 @evaluator("tensor.conv2d_grad_input")
 def _conv2d_grad_input(op, arrays):
     gy, w, x = arrays
+    _check_hints(op, x, w)
     return [conv_reference.conv2d_grad_input(gy, w, x.shape, *_conv_checks(op, x.shape, w.shape, gy.shape))]
 
 
 @evaluator("tensor.conv2d_grad_filters")
 def _conv2d_grad_filters(op, arrays):
     x, gy, w = arrays
+    _check_hints(op, x, w)
     return [conv_reference.conv2d_grad_filters(x, gy, w.shape, *_conv_checks(op, x.shape, w.shape, gy.shape))]
 
 

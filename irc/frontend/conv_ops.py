@@ -18,7 +18,7 @@ def _hint(shape: Sequence[int | None] | None) -> tuple[int, ...] | None:
 
 class _ConvBase(Op):
     """What the three ops share: the geometry (strides, pads, dilation, flip) and the user's
-    shape hints (only the forward op checks them)."""
+    shape hints (checked against the data where they run)."""
 
     __props__ = ("subsample", "pads", "filter_dilation", "filter_flip", "imshp", "kshp")
     arity = 2
@@ -33,9 +33,10 @@ class _ConvBase(Op):
         self.kshp = _hint(kshp)
 
     def geometry(self) -> dict:
-        """The same geometry, without the hints (what the gradient ops take)."""
+        """The same geometry and hints (what the gradient ops take: their lowering then knows
+        the sizes the hints give)."""
         return {"subsample": self.subsample, "pads": self.pads, "filter_dilation": self.filter_dilation,
-                "filter_flip": self.filter_flip}
+                "filter_flip": self.filter_flip, "imshp": self.imshp, "kshp": self.kshp}
 
     def ir_attributes(self) -> dict[str, Attribute]:
         attrs = conv_attributes(self.subsample, self.pads, self.filter_dilation, self.filter_flip)

@@ -61,15 +61,17 @@ def geometry(ctx: FuncLowering, op: Operation, x: Value, w: Value) -> Geometry:
     the output size, which must be at least 1 (asserts naming the op, at the user's line)."""
     lb = ctx.lb
     strides, pads, dilation, flip = conv_geometry(op.attributes)
-    N, C, H, W = ctx.sizes_of(x)
-    F, C2, KH, KW = ctx.sizes_of(w)
     name = op.op_name
-    lb.assert_eq(C, C2, f"'{name}': the images and the filters have different numbers of channels")
-    for key, sizes, what in (("input_shape", (N, C, H, W), "images"), ("filter_shape", (F, C2, KH, KW), "filters")):
-        hint = op.attributes.get(key)
-        for axis, h in enumerate(hint or ()):
+    known = []  # the sizes, static where a shape hint gives them (checked against the data)
+    for key, buf, what in (("input_shape", x, "images"), ("filter_shape", w, "filters")):
+        sizes = list(ctx.sizes_of(buf))
+        for axis, h in enumerate(op.attributes.get(key) or ()):
             if h >= 0:
                 lb.assert_eq(sizes[axis], lb.const(h), f"'{name}': the {what} differ from {key} in dim {axis}")
+                sizes[axis] = lb.const(h)
+        known.append(sizes)
+    (N, C, H, W), (F, C2, KH, KW) = known
+    lb.assert_eq(C, C2, f"'{name}': the images and the filters have different numbers of channels")
     out = []
     for a, (size, k) in enumerate(((H, KH), (W, KW))):
         # room = padded size - dilated filter size; negative when the filter does not fit
