@@ -24,6 +24,11 @@ def conv_error(op: str, message: str) -> ConvError:
     return ConvError(Diagnostic(f"{op}: {message}", user_location()).render())
 
 
+def located(op: str, error: Exception) -> Exception:
+    """`error` (a type error the op's inference raised) again, its message at the user's line."""
+    return type(error)(Diagnostic(f"{op}: {error}", user_location()).render())
+
+
 def _pair(op: str, name: str, value: Any, low: int) -> tuple[int, int]:
     try:
         pair = tuple(int(v) for v in (value if isinstance(value, (tuple, list)) else (value, value)))
@@ -117,4 +122,4 @@ def conv2d(input: Any, filters: Any, input_shape: Sequence[int | None] | None = 
     try:
         return AbstractConv2d(strides, pads, dilation, filter_flip, imshp, kshp)(x, w)
     except TypeError as e:
-        raise conv_error(op, str(e)) from None
+        raise located(op, e) from None

@@ -7,7 +7,7 @@ import warnings
 from typing import Any
 
 from .basic import as_tensor_variable
-from .conv import conv_error
+from .conv import conv_error, located
 from .graph import Variable
 from .pool_ops import MaxPoolGrad, Pool
 
@@ -62,7 +62,10 @@ def pool_2d(input: Any, ws: Any = None, ignore_border: bool | None = None, strid
         raise conv_error("pool_2d", f"pad {pad} must be smaller than the window {ws}")
     if x.dtype == "bool":
         raise conv_error("pool_2d", "needs a numeric tensor, got bool")
-    return Pool(ws, ignore_border, stride, pad, mode)(x)
+    try:
+        return Pool(ws, ignore_border, stride, pad, mode)(x)
+    except TypeError as e:
+        raise located("pool_2d", e) from None
 
 
 def max_pool_2d_same_size(input: Any, patch_size: Any) -> Variable:
