@@ -6,6 +6,7 @@ meets) and the register-tiled gemm kernel (`gemm.py`) with its own parallel loop
     forward        y[n]  (F×P) = Wm (F×K) · cols (K×P)                     Wm = w viewed as F×K
     filters        gW    (F×K) += gy[n] (F×P) · colsᵀ (P×K)               (accumulated in place)
     input          dcols (K×P) = Wmᵀ (K×F) · gy[n] (F×P), then col2im adds each tap back
+                   (Wmᵀ copied once, so that no image's product packs it again)
 
 An image's cols (Caffe's layout) stays in L2 between the copy and the product, the products
 write y and gW where they lie (an image of y is a row block of y viewed as (N·F)×P), and no
@@ -269,11 +270,15 @@ def _conv2d_grad_input(ctx: FuncLowering, op: Operation) -> None:
     K, P = _count(lb, g.taps), lb.mul(g.OH, g.OW)
     gy_rows = _output_gradient(ctx, op, gy, g)
     wm = as_matrix(ctx, ctx.make_contiguous(w), g.F, K)
+    wt = ctx.alloc(TensorType((None, None), element), [K, g.F])  # Wmᵀ once: the products read it in place
+    with lb.parallel([K]) as (q,):
+        with lb.for_(lb.const(0), g.F) as f:
+            lb.store(lb.load(wm, [f.iv, q]), wt, [q, f.iv])
     gx = ctx.alloc(t, [g.N, g.C, g.H, g.W])
     with lb.parallel([g.N]) as (n,):
         dcols = _cols_buffer(ctx, g, element)
         gy_n = row_block(lb, gy_rows, lb.mul(n, g.F), g.F, P)
-        gemm_kernel(ctx, _load2(lb, wm, transposed=True), True, _load2(lb, gy_n), False, K, g.F, P, dcols,
+        gemm_kernel(ctx, _load2(lb, wt), False, _load2(lb, gy_n), False, K, g.F, P, dcols,
                     element, 1.0, None, 0.0)
         col2im(ctx, g, dcols, n, gx, element)
     ctx.bind(op.results[0], gx, ctx.sizes_of(gx), contiguous=True)

@@ -14,7 +14,9 @@ forward's exact adjoint.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator
 
 from ...dialects.builtin import TensorType
 from ...dialects.conv_semantics import pool_geometry
@@ -56,6 +58,23 @@ def window_at(lb: LoopBuilder, i: Index, size: Index, window: int, stride: int, 
     lo = lb.max(lb.const(0), lb.sub(start, lb.const(pad)))
     hi = lb.min(size, lb.sub(end, lb.const(pad)))
     return Window(lo, hi, lb.sub(end, start) if mode == "average_inc_pad" else lb.sub(hi, lo))
+
+
+@contextmanager
+def over_plane(lb: LoopBuilder, lead: list[Index], rows: Index, cols: Index) -> Iterator[tuple[list[Index], Index, Index]]:
+    """(leading indices, row, column) of every position of planes `rows`×`cols`, parallel over
+    the planes (and the rows). With a static number of columns the positions of a plane are one
+    flat loop (row = t // cols: a multiplication), long enough to vectorize where a row of a
+    pooled image (12 in LeNet) is shorter than one vector."""
+    if lb.static_value(cols) is None:
+        with lb.parallel([*lead, rows]) as ivs:
+            with lb.for_(lb.const(0), cols) as c:
+                yield ivs[:-1], ivs[-1], c.iv
+        return
+    with lb.parallel(lead) as ivs:
+        with lb.for_(lb.const(0), lb.mul(rows, cols)) as t:
+            r = lb.floordiv(t.iv, cols)
+            yield ivs, r, lb.sub(t.iv, lb.mul(r, cols))
 
 
 def covering(lb: LoopBuilder, r: Index, outputs: Index, window: int, stride: int, pad: int) -> tuple[Index, Index]:
@@ -101,30 +120,28 @@ def _pool2d(ctx: FuncLowering, op: Operation) -> None:
     combine = "maximum" if mode == "max" else "add"
     _, window, strides, pads, ignore = pool_geometry(op.attributes)
     inside = ignore and not any(pads) and window[0] * window[1] <= MAX_UNROLLED
-    with lb.parallel(out_sizes[:-1]) as ivs:
-        lead, i = ivs[:-1], ivs[-1]
-        with lb.for_(lb.const(0), out_sizes[-1]) as j:
-            if inside:  # every window lies inside the image: its elements, unrolled
-                r0, c0 = lb.mul(i, lb.const(strides[0])), lb.mul(j.iv, lb.const(strides[1]))
-                values = [lb.load(x, [*lead, lb.add(r0, lb.const(a)), lb.add(c0, lb.const(b))])
-                          for a in range(window[0]) for b in range(window[1])]
-                acc = values[0]
-                for v in values[1:]:
-                    acc = lb.scalar(combine, [acc, v])
-                count = lb.scalar_const(window[0] * window[1], element)
-            else:
-                rows, cols = _windows(ctx, op, sizes, out_sizes, i, j.iv, mode)
-                init = lb.scalar_const(identity(kind, element), element)
-                with lb.for_(rows.lo, rows.hi, inits=[init]) as r:
-                    with lb.for_(cols.lo, cols.hi, inits=[r.iter_args[0]], reduction=True) as c:
-                        v = lb.load(x, [*lead, r.iv, c.iv])
-                        lb.yield_(c, [lb.scalar(combine, [c.iter_args[0], v])])
-                    lb.yield_(r, c.results)
-                acc = r.results[0]
-                count = _divisor(lb, rows, cols, element) if mode.startswith("average") else None
-            if mode.startswith("average"):
-                acc = lb.scalar("div", [acc, count])
-            lb.store(acc, out, [*lead, i, j.iv])
+    with over_plane(lb, out_sizes[:-2], out_sizes[-2], out_sizes[-1]) as (lead, i, j):
+        if inside:  # every window lies inside the image: its elements, unrolled
+            r0, c0 = lb.mul(i, lb.const(strides[0])), lb.mul(j, lb.const(strides[1]))
+            values = [lb.load(x, [*lead, lb.add(r0, lb.const(a)), lb.add(c0, lb.const(b))])
+                      for a in range(window[0]) for b in range(window[1])]
+            acc = values[0]
+            for v in values[1:]:
+                acc = lb.scalar(combine, [acc, v])
+            count = lb.scalar_const(window[0] * window[1], element) if mode.startswith("average") else None
+        else:
+            rows, cols = _windows(ctx, op, sizes, out_sizes, i, j, mode)
+            init = lb.scalar_const(identity(kind, element), element)
+            with lb.for_(rows.lo, rows.hi, inits=[init]) as r:
+                with lb.for_(cols.lo, cols.hi, inits=[r.iter_args[0]], reduction=True) as c:
+                    v = lb.load(x, [*lead, r.iv, c.iv])
+                    lb.yield_(c, [lb.scalar(combine, [c.iter_args[0], v])])
+                lb.yield_(r, c.results)
+            acc = r.results[0]
+            count = _divisor(lb, rows, cols, element) if mode.startswith("average") else None
+        if mode.startswith("average"):
+            acc = lb.scalar("div", [acc, count])
+        lb.store(acc, out, [*lead, i, j])
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
 
 
@@ -142,24 +159,52 @@ def _pool2d_grad(ctx: FuncLowering, op: Operation) -> None:
             lb.assert_eq(a, b, f"'{op.op_name}': a pooled operand differs from the pooled shape in dim {axis}")
     t: TensorType = op.results[0].type
     element = t.element
-    _, window, strides, pads, _ = pool_geometry(op.attributes)
+    _, window, strides, pads, ignore = pool_geometry(op.attributes)
     gx = ctx.alloc(t, sizes)
-    zero_v = lb.scalar_const(0, element)
-    with lb.parallel(sizes[:-1]) as ivs:
-        lead, r = ivs[:-1], ivs[-1]
-        i_lo, i_hi = covering(lb, r, out_sizes[-2], window[0], strides[0], pads[0])
-        with lb.for_(lb.const(0), sizes[-1]) as c:
-            j_lo, j_hi = covering(lb, c.iv, out_sizes[-1], window[1], strides[1], pads[1])
-            here = lb.load(x, [*lead, r, c.iv]) if y is not None else None
-            with lb.for_(i_lo, i_hi, inits=[zero_v]) as i:
-                with lb.for_(j_lo, j_hi, inits=[i.iter_args[0]]) as j:
-                    g = lb.load(gy, [*lead, i.iv, j.iv])
-                    if here is not None:
-                        g = lb.scalar("select", [lb.scalar("eq", [here, lb.load(y, [*lead, i.iv, j.iv])]), g, zero_v])
-                    elif mode.startswith("average"):
-                        rows, cols = _windows(ctx, op, sizes, out_sizes, i.iv, j.iv, mode)
-                        g = lb.scalar("div", [g, _divisor(lb, rows, cols, element)])
-                    lb.yield_(j, [lb.scalar("add", [j.iter_args[0], g])])
-                lb.yield_(i, j.results)
-            lb.store(i.results[0], gx, [*lead, r, c.iv])
+    tiled = ignore and not any(pads) and tuple(strides) == tuple(window)
+    with over_plane(lb, sizes[:-2], sizes[-2], sizes[-1]) as (lead, r, c):
+        here = lb.load(x, [*lead, r, c]) if y is not None else None
+        if tiled:  # windows side by side: one window at most holds (r, c)
+            total = _tiled_gradient(ctx, lead, r, c, here, y, gy, out_sizes, window, mode, element)
+        else:
+            total = _gathered_gradient(ctx, op, lead, r, c, here, y, gy, sizes, out_sizes, mode, element)
+        lb.store(total, gx, [*lead, r, c])
     ctx.bind(op.results[0], gx, sizes, contiguous=True)
+
+
+def _tiled_gradient(ctx: FuncLowering, lead: list[Index], r: Index, c: Index, here: Value | None, y: Value | None,
+                    gy: Value, out_sizes: list[Index], window, mode: str, element: ScalarType) -> Value:
+    """The gradient at (r, c) when the windows tile the image: that of window (r // ws0, c // ws1),
+    if there is one (the last rows and columns of an image may be in none)."""
+    lb = ctx.lb
+    i, j = lb.floordiv(r, lb.const(window[0])), lb.floordiv(c, lb.const(window[1]))
+    inside = lb.scalar("and", [lb.scalar("lt", [i, out_sizes[-2]]), lb.scalar("lt", [j, out_sizes[-1]])])
+    at = [*lead, lb.min(i, lb.sub(out_sizes[-2], lb.const(1))), lb.min(j, lb.sub(out_sizes[-1], lb.const(1)))]
+    g = lb.load(gy, at)
+    if here is not None:
+        inside = lb.scalar("and", [inside, lb.scalar("eq", [here, lb.load(y, at)])])
+    elif mode.startswith("average"):
+        g = lb.scalar("div", [g, lb.scalar_const(window[0] * window[1], element)])
+    return lb.scalar("select", [inside, g, lb.scalar_const(0, element)])
+
+
+def _gathered_gradient(ctx: FuncLowering, op: Operation, lead: list[Index], r: Index, c: Index, here: Value | None,
+                       y: Value | None, gy: Value, sizes: list[Index], out_sizes: list[Index], mode: str,
+                       element: ScalarType) -> Value:
+    """The gradient at (r, c): the sum over the outputs whose windows hold it."""
+    lb = ctx.lb
+    _, window, strides, pads, _ = pool_geometry(op.attributes)
+    zero_v = lb.scalar_const(0, element)
+    i_lo, i_hi = covering(lb, r, out_sizes[-2], window[0], strides[0], pads[0])
+    j_lo, j_hi = covering(lb, c, out_sizes[-1], window[1], strides[1], pads[1])
+    with lb.for_(i_lo, i_hi, inits=[zero_v]) as i:
+        with lb.for_(j_lo, j_hi, inits=[i.iter_args[0]]) as j:
+            g = lb.load(gy, [*lead, i.iv, j.iv])
+            if here is not None:
+                g = lb.scalar("select", [lb.scalar("eq", [here, lb.load(y, [*lead, i.iv, j.iv])]), g, zero_v])
+            elif mode.startswith("average"):
+                rows, cols = _windows(ctx, op, sizes, out_sizes, i.iv, j.iv, mode)
+                g = lb.scalar("div", [g, _divisor(lb, rows, cols, element)])
+            lb.yield_(j, [lb.scalar("add", [j.iter_args[0], g])])
+        lb.yield_(i, j.results)
+    return i.results[0]
