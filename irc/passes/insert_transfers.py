@@ -12,7 +12,7 @@ Where an op runs comes from one table, `PLACEMENT`:
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value), or when every reader runs on the device.
 * `HOST` — everything else (dot, gemv, gemm, fused_matvec, concat,
-  insert_slice, gather, scatter, ...) until they get kernels: their operands are copied to the
+  insert_slice, gather, scatter, conv2d and pool2d with their gradients, ...) until they get kernels: their operands are copied to the
   host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
@@ -58,6 +58,13 @@ PLACEMENT: dict[str, str] = {
     # sort) on a GPU; both sequential checks of the indices run on the host for now
     "tensor.gather": HOST,
     "tensor.scatter": HOST,
+    # convolution and pooling: one op each (and one per gradient), so a device kernel or cuDNN
+    # plugs in by making them DEVICE here and giving them a device lowering
+    "tensor.conv2d": HOST,
+    "tensor.conv2d_grad_input": HOST,
+    "tensor.conv2d_grad_filters": HOST,
+    "tensor.pool2d": HOST,
+    "tensor.pool2d_grad": HOST,
 }
 
 # Ops that compute nothing a device kernel would: not reported as left on the host.
