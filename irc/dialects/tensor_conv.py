@@ -68,6 +68,13 @@ def _with_hint(t: TensorType, attributes, key: str) -> TensorType:
     return t.with_shape(shape)
 
 
+def _with_channels(t: TensorType, other: TensorType) -> TensorType:
+    """`t` with its channel count (dim 1) taken from `other` where only that one knows it."""
+    if t.shape[1] is not None or other.shape[1] is None:
+        return t
+    return t.with_shape((t.shape[0], other.shape[1], *t.shape[2:]))
+
+
 def _operands(operand_types, count: int) -> list[TensorType]:
     types = tensor_types(operand_types)
     if len(types) != count:
@@ -104,7 +111,7 @@ class Conv2dGradInputOp(TensorOp):
         if gy.rank != 4 or gy.element != x.element:
             raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")
         _output_shape(x, w, attributes)
-        return [x]
+        return [_with_channels(x, w)]
 
 
 class Conv2dGradFiltersOp(TensorOp):
@@ -121,4 +128,4 @@ class Conv2dGradFiltersOp(TensorOp):
         if gy.rank != 4 or gy.element != x.element:
             raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")
         _output_shape(x, w, attributes)
-        return [w]
+        return [_with_channels(w, x)]
