@@ -22,6 +22,7 @@ from .builtin import TensorType
 from .conv_semantics import conv_geometry, conv_output_size
 from .op_base import Bad, int_array
 from .tensor_base import TensorOp, common_device, tensor_types
+from .tensor_linalg import epilogue_of
 
 CONV_OPS = ("tensor.conv2d", "tensor.conv2d_grad_input", "tensor.conv2d_grad_filters")
 
@@ -84,16 +85,30 @@ def _operands(operand_types, count: int) -> list[TensorType]:
 
 
 class Conv2dOp(TensorOp):
-    """`tensor.conv2d %x, %w`: y[n, f, i, j] = Σ_{c,a,b} x[n, c, i·s - p + a·d, j·s - p + b·d] ·
-    w[f, c, a', b'] (zero outside the image), a' = kh-1-a when flipped, else a."""
+    """`tensor.conv2d %x, %w[, %b] {..., epilogue = "tanh"}`: f(y + b[f]) with
+    y[n, f, i, j] = Σ_{c,a,b} x[n, c, i·s - p + a·d, j·s - p + b·d] · w[f, c, a', b'] (zero
+    outside the image), a' = kh-1-a when flipped, else a; the bias vector b (one per filter)
+    and the unary float function f are optional — what `specialize` folds in from a layer's
+    `f(conv2d(x, w) + b.dimshuffle('x', 0, 'x', 'x'))`, applied as the product's tiles are
+    written."""
 
     name = "tensor.conv2d"
 
     @classmethod
     def _infer(cls, operand_types, attributes):
-        x, w = _operands(operand_types, 2)
+        types = tensor_types(operand_types)
+        if len(types) not in (2, 3):
+            raise Bad(f"expects 2 or 3 operands (x, w[, b]), got {len(types)}")
+        x, w = _operands(types[:2], 2)
         x, w = _with_hint(x, attributes, "input_shape"), _with_hint(w, attributes, "filter_shape")
         _images_and_filters(x, w)
+        epilogue_of(attributes)
+        if len(types) == 3:
+            b = types[2]
+            common_device(types)
+            if b.rank != 1 or b.element != x.element or None not in (b.shape[0], w.shape[0]) \
+                    and b.shape[0] != w.shape[0]:
+                raise Bad(f"the bias must be a vector of one {x.element} per filter, got {b} for filters {w}")
         return [TensorType(_output_shape(x, w, attributes), x.element, x.device)]
 
 

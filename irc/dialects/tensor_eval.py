@@ -531,9 +531,18 @@ def _check_hints(op, x: np.ndarray, w: np.ndarray) -> None:
 
 @evaluator("tensor.conv2d")
 def _conv2d(op, arrays):
-    x, w = arrays
+    x, w = arrays[:2]
     _check_hints(op, x, w)
-    return [conv_reference.conv2d(x, w, *_conv_checks(op, x.shape, w.shape))]
+    y = conv_reference.conv2d(x, w, *_conv_checks(op, x.shape, w.shape))
+    if len(arrays) == 3:
+        if arrays[2].shape != (w.shape[0],):
+            raise _fail(op, f"the bias has shape {_shape_str(arrays[2].shape)}, the filters {_shape_str(w.shape)}")
+        y = y + arrays[2][None, :, None, None]
+    epilogue = op.attributes.get("epilogue")
+    if epilogue is not None:
+        with np.errstate(all="ignore"):
+            y = lookup(epilogue.value).reference(y)
+    return [y.astype(x.dtype, copy=False)]
 
 
 @evaluator("tensor.conv2d_grad_input")

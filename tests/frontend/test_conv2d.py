@@ -72,12 +72,11 @@ def test_conv2d_and_its_gradients_match_numpy(case):
     # <gx, d> = <u, conv(d, w)> and <gw, d> = <u, conv(x, d)>
     x64, w64, u64 = (a.astype(np.float64) for a in (xv, wv, uv))
     scale = dict(rtol=TOLERANCE[dtype]["rtol"] * 10, atol=TOLERANCE[dtype]["atol"] * 10)
+    geometry = (subsample, pads, dilation, flip)
     for _ in range(3):
         dx, dw = rng.randn(*imshp), rng.randn(*kshp)
-        np.testing.assert_allclose((gxv * dx).sum(), (conv2d_loops(dx, w64, subsample, pads, dilation, flip) * u64).sum(),
-                                   **scale)
-        np.testing.assert_allclose((gwv * dw).sum(), (conv2d_loops(x64, dw, subsample, pads, dilation, flip) * u64).sum(),
-                                   **scale)
+        np.testing.assert_allclose((gxv * dx).sum(), (conv2d_loops(dx, w64, *geometry) * u64).sum(), **scale)
+        np.testing.assert_allclose((gwv * dw).sum(), (conv2d_loops(x64, dw, *geometry) * u64).sum(), **scale)
 
 
 def test_verify_grad_of_a_strided_dilated_padded_convolution():
@@ -145,3 +144,21 @@ def test_run_time_errors_name_the_op_and_the_users_line():
     with pytest.raises(ExecutionError, match="differ from input_shape in dim 1"):
         f(np.zeros((1, 3, 5, 5)), np.zeros((1, 3, 3, 3)))
     assert f(np.ones((1, 2, 5, 5)), np.ones((1, 2, 3, 3))).shape == (1, 1, 3, 3)
+
+
+def test_bias_and_activation_fold_into_the_convolution():
+    """A layer's `tanh(conv2d(x, w) + b.dimshuffle('x', 0, 'x', 'x'))` is one tensor.conv2d with
+    the bias and a tanh epilogue (applied by the gemm kernel as it writes), same values."""
+    x, w, b = T.tensor4("x"), T.tensor4("w"), T.vector("b")
+    y = T.tanh(conv2d(x, w, border_mode="half", filter_shape=(3, 2, 3, 3)) + b.dimshuffle("x", 0, "x", "x"))
+    gb = T.grad(y.sum(), b)
+    f = irc.function([x, w, b], [y, gb])
+    optimized = f.ir("optimized")
+    assert "tensor.conv2d %x, %w, %b" in optimized and 'epilogue = "tanh"' in optimized
+    assert "tensor.tanh" not in optimized and "tensor.add" not in optimized.split("tensor.conv2d_grad")[0]
+    rng = np.random.RandomState(8)
+    xv, wv, bv = rng.randn(4, 2, 6, 5), rng.randn(3, 2, 3, 3), rng.randn(3)
+    yv, gbv = f(xv, wv, bv)
+    want = np.tanh(conv2d_loops(xv, wv, pad=(1, 1)) + bv[None, :, None, None])
+    np.testing.assert_allclose(yv, want, **TOLERANCE["float64"])
+    np.testing.assert_allclose(gbv, (1 - want ** 2).sum(axis=(0, 2, 3)), **TOLERANCE["float64"])

@@ -3,7 +3,7 @@
 P = OH·OW output pixels; row (c, a, b) holds the image pixels that tap a, b of channel c
 meets) and the register-tiled gemm kernel (`gemm.py`) with its own parallel loop:
 
-    forward        y[n]  (F×P) = Wm (F×K) · cols (K×P)                     Wm = w viewed as F×K
+    forward        y[n]  (F×P) = f(Wm (F×K) · cols (K×P) + b)    Wm = w viewed as F×K; bias, f optional
     filters        gW    (F×K) += gy[n] (F×P) · colsᵀ (P×K)               (accumulated in place)
     input          dcols (K×P) = Wmᵀ (K×F) · gy[n] (F×P), then col2im adds each tap back
                    (Wmᵀ copied once, so that no image's product packs it again)
@@ -205,11 +205,18 @@ def _conv2d(ctx: FuncLowering, op: Operation) -> None:
     wm = as_matrix(ctx, ctx.make_contiguous(w), g.F, K)
     y = ctx.alloc(t, [g.N, g.F, g.OH, g.OW])
     y_rows = as_matrix(ctx, y, lb.mul(g.N, g.F), P)
+    load_c, beta = None, 0.0
+    if op.num_operands == 3:  # a bias per filter: a column broadcast along the output pixels
+        b = ctx.operand(op, 2)
+        lb.assert_eq(ctx.sizes_of(b)[0], g.F, f"'{op.op_name}': the bias and the filters differ in number")
+        load_c, beta = (lambda i, j: lb.load(b, [i])), 1.0
+    epilogue = op.attributes.get("epilogue")
     with lb.parallel([g.N]) as (n,):
         cols = _cols_buffer(ctx, g, element)
         im2col(ctx, g, x, n, cols, element)
         out = row_block(lb, y_rows, lb.mul(n, g.F), g.F, P)
-        gemm_kernel(ctx, _load2(lb, wm), False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, None, 0.0)
+        gemm_kernel(ctx, _load2(lb, wm), False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, load_c, beta,
+                    epilogue.value if epilogue is not None else None)
     ctx.bind(op.results[0], y, ctx.sizes_of(y), contiguous=True)
 
 

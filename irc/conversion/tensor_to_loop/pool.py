@@ -61,7 +61,8 @@ def window_at(lb: LoopBuilder, i: Index, size: Index, window: int, stride: int, 
 
 
 @contextmanager
-def over_plane(lb: LoopBuilder, lead: list[Index], rows: Index, cols: Index) -> Iterator[tuple[list[Index], Index, Index]]:
+def over_plane(lb: LoopBuilder, lead: list[Index], rows: Index,
+               cols: Index) -> Iterator[tuple[list[Index], Index, Index]]:
     """(leading indices, row, column) of every position of planes `rows`×`cols`, parallel over
     the planes (and the rows). With a static number of columns the positions of a plane are one
     flat loop (row = t // cols: a multiplication), long enough to vectorize where a row of a
