@@ -15,9 +15,11 @@ import numpy as np
 from ..ir.core import Block, Operation, Value
 from ..ir.transforms import values_from_above
 from ..ir.types import scalar_from_numpy
+from . import conv_reference
 from .builtin import TensorType
 from .elementwise import TABLE_ROWS, lookup
 from .philox import sample
+from .conv_semantics import conv_geometry, pool_geometry, pooled_type
 from .tensor_semantics import DYNAMIC, accumulator_type, as_slice, slice_bounds
 
 Evaluator = Callable[[Operation, list], list]
@@ -500,3 +502,82 @@ def _dynamic_slice(op, arrays):
     index = [slice(None)] * x.ndim
     index[op.attributes["axis"].value] = slice(int(start), int(stop))
     return [x[tuple(index)].copy()]
+
+
+# ---------------------------------------------------------------------------- convolution, pooling
+def _conv_checks(op, x_shape, w_shape, gy_shape=None) -> tuple:
+    """The geometry of a convolution op, after checking the run-time shapes it combines."""
+    strides, pads, dilation, flip = conv_geometry(op.attributes)
+    if x_shape[1] != w_shape[1]:
+        raise _fail(op, f"the images {_shape_str(x_shape)} have {x_shape[1]} channels but the filters "
+                        f"{_shape_str(w_shape)} have {w_shape[1]}")
+    out = conv_reference.conv_output_shape(x_shape, w_shape, strides, pads, dilation)
+    if out[2] < 1 or out[3] < 1:
+        raise _fail(op, f"the images {_shape_str(x_shape)} (padded by {list(pads)}) are smaller than the "
+                        f"filters {_shape_str(w_shape)} (dilated by {list(dilation)})")
+    if gy_shape is not None and tuple(gy_shape) != out:
+        raise _fail(op, f"the output gradient has shape {_shape_str(gy_shape)}, the convolution's output "
+                        f"{_shape_str(out)}")
+    return strides, pads, dilation, flip
+
+
+def _check_hints(op, x: np.ndarray, w: np.ndarray) -> None:
+    for key, a, what in (("input_shape", x, "images"), ("filter_shape", w, "filters")):
+        hint = op.attributes.get(key)
+        if hint is not None and any(h not in (-1, d) for h, d in zip(hint, a.shape)):
+            raise _fail(op, f"the {what} have shape {_shape_str(a.shape)}, but {key} says "
+                            f"{_shape_str(['?' if h == -1 else h for h in hint])}")
+
+
+@evaluator("tensor.conv2d")
+def _conv2d(op, arrays):
+    x, w = arrays[:2]
+    _check_hints(op, x, w)
+    y = conv_reference.conv2d(x, w, *_conv_checks(op, x.shape, w.shape))
+    if len(arrays) == 3:
+        if arrays[2].shape != (w.shape[0],):
+            raise _fail(op, f"the bias has shape {_shape_str(arrays[2].shape)}, the filters {_shape_str(w.shape)}")
+        y = y + arrays[2][None, :, None, None]
+    epilogue = op.attributes.get("epilogue")
+    if epilogue is not None:
+        with np.errstate(all="ignore"):
+            y = lookup(epilogue.value).reference(y)
+    return [y.astype(x.dtype, copy=False)]
+
+
+@evaluator("tensor.conv2d_grad_input")
+def _conv2d_grad_input(op, arrays):
+    gy, w, x = arrays
+    _check_hints(op, x, w)
+    return [conv_reference.conv2d_grad_input(gy, w, x.shape, *_conv_checks(op, x.shape, w.shape, gy.shape))]
+
+
+@evaluator("tensor.conv2d_grad_filters")
+def _conv2d_grad_filters(op, arrays):
+    x, gy, w = arrays
+    _check_hints(op, x, w)
+    return [conv_reference.conv2d_grad_filters(x, gy, w.shape, *_conv_checks(op, x.shape, w.shape, gy.shape))]
+
+
+def _pooled_shape(op, x: np.ndarray) -> tuple:
+    t = pooled_type(TensorType(x.shape, scalar_from_numpy(x.dtype)), op.attributes)
+    return tuple(t.shape)
+
+
+@evaluator("tensor.pool2d")
+def _pool2d(op, arrays):
+    mode, window, strides, pads, _ = pool_geometry(op.attributes)
+    x = arrays[0]
+    return [conv_reference.pool2d(x, _pooled_shape(op, x), mode, window, strides, pads)]
+
+
+@evaluator("tensor.pool2d_grad")
+def _pool2d_grad(op, arrays):
+    mode, window, strides, pads, _ = pool_geometry(op.attributes)
+    x, gy = arrays[0], arrays[-1]
+    y = arrays[1] if mode == "max" else None
+    want = _pooled_shape(op, x)
+    for a in arrays[1:]:
+        if a.shape != want:
+            raise _fail(op, f"the pooled operands must have shape {_shape_str(want)}, got {_shape_str(a.shape)}")
+    return [conv_reference.pool2d_grad(x, y, gy, mode, window, strides, pads)]

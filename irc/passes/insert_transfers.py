@@ -20,8 +20,8 @@ Where an op runs comes from one table, `PLACEMENT`:
   only a host copy of a device value, or was already copied there for an earlier reader), or
   when every reader runs on the device.
 * `HOST` — everything else (fused_matvec, integer indexing by an index
-  computed from device data, sort, cumulative, ...) until they get kernels: their operands
-  are copied to the host.
+  computed from device data, sort, cumulative, conv2d and pool2d with their gradients, ...)
+  until they get kernels: their operands are copied to the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
@@ -76,6 +76,13 @@ PLACEMENT: dict[str, str] = {
     # scatter walks the indices per result element (deterministic, no atomics)
     "tensor.gather": DEVICE,
     "tensor.scatter": DEVICE,
+    # convolution and pooling: one op each (and one per gradient), so a device kernel or cuDNN
+    # plugs in by making them DEVICE here and giving them a device lowering
+    "tensor.conv2d": HOST,
+    "tensor.conv2d_grad_input": HOST,
+    "tensor.conv2d_grad_filters": HOST,
+    "tensor.pool2d": HOST,
+    "tensor.pool2d_grad": HOST,
 }
 
 # Integer indexing (`x[:, 1]`, `x[i]`, `set_subtensor(x[i], v)`) by indices `known_on_host`

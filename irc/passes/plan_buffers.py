@@ -6,7 +6,7 @@ keeps its root buffer alive; returned buffers are never freed nor reused (the ca
 them). One forward sweep with a free pool keyed by (type, size values): a buffer whose last use
 is before an allocation of the same key replaces it — linear in the number of ops.
 
-A `loop.if` branch and a `loop.for` body (a scan's step) are planned the same way as blocks of
+A `loop.if` branch, a `loop.for` body (a scan's step) and a `loop.parallel` body are planned the same way as blocks of
 their own (a branch's yielded buffers are what it returns: the `loop.if` result owns them, and
 is freed after its last use at the level of the if, within the step inside a loop); liveness at
 one level counts the uses nested inside its ops, so a buffer read in a branch lives until that
@@ -75,10 +75,12 @@ def plan_buffers(func: FuncOp, reuse: bool = True, allow_gc: bool = True) -> Non
 
 def _nested_blocks(op: Operation) -> tuple[Block, ...]:
     """The blocks of `op` planned as blocks of their own: a `loop.if`'s branches, a
-    `loop.for`'s body (a step's temporaries are freed within the step)."""
+    `loop.for`'s body (a step's temporaries are freed within the step) and a
+    `loop.parallel`'s (an iteration's scratch, e.g. a convolution's per-image im2col buffer,
+    is freed by the thread that ran it)."""
     if isinstance(op, L.IfOp):
         return op.branch(True), op.branch(False)
-    if isinstance(op, L.ForOp):
+    if isinstance(op, (L.ForOp, L.ParallelOp)):
         return (op.body,)
     return ()
 

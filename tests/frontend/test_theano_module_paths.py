@@ -39,17 +39,19 @@ def test_tensor_basic_holds_theanos_basic_names_and_the_same_objects():
 
 def test_tensor_is_a_package_without_hand_made_submodules():
     assert hasattr(T, "__path__")
-    for name in ("nnet", "extra_ops", "shared_randomstreams", "basic"):
+    for name in ("extra_ops", "shared_randomstreams", "basic"):
         module = sys.modules[f"irc.tensor.{name}"]
         assert module.__file__.endswith(f"irc/tensor/{name}.py")
+    assert sys.modules["irc.tensor.nnet"].__file__.endswith("irc/tensor/nnet/__init__.py")
     assert importlib.import_module("irc.tensor.signal").__name__ == "irc.tensor.signal"
 
 
-def test_pooling_says_it_is_not_supported_yet():
-    with pytest.raises(ImportError, match=r"pool.*not supported yet.*pool_2d.*docs/frontend\.md"):
-        from irc.tensor.signal import pool  # noqa: F401
-    with pytest.raises(ImportError, match="not supported yet"):
-        importlib.import_module("irc.tensor.signal.pool")
+def test_convolution_and_pooling_keep_theanos_module_paths():
+    from irc.tensor.nnet import conv, conv2d
+    from irc.tensor.nnet.abstract_conv import conv2d as abstract_conv2d
+    from irc.tensor.signal import pool
+    assert conv.conv2d is conv2d is abstract_conv2d is T.nnet.conv2d
+    assert pool.pool_2d.__module__ == "irc.frontend.pool"
 
 
 def test_top_level_modules_re_export():

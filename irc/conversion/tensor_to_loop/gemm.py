@@ -117,8 +117,11 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
         _product(ctx, p, MR, NR, one, may_pack_a=True)
         return
     narrow = lb.max(lb.const(0), lb.min(one, lb.sub(lb.const(half + 1), n)))
-    _product(ctx, p, MR, NR, lb.sub(one, narrow), may_pack_a=True)
-    _product(ctx, p, MR, half, narrow, may_pack_a=False)
+    known = lb.static_value(narrow)  # n known when the function is built: only its kernel is emitted
+    if known != 1:
+        _product(ctx, p, MR, NR, lb.sub(one, narrow), may_pack_a=True)
+    if known != 0:
+        _product(ctx, p, MR, half, narrow, may_pack_a=False)
 
 
 def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool) -> None:

@@ -1,6 +1,9 @@
-"""`irc.tensor.signal.pool` (Theano's `theano.tensor.signal.pool`): not supported yet.
+"""`irc.tensor.signal.pool` (Theano's `theano.tensor.signal.pool`): `pool_2d`,
+`max_pool_2d_same_size` and the ops `Pool`, `MaxPoolGrad`, `AveragePoolGrad` (the code is
+irc/frontend/pool.py and pool_ops.py)."""
+from __future__ import annotations
 
-Importing it fails with a message that names what is missing, as `irc.tensor.NOT_SUPPORTED`
-does for names of `irc.tensor`, instead of a bare "no module named" error."""
-raise ImportError("irc.tensor.signal.pool is not supported yet: pooling (pool_2d, max_pool_2d_same_size, "
-                  "Pool) is not implemented (see docs/frontend.md)")
+from ...frontend.pool import max_pool_2d_same_size, pool_2d
+from ...frontend.pool_ops import AveragePoolGrad, MaxPoolGrad, Pool
+
+__all__ = ["AveragePoolGrad", "MaxPoolGrad", "Pool", "max_pool_2d_same_size", "pool_2d"]
