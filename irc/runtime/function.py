@@ -16,6 +16,7 @@ import numpy as np
 from ..base.config import config
 from ..base.device import CPU
 from ..dialects.func import FuncOp
+from ..dialects.tensor_custom import user_op_impls
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
@@ -214,7 +215,7 @@ class Function:
                              list(self.inputs), [swap.get(s, s) for s in self.shared], self.output_spec,
                              [swap.get(s, s) for s in self.updated], self.name,
                              self.allow_input_downcast, maker.allow_gc, maker.reference,
-                             maker.debug_labels, maker.excluding)
+                             maker.debug_labels, maker.excluding, user_op_impls(maker.module))
 
     def _pickled_parts(self) -> list[tuple[str, Any]]:
         """The user's objects a pickle of this function holds, each with what it is to the
@@ -228,6 +229,8 @@ class Function:
         for s in self.shared:
             # its value and its device pickle as an array and a target's name (`__getstate__`)
             parts += attribute_parts(f"shared variable {s}", s, skip=("container", "_to_storage"))
+        for key, impl in user_op_impls(self.maker.module).items():
+            parts.append((f"user op {key} (its class must be importable by module and name)", impl))
         return parts
 
     def __reduce_ex__(self, protocol: Any) -> tuple:

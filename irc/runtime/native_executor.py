@@ -14,6 +14,8 @@ from ..dialects import loop as L
 from .errors import ExecutionError, IndexOutOfRangeError
 from .native import NativeFunction, compile_cpu
 from .reference import ReferenceExecutor
+from .segmented import compile_parts
+from .segments import split, splittable
 from .shapes import ShapeError
 
 _warned: set[str] = set()
@@ -70,8 +72,12 @@ def compile_or_explain(module: Any, name: str, allow_gc: bool = True) -> NativeF
 
 def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, NativeFunction | None]:
     """(executor, native function or None): native code, or the reference executor with a
-    warning when an op cannot be compiled."""
+    warning when an op cannot be compiled. A function with user ops (`tensor.custom`) runs as
+    native parts with the ops' `perform` between them (`segments.py`)."""
     try:
+        if splittable(func):
+            plan = split(func)
+            return compile_parts(plan, lambda m, name: NativeExecutor(compile_or_explain(m, name, allow_gc))), None
         native = compile_or_explain(module, func.sym_name, allow_gc)
     except UnsupportedOnCpu as e:
         m = _OP_NAME.search(str(e))

@@ -1,0 +1,55 @@
+"""The executor of a function with user ops: its native parts and the user ops' `perform`, in turn.
+
+`segments.split` cuts the optimized function; each native part is compiled by `compile_cpu`
+(so it is cached, threaded and vectorized like any function) and each user op runs through
+the reference semantics of `tensor.custom` (the registered runner: checks what `perform`
+returns). Every value lives in one slot list per call; results may be arguments or constants,
+so `Function` copies what it must (`fresh_results = False`)."""
+from __future__ import annotations
+
+from time import perf_counter
+from typing import Any, Callable, Sequence
+
+from ..dialects.tensor_eval import evaluate
+from .reference import run_located
+from .segments import NativePart, SegmentPlan
+
+
+class SegmentedExecutor:
+    """`run(args) -> results` over the plan's steps; `natives[k]` is the executor of the compiled
+    step k (a `NativeExecutor`; None for a user op)."""
+
+    fresh_results = False
+
+    def __init__(self, plan: SegmentPlan, natives: list[Any]):
+        self.plan = plan
+        self.natives = natives
+        self.constants = dict(plan.constants)
+
+    def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
+        plan = self.plan
+        if len(args) != plan.num_args:
+            raise TypeError(f"expected {plan.num_args} arguments, got {len(args)}")
+        env: list[Any] = [None] * plan.num_slots
+        env[:plan.num_args] = args
+        for s, v in self.constants.items():
+            env[s] = v
+        for step, native in zip(plan.steps, self.natives):
+            ins = [env[i] for i in step.inputs]
+            if native is not None:
+                values = native.run(ins)
+            else:
+                t0 = perf_counter()
+                values = run_located(evaluate, step.op, ins)
+                if hook is not None:
+                    hook(step.op, perf_counter() - t0)
+            for s, v in zip(step.outputs, values):
+                env[s] = v
+        return [env[s] for s in plan.results]
+
+
+def compile_parts(plan: SegmentPlan, compile_part: Callable[[Any, str], Any]) -> SegmentedExecutor:
+    """The executor of `plan`, each native part compiled by `compile_part(module, name)`."""
+    natives = [compile_part(step.module, step.name) if isinstance(step, NativePart) else None
+               for step in plan.steps]
+    return SegmentedExecutor(plan, natives)
