@@ -183,6 +183,8 @@ class PerformRunner:
         storage: list[list] = [[None] for _ in node.outputs]
         try:
             op.perform(node, arrays, storage)
+        except (ValueError, ArithmeticError, IndexError) as e:  # the runtime reports these, located
+            raise ValueError(f"{op}.perform raised {type(e).__name__}: {e}") from e
         except Exception as e:
             e.add_note(f"raised by {op}.perform, for the op used at {where}")
             raise

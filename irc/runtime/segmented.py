@@ -25,6 +25,7 @@ class SegmentedExecutor:
         self.plan = plan
         self.natives = natives
         self.constants = dict(plan.constants)
+        self.user_timing: Any = None  # a profile's `UserOpTiming`: what each user op took
 
     def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
         plan = self.plan
@@ -43,6 +44,8 @@ class SegmentedExecutor:
                 values = run_located(evaluate, step.op, ins)
                 if hook is not None:
                     hook(step.op, perf_counter() - t0)
+                elif self.user_timing is not None:
+                    self.user_timing.record_op(step.op, perf_counter() - t0)
             for s, v in zip(step.outputs, values):
                 env[s] = v
         return [env[s] for s in plan.results]
