@@ -2,7 +2,9 @@
 
     %y = tensor.custom %x {op = "mymodule.DoubleOp{factor=2}"} : (tensor<?xf64>) -> tensor<?xf64>
 
-`op` names the user's op: its class (module and qualified name) and its props, the text that
+A GPU user op (one with `make_thunk`) carries `device = "cuda"`: `insert-transfers` places it
+on the device, except the operands listed in `host_operands` (0-d integers its launch reads on
+the host, like GpuEye's sizes). `op` names the user's op: its class (module and qualified name) and its props, the text that
 is also the key of `USER_OPS`, the registry that finds the Python object again. The frontend
 registers an op when it lowers it; a pickled function carries the ops its module names and
 registers them when it is loaded. Result types are whatever the op's `make_node` declared, so
@@ -19,7 +21,7 @@ import contextlib
 import contextvars
 from typing import Any, Iterator, Protocol
 
-from ..ir.attributes import StringAttr
+from ..ir.attributes import DenseArrayAttr, StringAttr
 from ..ir.core import Operation
 from .builtin import TensorType
 from .op_base import Bad
@@ -102,10 +104,26 @@ class CustomOp(TensorOp):
         for i, t in enumerate(types):
             if not isinstance(t, TensorType):
                 raise self.error(f"operands and results must be tensors, got {t} (#{i})")
+        device = self.attributes.get("device")
+        if device is not None and not isinstance(device, StringAttr):
+            raise self.error(f"'device' must be a string (where the op's kernels run), got {device}")
+        on_host = self.host_operands
+        for i in on_host:
+            if not 0 <= i < len(self.operands):
+                raise self.error(f"'host_operands' entry {i} is not an operand index")
+            if self.operands[i].type.device is not None:
+                raise self.error(f"operand #{i} is listed in 'host_operands' but lives on "
+                                 f"{self.operands[i].type.device!r}")
         try:
-            common_device(types)
+            common_device([t for k, t in enumerate(types) if k not in on_host])
         except Bad as e:
             raise self.error(str(e)) from None
+
+    @property
+    def host_operands(self) -> tuple[int, ...]:
+        """Operands a device op reads on the host (sizes, flags: 0-d values a launch needs)."""
+        marks = self.attributes.get("host_operands")
+        return tuple(marks.value) if isinstance(marks, DenseArrayAttr) else ()
 
     def fold(self):
         return None  # the user's code runs at run time, not while compiling

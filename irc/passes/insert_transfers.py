@@ -11,6 +11,8 @@ Where an op runs comes from one table, `PLACEMENT`:
 * `FOLLOW` — views and shapes (dimshuffle, transpose, reshape, broadcast, slice, dim): they run
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value), or when every reader runs on the device.
+* a user op (`tensor.custom`) runs on the device when it has kernels (`device = "cuda"`, its
+  `host_operands` staying on the host), on the host otherwise (`perform`).
 * `HOST` — everything else (dot, gemv, gemm, fused_matvec, concat,
   insert_slice, gather, scatter, ...) until they get kernels: their operands are copied to the
   host.
@@ -69,6 +71,8 @@ def placement_rule(op: Operation) -> str:
     rule = PLACEMENT.get(op.op_name)
     if rule is not None:
         return rule
+    if op.op_name == "tensor.custom":  # a user op: on the device when it brings a kernel
+        return DEVICE if "device" in op.attributes else HOST
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST
 
 
@@ -147,9 +151,10 @@ class _Placer:
                                  if isinstance(v.type, TensorType) and constant_value(v) is None) \
                 or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
+        on_host = set(getattr(op, "host_operands", ()))  # a user GPU op's launch sizes
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
-                op.set_operand(i, self.on(v, where))
+                op.set_operand(i, self.on(v, None if i in on_host else where))
         if op.regions and where is None:  # a host region op (`tensor.if`): its branches too
             self._bring_captures_to_host(op)
         for r in op.results:
