@@ -19,10 +19,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..dialects.tensor_custom import register_user_op
-from ..ir.attributes import Attribute, StringAttr
+from ..base.device import CUDA
+from ..ir.attributes import Attribute, DenseArrayAttr, StringAttr
 from ..ir.location import Location
 from .graph import Apply, Op, Variable, node_built, user_location
 from .tensor_type import TensorType
+from .user_gpu_op import ThunkRunner
 
 _instances = itertools.count(1)
 
@@ -41,7 +43,8 @@ class UserOp(Op):
     view_map: dict[int, list[int]] = {}
     destroy_map: dict[int, list[int]] = {}
     default_output: int | None = None
-    _f16_ok = False
+    _f16_ok = False  # a GPU op whose kernels store float16 and compute in float32 sets it
+    host_inputs: tuple[int, ...] = ()  # a GPU op's 0-d inputs its launch reads on the host (irc's)
 
     # -- equality: Theano's __props__ protocol
     def _props(self) -> tuple:
@@ -77,6 +80,7 @@ class UserOp(Op):
             if not isinstance(out.type, TensorType):
                 raise UserOpError(f"{self}.make_node (at {location}): output #{k} is not a tensor")
         node.location = location
+        check_float16(self, node)
         node_built(node)
         if self.default_output is not None:
             return node.outputs[self.default_output]
@@ -87,6 +91,11 @@ class UserOp(Op):
 
     def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list[list]) -> None:
         """Compute the outputs with numpy: `output_storage[k][0] = value`."""
+        raise NotImplementedError
+
+    def make_thunk(self, node: Apply, storage_map: dict, compute_map: dict, no_recycling: list) -> Any:
+        """A GPU op's implementation (Theano's protocol): return a function of no arguments that
+        reads `storage_map[input][0]` (device arrays) and sets `storage_map[output][0]`."""
         raise NotImplementedError
 
     # -- derivatives (Theano's signatures; `gradient_rules.user_op_grad` calls them)
@@ -102,19 +111,41 @@ class UserOp(Op):
     # -- lowering
     def ir_attributes(self) -> dict[str, Attribute]:
         key = user_op_key(self)
+        if is_gpu_op(self):
+            register_user_op(key, ThunkRunner(self))
+            attrs: dict[str, Attribute] = {"op": StringAttr(key), "device": StringAttr(CUDA)}
+            if self.host_inputs:
+                attrs["host_operands"] = DenseArrayAttr(tuple(self.host_inputs))
+            return attrs
         register_user_op(key, PerformRunner(self))
         return {"op": StringAttr(key)}
 
     def check_for_lowering(self, node: Apply) -> None:
         """Called when a graph using this op is compiled: irc runs it on the CPU by `perform`."""
         check_props_hashable(self, node.location)
-        if not has_perform(self):
+        if not has_perform(self) and not is_gpu_op(self):
             raise UserOpError(f"{self} (used at {node.location}) has no perform(node, inputs, output_storage): "
                               f"irc runs a user op on the CPU by calling it (a GPU op defines make_thunk)")
 
 
 def has_perform(op: Any) -> bool:
     return type(op).perform is not UserOp.perform
+
+
+def is_gpu_op(op: Any) -> bool:
+    """An op whose work is a kernel of its own: `make_thunk` and no `perform`."""
+    return type(op).make_thunk is not UserOp.make_thunk and not has_perform(op)
+
+
+def check_float16(op: UserOp, node: Apply) -> None:
+    """A GPU op takes float16 only when it says its kernels handle it (`_f16_ok`), as Theano."""
+    if not is_gpu_op(op) or op._f16_ok:
+        return
+    for i, v in enumerate(node.inputs):
+        if v.dtype == "float16":
+            raise UserOpError(f"{op} (at {node.location}): input #{i} is float16, but {type(op).__name__} "
+                              f"does not declare _f16_ok = True; a kernel that stores float16 and computes "
+                              f"in float32 sets it (docs/extending.md), otherwise cast the input to float32")
 
 
 def check_props_hashable(op: UserOp, location: Location) -> None:

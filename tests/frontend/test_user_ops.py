@@ -333,3 +333,47 @@ def test_no_warning_for_a_plain_function_with_user_ops():
         warnings.simplefilter("error")
         f = irc.function([x], ScaleOp(2.0)(x))
     np.testing.assert_allclose(f(np.ones(1)), [2.0])
+
+
+# ------------------------------------------------------------------ GPU ops, as far as a CPU sees them
+class HalfKernel(irc.Op):
+    """A GPU op (make_thunk, no perform) that does not declare _f16_ok."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = T.as_tensor_variable(x)
+        return irc.Apply(self, [x], [x.type()])
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling):
+        raise AssertionError("not run here")
+
+
+def test_float16_into_a_gpu_op_without_f16_ok_is_refused():
+    h = T.TensorType("float16", (False,))("h")
+    with pytest.raises(UserOpError, match=r"HalfKernel \(at .*test_user_ops.py.*\): input #0 is float16, "
+                                          r"but HalfKernel does not declare _f16_ok = True"):
+        HalfKernel()(h)
+
+    class HalfOk(HalfKernel):
+        _f16_ok = True
+
+    assert HalfOk()(h).dtype == "float16"
+    HalfKernel()(T.fvector())  # float32 is fine
+
+
+def test_a_gpu_op_is_a_device_op_in_the_ir():
+    from irc.frontend.lowering import LoweringSpec, lower
+    x = T.fvector("x")
+    lowered = lower(LoweringSpec([x], [HalfKernel()(x)]))
+    [op] = [o for o in lowered.module.walk() if o.op_name == "tensor.custom"]
+    assert op.attributes["device"].value == "cuda"
+
+
+@pytest.mark.skipif(__import__("irc.runtime.cuda.driver", fromlist=["x"]).why_unavailable() is None,
+                    reason="a GPU is present: the op would run")
+def test_a_gpu_op_without_a_gpu_says_so():
+    x = T.fvector("x")
+    f = irc.function([x], HalfKernel()(x))
+    with pytest.raises(ExecutionError, match=r"HalfKernel runs its kernels through make_thunk and needs a GPU"):
+        f(np.ones(2, "float32"))
