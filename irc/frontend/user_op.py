@@ -66,7 +66,7 @@ class UserOp(Op):
         return f"{type(self).__name__}{{{', '.join(str(p) for p in self._props())}}}"
 
     # -- building nodes
-    def __call__(self, *inputs: Any, **kwargs: Any) -> Variable | list[Variable]:
+    def __call__(self, *inputs: Any, return_list: bool = False, **kwargs: Any) -> Variable | list[Variable]:
         location = user_location()
         check_props_hashable(self, location)
         if type(self).make_node is UserOp.make_node:
@@ -82,6 +82,8 @@ class UserOp(Op):
         node.location = location
         check_float16(self, node)
         node_built(node)
+        if return_list:
+            return list(node.outputs)
         if self.default_output is not None:
             return node.outputs[self.default_output]
         return node.outputs[0] if len(node.outputs) == 1 else node.outputs

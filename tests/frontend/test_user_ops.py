@@ -64,6 +64,17 @@ def test_results_that_are_inputs_are_copies():
     assert v[0] == 1 and b[0] == 2
 
 
+def test_return_list_and_default_output():
+    x = T.dvector("x")
+    assert isinstance(ScaleOp(1.0)(x, return_list=True), list)
+
+    class Second(AddSub):
+        default_output = 1
+
+    f = irc.function([x], Second()(x, x))
+    np.testing.assert_allclose(f(np.ones(2)), [0.0, 0.0])
+
+
 def test_equal_props_merge_and_unequal_do_not():
     x = T.dvector("x")
     f = irc.function([x], ScaleOp(2.0)(x) + ScaleOp(2.0)(x) + ScaleOp(3.0)(x))
