@@ -339,6 +339,8 @@ def _compile(plan: _Plan) -> Any:
     executor, native = _executor(target, lowered, plan.mode, profiling)
     if native is not None:
         stages["loop"] = native.loop_ir
+    elif getattr(executor, "loop_ir", None):  # native parts around user ops
+        stages["loop"] = executor.loop_ir
     labels = None  # DebugMode's names of the results (kept by the maker: a pickle rebuilds it)
     if unoptimized is not None:
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"

@@ -504,6 +504,8 @@ def rebuild_function(state: FunctionState) -> Function:
     maker.debug_labels, maker.excluding = state.debug_labels, state.excluding
     if native is not None:
         maker.stages["loop"] = native.loop_ir
+    elif getattr(executor, "loop_ir", None):  # native parts around user ops
+        maker.stages["loop"] = executor.loop_ir
     cls = function_class(executor, state.inputs)
     return cls(maker, executor, state.inputs, state.shared, state.outputs, state.updated, state.name,
                state.allow_input_downcast)

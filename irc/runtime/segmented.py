@@ -26,6 +26,8 @@ class SegmentedExecutor:
         self.natives = natives
         self.constants = dict(plan.constants)
         self.user_timing: Any = None  # a profile's `UserOpTiming`: what each user op took
+        # the native parts' loop-level IR, one module each (`f.ir("loop")`)
+        self.loop_ir = "\n".join(n.native.loop_ir for n in natives if getattr(n, "native", None) is not None)
 
     def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
         plan = self.plan

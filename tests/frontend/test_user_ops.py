@@ -126,6 +126,15 @@ def test_the_ir_prints_parses_and_optimizes_again():
     assert "tensor.custom" in out.getvalue()
 
 
+def test_the_loop_stage_shows_the_native_parts_and_dumps_stop_at_tensor_level(tmp_path):
+    x = T.dvector("x")
+    f = irc.function([x], T.exp(ScaleOp(2.0)(x + 1)))
+    loop = f.ir("loop")
+    assert "@main.part0" in loop and "@main.part1" in loop and "tensor.custom" not in loop
+    files = f.dump_ir(str(tmp_path))
+    assert files and all(p.endswith(".mlir") for p in files)
+
+
 def test_passes_leave_it_alone():
     x = T.dvector("x")
     f = irc.function([x], T.exp(ScaleOp(2.0)(x + 1)) * 3)
