@@ -90,7 +90,8 @@ def split(func: Operation) -> SegmentPlan:
 
     def flush() -> None:
         if pending:
-            plan.steps.append(_native_part(func, list(pending), len(plan.steps), slot, constant_ops, body))
+            parts = sum(isinstance(st, NativePart) for st in plan.steps)
+            plan.steps.append(_native_part(func, list(pending), parts, slot, constant_ops, body))
             pending.clear()
 
     for op in body.ops[:-1]:
