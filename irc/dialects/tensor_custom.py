@@ -53,6 +53,11 @@ def checking_inputs() -> Iterator[None]:
         _CHECK_INPUTS.reset(token)
 
 
+def checking_inputs_now() -> bool:
+    """Whether user ops run now must check their inputs (inside `checking_inputs`)."""
+    return _CHECK_INPUTS.get()
+
+
 def register_user_op(key: str, impl: Any) -> None:
     """Make `impl` the implementation of the ops whose `op` attribute is `key`."""
     USER_OPS[key] = impl

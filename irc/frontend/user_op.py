@@ -190,19 +190,19 @@ class PerformRunner:
 
     def __init__(self, op: UserOp):
         self.op = op
-        self._nodes: dict[tuple, Apply] = {}
+        self._nodes: dict[Any, Apply] = {}  # IR op -> the node perform is given
+        self.destroyed = frozenset(i for ins in (op.destroy_map or {}).values() for i in ins)
 
     def __getstate__(self) -> dict:
-        return {"op": self.op, "_nodes": {}}  # the nodes are rebuilt from the IR's types
+        return {"op": self.op, "_nodes": {}, "destroyed": self.destroyed}  # nodes: rebuilt from the IR
 
     def node_for(self, ir_op: Any) -> Apply:
         """An Apply of the op on variables of the IR op's types (what `perform` reads)."""
-        key = (tuple(v.type for v in ir_op.operands), tuple(r.type for r in ir_op.results))
-        node = self._nodes.get(key)
+        node = self._nodes.get(ir_op)
         if node is None:
-            ins = [TensorType.from_ir(t)() for t in key[0]]
-            outs = [TensorType.from_ir(t)() for t in key[1]]
-            node = self._nodes[key] = Apply(self.op, ins, outs, ir_op.location)
+            ins = [TensorType.from_ir(v.type)() for v in ir_op.operands]
+            outs = [TensorType.from_ir(r.type)() for r in ir_op.results]
+            node = self._nodes[ir_op] = Apply(self.op, ins, outs, ir_op.location)
         return node
 
     def run(self, ir_op: Any, arrays: list, check_inputs: bool) -> list:
@@ -210,8 +210,9 @@ class PerformRunner:
         if not has_perform(op):
             raise UserOpError(f"{op} (at {where}) has no perform(node, inputs, output_storage)")
         node = self.node_for(ir_op)
-        destroyed = {i for ins in (op.destroy_map or {}).values() for i in ins}
-        arrays = [a.copy() if i in destroyed else a for i, a in enumerate(arrays)]  # never the caller's
+        destroyed = self.destroyed
+        if destroyed:  # never the caller's array
+            arrays = [a.copy() if i in destroyed else a for i, a in enumerate(arrays)]
         before = [None if i in destroyed else a.copy() for i, a in enumerate(arrays)] if check_inputs else None
         storage: list[list] = [[None] for _ in node.outputs]
         try:
@@ -236,6 +237,9 @@ def check_output(op: UserOp, k: int, value: Any, declared: TensorType, where: Lo
     prefix = f"{op}.perform (op used at {where}): output #{k}"
     if value is None:
         raise ValueError(f"{prefix} was not set: perform must assign output_storage[{k}][0]")
+    if type(value) is np.ndarray and value.dtype.name == declared.dtype and value.ndim == declared.ndim \
+            and not any(declared.broadcastable):
+        return value  # the common case, checked at once
     if isinstance(value, np.generic):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):

@@ -397,3 +397,23 @@ def test_a_gpu_op_without_a_gpu_says_so():
     f = irc.function([x], HalfKernel()(x))
     with pytest.raises(ExecutionError, match=r"HalfKernel runs its kernels through make_thunk and needs a GPU"):
         f(np.ones(2, "float32"))
+
+
+def test_outputs_that_view_their_input_are_not_the_callers():
+    class Transposed(irc.Op):
+        __props__ = ()
+        view_map = {0: [0]}
+
+        def make_node(self, x):
+            return irc.Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0].T  # a view of the input
+
+    m = T.dmatrix("m")
+    f = irc.function([m], [Transposed()(m), Transposed()(m * 2) + 1])
+    v = np.arange(6.0).reshape(2, 3)
+    t, u = f(v)
+    t[0, 0] = 99
+    assert v[0, 0] == 0
+    np.testing.assert_allclose(u, (v * 2).T + 1)
