@@ -32,9 +32,10 @@ from .tensor_eval import EvalError, evaluator
 class UserOpImpl(Protocol):
     """What the registry holds per user op (the frontend's adapter around the user's object)."""
 
-    def run(self, op: Operation, arrays: list, check_inputs: bool) -> list:
+    def run(self, op: Operation, arrays: list, check_inputs: bool, donated: frozenset = frozenset()) -> list:
         """The op's results for `arrays` (numpy, one per operand); with `check_inputs`, fail
-        when the op changed an input it did not declare in `destroy_map` (DebugMode)."""
+        when the op changed an input it did not declare in `destroy_map` (DebugMode);
+        `donated`: operands nothing reads afterwards, which `destroy_map` may overwrite."""
 
 
 USER_OPS: dict[str, Any] = {}

@@ -69,7 +69,7 @@ class ThunkRunner:
             storage[v][0] = None
         return outs
 
-    def run(self, ir_op: Any, arrays: list, check_inputs: bool) -> list:
+    def run(self, ir_op: Any, arrays: list, check_inputs: bool, donated: frozenset = frozenset()) -> list:
         """The numpy path: upload, run the thunk, download."""
         gpu = _open_gpu(self.op, ir_op)
         host = set(getattr(self.op, "host_inputs", ()))

@@ -205,13 +205,15 @@ class PerformRunner:
             node = self._nodes[ir_op] = Apply(self.op, ins, outs, ir_op.location)
         return node
 
-    def run(self, ir_op: Any, arrays: list, check_inputs: bool) -> list:
+    def run(self, ir_op: Any, arrays: list, check_inputs: bool, donated: frozenset = frozenset()) -> list:
+        """`donated`: operands whose arrays nobody reads afterwards (the executor knows): a
+        `destroy_map` input among them is overwritten in place, the others are copied first."""
         op, where = self.op, ir_op.location
         if not has_perform(op):
             raise UserOpError(f"{op} (at {where}) has no perform(node, inputs, output_storage)")
         node = self.node_for(ir_op)
-        destroyed = self.destroyed
-        if destroyed:  # never the caller's array
+        destroyed = self.destroyed - donated
+        if destroyed:  # never an array someone still reads
             arrays = [a.copy() if i in destroyed else a for i, a in enumerate(arrays)]
         before = [None if i in destroyed else a.copy() for i, a in enumerate(arrays)] if check_inputs else None
         storage: list[list] = [[None] for _ in node.outputs]

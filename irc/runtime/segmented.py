@@ -3,7 +3,9 @@
 `segments.split` cuts the optimized function; each native part is compiled by `compile_cpu`
 (so it is cached, threaded and vectorized like any function) and each user op runs through
 its registered runner (`tensor.custom`'s registry; the runner checks what `perform`
-returns). Every value lives in one slot list per call; results may be arguments or constants,
+returns; it is called straight: its inputs come typed from the parts and the arguments, and
+no part writes over its arguments, so tensor_eval's generic checks and copies are not needed;
+an op declaring `destroy_map` overwrites the inputs the plan donates uncopied). Every value lives in one slot list per call; results may be arguments or constants,
 so `Function` copies what it must (`fresh_results = False`)."""
 from __future__ import annotations
 
@@ -43,7 +45,8 @@ class SegmentedExecutor:
                 values = native.run(ins)
             else:
                 t0 = perf_counter()
-                values = run_located(self._run_user_op, step.op, ins)
+                values = run_located(lambda op, arrays: user_op_impl(op).run(
+                    op, arrays, checking_inputs_now(), step.donated), step.op, ins)
                 if hook is not None:
                     hook(step.op, perf_counter() - t0)
                 elif self.user_timing is not None:
@@ -51,14 +54,6 @@ class SegmentedExecutor:
             for s, v in zip(step.outputs, values):
                 env[s] = v
         return [env[s] for s in plan.results]
-
-
-    @staticmethod
-    def _run_user_op(op: Any, arrays: list) -> list:
-        """The op's runner, straight: its inputs come typed from the parts and the arguments,
-        its runner checks its outputs (tensor_eval's generic checks and copies are not needed:
-        no part writes over its arguments)."""
-        return user_op_impl(op).run(op, arrays, checking_inputs_now())
 
 
 def compile_parts(plan: SegmentPlan, compile_part: Callable[[Any, str], Any]) -> SegmentedExecutor:

@@ -40,11 +40,15 @@ class NativePart:
 
 @dataclass
 class UserStep:
-    """One user op, run in Python on the arrays of `inputs`, its results to `outputs`."""
+    """One user op, run in Python on the arrays of `inputs`, its results to `outputs`;
+    `donated`: its operands whose arrays nothing reads afterwards (made by a native part of this
+    call, read by no later step, not returned), which an op declaring `destroy_map` may
+    overwrite uncopied."""
 
     op: Operation
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
+    donated: frozenset = frozenset()
 
 
 @dataclass
@@ -107,7 +111,24 @@ def split(func: Operation) -> SegmentPlan:
     flush()
     plan.results = tuple(slot(v) for v in body.ops[-1].operands)
     plan.num_slots = len(slots)
+    _mark_donations(plan)
     return plan
+
+
+def _mark_donations(plan: SegmentPlan) -> None:
+    """Fill each user step's `donated`: slots a native part made (fresh arrays: a user op's
+    output may alias its input), last read by that step."""
+    native_made = {s for step in plan.steps if isinstance(step, NativePart) for s in step.outputs}
+    last_read: dict[int, int] = {s: len(plan.steps) for s in plan.results}
+    for k, step in enumerate(plan.steps):
+        for s in step.inputs:
+            last_read[s] = max(last_read.get(s, -1), k)
+    for k, step in enumerate(plan.steps):
+        if isinstance(step, UserStep):
+            step.donated = frozenset(
+                i for i, s in enumerate(step.inputs)
+                if s in native_made and last_read.get(s) == k
+                and step.inputs.count(s) == 1)
 
 
 def _native_part(func: Operation, ops: list[Operation], index: int, slot: Any,

@@ -417,3 +417,43 @@ def test_outputs_that_view_their_input_are_not_the_callers():
     t[0, 0] = 99
     assert v[0, 0] == 0
     np.testing.assert_allclose(u, (v * 2).T + 1)
+
+
+def test_destroy_map_works_in_place_on_a_value_nothing_else_reads():
+    seen = []
+
+    class Recording(Destroys):
+        def perform(self, node, inputs, output_storage):
+            seen.append(inputs[0])
+            super().perform(node, inputs, output_storage)
+
+    x = T.dvector("x")
+    y = x + 1
+    f = irc.function([x], Recording(True)(y))
+    np.testing.assert_allclose(f(np.ones(2)), [4.0, 4.0])
+    step = [s for s in f.executor.plan.steps if hasattr(s, "donated")][0]
+    assert step.donated == frozenset({0})
+    g = irc.function([x], [Recording(True)(y), y * 1])  # y is read afterwards: copied first
+    out, again = g(np.ones(2))
+    np.testing.assert_allclose(out, [4.0, 4.0])
+    np.testing.assert_allclose(again, [2.0, 2.0])
+    step = [s for s in g.executor.plan.steps if hasattr(s, "donated")][0]
+    assert step.donated == frozenset()
+
+
+def test_destroy_map_never_reaches_an_input_through_a_view():
+    class Transposed(irc.Op):
+        __props__ = ()
+        view_map = {0: [0]}
+
+        def make_node(self, x):
+            return irc.Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0].T
+
+    m = T.dmatrix("m")
+    f = irc.function([m], Destroys(True)(Transposed()(m)))
+    v = np.ones((2, 3))
+    np.testing.assert_allclose(f(v), 2 * np.ones((3, 2)))
+    np.testing.assert_allclose(v, np.ones((2, 3)))
