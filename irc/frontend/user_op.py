@@ -14,6 +14,7 @@ line instead of failing somewhere in the native code after it."""
 from __future__ import annotations
 
 import itertools
+import secrets
 from typing import Any, Sequence
 
 import numpy as np
@@ -27,6 +28,8 @@ from .tensor_type import TensorType
 from .user_gpu_op import ThunkRunner
 
 _instances = itertools.count(1)
+# tells this process's ops without __props__ from those a pickle brought from another process
+_PROCESS_TAG = secrets.token_hex(3)
 
 
 class UserOpError(TypeError):
@@ -168,7 +171,8 @@ def check_props_hashable(op: UserOp, location: Location) -> None:
 
 def user_op_key(op: UserOp) -> str:
     """`module.Class{a=1, b='x'}`: the op's class and props as the IR shows them (the registry
-    key); an op without `__props__` is told apart by a number (`module.Class#3`)."""
+    key); an op without `__props__` is told apart by a number, tagged with the process that numbered
+    it so an op a pickle brings along never takes another's key (`module.Class#a1b2c3.3`)."""
     cls = type(op)
     path = f"{cls.__module__}.{cls.__qualname__}"
     key_text = getattr(op, "ir_key_text", None)
@@ -176,7 +180,7 @@ def user_op_key(op: UserOp) -> str:
         return path + key_text()
     if op.__props__ is None:
         if "_irc_instance" not in op.__dict__:
-            op.__dict__["_irc_instance"] = next(_instances)
+            op.__dict__["_irc_instance"] = f"{_PROCESS_TAG}.{next(_instances)}"
         return f"{path}#{op.__dict__['_irc_instance']}"
     if not op.__props__:
         return path
