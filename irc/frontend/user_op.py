@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dialects.tensor_custom import register_user_op
+from ..dialects.tensor_custom import USER_OPS, register_user_op
 from ..base.device import CUDA
 from ..ir.attributes import Attribute, DenseArrayAttr, StringAttr
 from ..ir.location import Location
@@ -115,7 +115,7 @@ class UserOp(Op):
 
     # -- lowering
     def ir_attributes(self) -> dict[str, Attribute]:
-        key = user_op_key(self)
+        key = free_key(self, user_op_key(self))
         if is_gpu_op(self):
             register_user_op(key, ThunkRunner(self))
             attrs: dict[str, Attribute] = {"op": StringAttr(key), "device": StringAttr(CUDA)}
@@ -185,6 +185,18 @@ def user_op_key(op: UserOp) -> str:
     if not op.__props__:
         return path
     return path + "{" + ", ".join(f"{p}={getattr(op, p)!r}" for p in op.__props__) + "}"
+
+
+def free_key(op: UserOp, key: str) -> str:
+    """`key`, or `key~2`, `key~3`, ...: the first that is free or already this op's (a class
+    defined again under the same name, as in a notebook, must not take over the old one's)."""
+    candidate, n = key, 1
+    while True:
+        known = USER_OPS.get(candidate)
+        if known is None or (type(known.op) is type(op) and known.op == op):
+            return candidate
+        n += 1
+        candidate = f"{key}~{n}"
 
 
 class PerformRunner:

@@ -457,3 +457,23 @@ def test_destroy_map_never_reaches_an_input_through_a_view():
     v = np.ones((2, 3))
     np.testing.assert_allclose(f(v), 2 * np.ones((3, 2)))
     np.testing.assert_allclose(v, np.ones((2, 3)))
+
+
+def test_a_class_defined_again_does_not_take_over_the_old_ones_functions():
+    def define(factor):
+        class Again(irc.Op):
+            __props__ = ()
+
+            def make_node(self, x):
+                return irc.Apply(self, [x], [x.type()])
+
+            def perform(self, node, inputs, output_storage):
+                output_storage[0][0] = inputs[0] * factor
+        return Again
+
+    x = T.dvector("x")
+    old = irc.function([x], define(2.0)()(x))
+    new = irc.function([x], define(3.0)()(x))
+    np.testing.assert_allclose(old(np.ones(1)), [2.0])
+    np.testing.assert_allclose(new(np.ones(1)), [3.0])
+    assert custom_ops(new)[0].attributes["op"].value.endswith("~2")
