@@ -117,10 +117,9 @@ class ProfiledParts:
 def profiled_parts(func: Any) -> tuple[Any, ProfiledParts]:
     """(executor, ProfiledParts): each native part with its cycle counters, user ops timed."""
     plan = split(func)
-    sources: list[Any] = []
+    sources: list[Any] = []  # in the order the steps run, so the profile's ids follow the program
     natives: list[Any] = []
-    user_ops = [step.op for step in plan.steps if not isinstance(step, NativePart)]
-    user_timing = UserOpTiming(func, user_ops)
+    user_timing = UserOpTiming(func, [step.op for step in plan.steps if not isinstance(step, NativePart)])
 
     def compile_part(module: Any, name: str) -> NativeExecutor:
         fn, timing = compile_cpu_profiled(module, name)
@@ -130,4 +129,7 @@ def profiled_parts(func: Any) -> tuple[Any, ProfiledParts]:
 
     executor = compile_parts(plan, compile_part)
     executor.user_timing = user_timing
-    return executor, ProfiledParts(natives, CompositeTiming([*sources, user_timing]))
+    ordered, parts = [], iter(sources)
+    for step in plan.steps:
+        ordered.append(next(parts) if isinstance(step, NativePart) else user_timing.only(step.op))
+    return executor, ProfiledParts(natives, CompositeTiming(ordered))

@@ -153,3 +153,23 @@ class UserOpTiming(ReferenceTiming):
 
     def applies(self) -> list[ApplyInfo]:
         return describe_ops(self.func, self.ops, "Py")
+
+    def only(self, op: Any) -> "OneUserOp":
+        """A source for `op` alone, reading what this one records (to interleave with parts)."""
+        return OneUserOp(self, op)
+
+
+class OneUserOp:
+    """One user op's rows of a `UserOpTiming` (which the executor records into)."""
+
+    name = "user op"
+
+    def __init__(self, timing: UserOpTiming, op: Any):
+        self.timing, self.op = timing, op
+
+    def applies(self) -> list[ApplyInfo]:
+        return describe_ops(self.timing.func, [self.op], "Py")
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        row = self.timing._times.pop(id(self.op), None)
+        return {} if row is None else {row[0]: (row[1], row[2])}
