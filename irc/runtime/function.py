@@ -24,6 +24,7 @@ from .function_state import FunctionState, attribute_parts, check_picklable, mod
     rebuild_executor, recompile_on, without_updates
 from .graph_view import graph_view
 from .input_state import InputContainer, InputLookup
+from .segments import part_modules
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
 
@@ -261,7 +262,9 @@ class Function:
         "nvvm" (see `irc-opt --list-targets`)."""
         stages, target = self.maker.stages, self.maker.target
         if stage in target.stages and stage not in stages:
-            stages[stage] = target.render(stage, target.codegen_input(self.maker.module))
+            parts = part_modules(self.maker.module)  # user ops: rendered part by part
+            stages[stage] = "\n".join(target.render(stage, target.codegen_input(m))
+                                       for m in (parts if parts is not None else [self.maker.module]))
         if stage not in stages:
             self.maker.replay_passes()
         if stage not in stages:

@@ -175,3 +175,12 @@ def _keep_arguments(op: Operation, args: list) -> None:
             del op.attributes["inplace"]
         else:
             op.attributes["inplace"] = DenseArrayAttr(tuple(kept))
+
+
+def part_modules(module: Any) -> list[Any] | None:
+    """The modules of the native parts of `module`'s function, when it has user ops to cut
+    around (what `f.ir("llvm")` renders, part by part); None otherwise."""
+    func = module.regions[0].blocks[0].ops[0]
+    if not splittable(func):
+        return None
+    return [step.module for step in split(func).steps if isinstance(step, NativePart)]

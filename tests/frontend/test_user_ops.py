@@ -131,6 +131,8 @@ def test_the_loop_stage_shows_the_native_parts_and_dumps_stop_at_tensor_level(tm
     f = irc.function([x], T.exp(ScaleOp(2.0)(x + 1)))
     loop = f.ir("loop")
     assert "@main.part0" in loop and "@main.part1" in loop and "tensor.custom" not in loop
+    llvm = f.ir("llvm")
+    assert "main.part0" in llvm and "main.part1" in llvm
     files = f.dump_ir(str(tmp_path))
     assert files and all(p.endswith(".mlir") for p in files)
 
