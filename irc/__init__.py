@@ -42,6 +42,11 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "scan_module": ("irc.scan_module", None),
     "ifelse": ("irc.ifelse", None),
     "dot": ("irc.frontend.matrix_products", "dot"),
+    "Op": ("irc.frontend.user_op", "UserOp"),
+    "Apply": ("irc.frontend.graph", "Apply"),
+    "Variable": ("irc.frontend.graph", "Variable"),
+    "as_op": ("irc.frontend.as_op", "as_op"),
+    "gof": ("irc.gof", None),
 }
 
 __all__ = sorted(_LAZY)

@@ -31,7 +31,8 @@ LEVELS: list[tuple[str, tuple[str, ...]]] = [
     ("frontend", ("irc.frontend",)),
     ("inspect", ("irc.inspect",)),
     ("api", ("irc", "irc.config", "irc.plugins", "irc.tensor", "irc.printing", "irc.ifelse",
-             "irc.scan_module", "irc.gradient", "irc.compile", "irc.sandbox")),
+             "irc.scan_module", "irc.gradient", "irc.compile", "irc.sandbox",
+             "irc.gof", "irc.misc")),
     ("cli", ("irc.cli",)),
 ]
 SIBLINGS = {"codegen"}  # a cpu code generator never imports the ptx one, nor the reverse

@@ -8,7 +8,7 @@ broadcast, dim, slice, insert_slice, concat), `tensor_transfers` (to_device, to_
 `tensor_linalg` (reduce, dot, gemv, gemm), `tensor_softmax` (softmax, log_softmax,
 softmax_grad), `tensor_index` (index, insert_index: integer indexing), `tensor_fused` (fused),
 `tensor_fused_reduce`, `tensor_fused_matvec`, `tensor_random` (random: Philox samples), `tensor_dynamic_slice` (run-time slice bounds), `tensor_if` (if, yield: a lazy conditional), `tensor_gather` (gather,
-scatter: advanced indexing), `tensor_scan` (scan, scan_yield: a loop with a body region), `tensor_conv` (conv2d and its gradients), `tensor_pool` (pool2d, pool2d_grad). Their numpy semantics are in `tensor_eval`.
+scatter: advanced indexing), `tensor_scan` (scan, scan_yield: a loop with a body region), `tensor_conv` (conv2d and its gradients), `tensor_pool` (pool2d, pool2d_grad), `tensor_custom` (custom: a user's op). Their numpy semantics are in `tensor_eval`.
 """
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from .tensor_if import IfOp, YieldOp
 from .tensor_scan import ScanOp, ScanYieldOp
 from .tensor_conv import CONV_OPS, Conv2dGradFiltersOp, Conv2dGradInputOp, Conv2dOp
 from .tensor_pool import POOL_OPS, Pool2dGradOp, Pool2dOp
+from .tensor_custom import CustomOp
 from . import scalar  # noqa: F401  (fused bodies hold scalar ops)
 
 __all__ = [
@@ -46,5 +47,5 @@ __all__ = [
     "transferred",
     "TransposeOp", "IfOp", "YieldOp", "InferError", "SOFTMAX_OPS", "SoftmaxOp", "LogSoftmaxOp", "SoftmaxGradOp",
     "ScanOp", "ScanYieldOp", "CONV_OPS", "Conv2dOp", "Conv2dGradInputOp", "Conv2dGradFiltersOp", "POOL_OPS",
-    "Pool2dOp", "Pool2dGradOp",
+    "Pool2dOp", "Pool2dGradOp", "CustomOp",
 ]

@@ -22,6 +22,7 @@ from ..runtime.ir_dump import dump_folder, dump_stages
 from ..runtime.profile import profiled_function_class
 from ..runtime.profile_hook import CompileClock, attach_profile
 from ..runtime.reference import ReferenceExecutor
+from ..runtime.segments import user_ops
 from ..runtime.targets import active
 from .basic import as_tensor_variable
 from .fgraph_view import FunctionGraphView
@@ -338,6 +339,8 @@ def _compile(plan: _Plan) -> Any:
     executor, native = _executor(target, lowered, plan.mode, profiling)
     if native is not None:
         stages["loop"] = native.loop_ir
+    elif getattr(executor, "loop_ir", None):  # native parts around user ops
+        stages["loop"] = executor.loop_ir
     labels = None  # DebugMode's names of the results (kept by the maker: a pickle rebuilds it)
     if unoptimized is not None:
         labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
@@ -361,7 +364,7 @@ def _compile(plan: _Plan) -> Any:
     outputs = OutputSpec(kind, len(out_vars), plan.keys, [i for i, _ in plan.state])
     if config.dump_ir:  # every stage, replayable pass by pass: see irc/runtime/ir_dump.py
         dump_stages(stages["tensor"], mode, dump_folder(config.dump_ir, lowered.func.sym_name),
-                    target, codegen=native is not None)
+                    target, codegen=native is not None and not user_ops(lowered.func))
     cls = profiled_function_class() if stats is not None else function_class(executor, inputs)
     fn = cls(maker, executor, inputs, lowered.shared, outputs, [t for t, _ in upd], name,
              plan.allow_input_downcast, stats)

@@ -31,6 +31,7 @@ from .reduce import CAReduce
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
+from .user_op import UserOp
 
 GradRule = Callable[[Op, Sequence[Variable], Sequence[Variable], Sequence["Variable | None"]],
                     "list[Variable | None]"]
@@ -56,7 +57,38 @@ def op_grad(op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
             return rule(op, inputs, outputs, output_grads)
         if "grad" in vars(cls) and cls is not Op:
             break
+    if isinstance(op, UserOp):
+        return user_op_grad(op, inputs, outputs, output_grads)
     return op.grad(inputs, outputs, output_grads)
+
+
+def user_op_grad(op: UserOp, inputs: Sequence[Variable], outputs: Sequence[Variable],
+                 output_grads: Sequence[Variable | None]) -> list[Variable | None]:
+    """Theano's protocol for user ops: `L_op(inputs, outputs, output_grads)` when defined, else
+    `grad(inputs, output_grads)`; an output the cost does not read gets zeros (the user's rule
+    may add them up), and a `DisconnectedType()()` gradient is no gradient."""
+    grads = [g if g is not None else zeros_like(o) for g, o in zip(output_grads, outputs)]
+    if type(op).L_op is not UserOp.L_op:
+        result = op.L_op(list(inputs), list(outputs), grads)
+    elif type(op).grad is not UserOp.grad:
+        result = op.grad(list(inputs), grads)
+    else:
+        raise NotImplementedError(f"{op} defines no grad(inputs, output_grads): irc cannot differentiate it")
+    if isinstance(result, Variable) or not isinstance(result, (list, tuple)) or len(result) != len(inputs):
+        raise TypeError(f"{op}.grad must return a list of {len(inputs)} gradient(s), one per input, "
+                        f"got {result!r}")
+    out: list[Variable | None] = []
+    for i, (g, x) in enumerate(zip(result, inputs)):
+        if g is None or not isinstance(g, Variable):
+            if g is not None and type(getattr(g, "type", None)).__name__ != "DisconnectedType":
+                raise TypeError(f"{op}.grad: gradient #{i} is a {type(g).__name__}, not a symbolic variable")
+            out.append(None)
+            continue
+        if g.ndim != x.ndim:
+            raise TypeError(f"{op}.grad: gradient #{i} has {g.ndim} dimension(s), but input #{i} ({x.type}) "
+                            f"has {x.ndim}")
+        out.append(g)
+    return out
 
 
 def sum_to_pattern(g: Variable, broadcastable: Sequence[bool]) -> Variable:

@@ -256,6 +256,9 @@ class _Lowerer:
         if isinstance(op_def, IfElse):
             self._lower_ifelse(apply)
             return
+        check = getattr(op_def, "check_for_lowering", None)
+        if check is not None:  # a user op: can irc run it?
+            check(apply)
         name = op_def.ir_name
         attrs = dict(op_def.ir_attributes()) if hasattr(op_def, "ir_attributes") else {}
         operands = [self.values[id(v)] for v in apply.inputs]

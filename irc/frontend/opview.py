@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dialects.tensor_custom import user_op_label
 from ..ir.core import ElementwiseTrait, Operation
 from . import blas as front_blas, join as front_join, reduce as front_reduce
 from . import advanced_index as front_advanced, shape_ops as front_shape, subtensor as front_subtensor
@@ -281,7 +282,10 @@ class HostFromGpu(ViewOp):
 
 
 class CustomOp(ViewOp):
-    pass
+    """A user's op (`tensor.custom`): prints as the user's class and props (`DoubleOp{n=2}`)."""
+
+    def __str__(self) -> str:
+        return user_op_label(self.ir) if self.ir is not None else "CustomOp"
 
 
 class IfElse(ViewOp):

@@ -19,6 +19,8 @@ Where an op runs comes from one table, `PLACEMENT`:
   where their data is, on the device when an operand that is not a constant is there (or is
   only a host copy of a device value, or was already copied there for an earlier reader), or
   when every reader runs on the device.
+* a user op (`tensor.custom`) runs on the device when it has kernels (`device = "cuda"`, its
+  `host_operands` staying on the host), on the host otherwise (`perform`).
 * `HOST` — everything else (fused_matvec, integer indexing by an index
   computed from device data, sort, cumulative, conv2d and pool2d with their gradients, ...)
   until they get kernels: their operands are copied to the host.
@@ -132,6 +134,8 @@ def placement_rule(op: Operation) -> str:
         return (rule or FOLLOW) if known else HOST
     if rule is not None:
         return rule
+    if op.op_name == "tensor.custom":  # a user op: on the device when it brings a kernel
+        return DEVICE if "device" in op.attributes else HOST
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST
 
 
@@ -210,9 +214,10 @@ class _Placer:
                                  if isinstance(v.type, TensorType) and constant_value(v) is None) \
                 or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
+        on_host = set(getattr(op, "host_operands", ()))  # a user GPU op's launch sizes
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
-                op.set_operand(i, self.on(v, where))
+                op.set_operand(i, self.on(v, None if i in on_host else where))
         if op.regions and where is None:  # a host region op (`tensor.if`): its branches too
             self._bring_captures_to_host(op)
         for r in op.results:

@@ -2,16 +2,20 @@
 
 A mismatch beyond the dtype's tolerance names the output (or the shared variable whose update
 differs), so a wrong rewrite is caught on the user's own data. Where the unoptimized result
-is not finite and the optimized one is (a stabilizing rewrite did its job), that is no error."""
+is not finite and the optimized one is (a stabilizing rewrite did its job), that is no error.
+User ops check, while DebugMode runs them, that they changed no input they did not declare in
+`destroy_map` (Theano's DebugMode did the same)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import numpy as np
 
+from ..dialects.tensor_custom import checking_inputs
 from .errors import OutputMismatchError
 from .promote import as_f64, needs_promotion, promote_to_f64
 from .reference import ReferenceExecutor
+from .segments import user_ops
 
 # dtype -> (rtol, atol)
 TOLERANCES: dict[str, tuple[float, float]] = {
@@ -67,8 +71,9 @@ class DebugExecutor:
         self.constants = getattr(checked, "constants", {})
 
     def run(self, args: Sequence[Any], hook: Any = None) -> list:
-        got = self.checked.run(args, hook=hook) if hook is not None else self.checked.run(args)
-        expected = self.reference.run(args)
+        with checking_inputs():  # a user op that overwrites an input undeclared fails, named
+            got = self.checked.run(args, hook=hook) if hook is not None else self.checked.run(args)
+            expected = self.reference.run(args)
         truth: list[Any] | None = None
         for i, (label, g, e) in enumerate(zip(self.labels, got, expected)):
             try:
@@ -87,6 +92,6 @@ def debug_executor(checked: Any, unoptimized: Any, labels: Sequence[str]) -> Deb
     for float16/32, its float64 twin as the arbiter); `labels` name the results."""
     reference = ReferenceExecutor(unoptimized.regions[0].blocks[0].ops[0], allow_gc=True)
     arbiter = None
-    if needs_promotion(unoptimized):
+    if needs_promotion(unoptimized) and not user_ops(unoptimized):  # a user op's types are its own
         arbiter = ReferenceExecutor(promote_to_f64(unoptimized).regions[0].blocks[0].ops[0])
     return DebugExecutor(checked, reference, labels, arbiter)

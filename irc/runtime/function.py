@@ -16,6 +16,7 @@ import numpy as np
 from ..base.config import config
 from ..base.device import CPU
 from ..dialects.func import FuncOp
+from ..dialects.tensor_custom import user_op_impls
 from ..ir.parser import parse_module
 from ..passes.pipelines import optimize
 from .errors import InputError
@@ -23,6 +24,7 @@ from .function_state import FunctionState, attribute_parts, check_picklable, mod
     rebuild_executor, recompile_on, without_updates
 from .graph_view import graph_view
 from .input_state import InputContainer, InputLookup
+from .segments import part_modules
 from .ir_dump import dump_function
 from .targets import TARGETS, Target
 
@@ -214,7 +216,7 @@ class Function:
                              list(self.inputs), [swap.get(s, s) for s in self.shared], self.output_spec,
                              [swap.get(s, s) for s in self.updated], self.name,
                              self.allow_input_downcast, maker.allow_gc, maker.reference,
-                             maker.debug_labels, maker.excluding)
+                             maker.debug_labels, maker.excluding, user_op_impls(maker.module))
 
     def _pickled_parts(self) -> list[tuple[str, Any]]:
         """The user's objects a pickle of this function holds, each with what it is to the
@@ -228,6 +230,8 @@ class Function:
         for s in self.shared:
             # its value and its device pickle as an array and a target's name (`__getstate__`)
             parts += attribute_parts(f"shared variable {s}", s, skip=("container", "_to_storage"))
+        for key, impl in user_op_impls(self.maker.module).items():
+            parts.append((f"user op {key} (its class must be importable by module and name)", impl))
         return parts
 
     def __reduce_ex__(self, protocol: Any) -> tuple:
@@ -258,7 +262,9 @@ class Function:
         "nvvm" (see `irc-opt --list-targets`)."""
         stages, target = self.maker.stages, self.maker.target
         if stage in target.stages and stage not in stages:
-            stages[stage] = target.render(stage, target.codegen_input(self.maker.module))
+            parts = part_modules(self.maker.module)  # user ops: rendered part by part
+            stages[stage] = "\n".join(target.render(stage, target.codegen_input(m))
+                                       for m in (parts if parts is not None else [self.maker.module]))
         if stage not in stages:
             self.maker.replay_passes()
         if stage not in stages:
@@ -501,6 +507,8 @@ def rebuild_function(state: FunctionState) -> Function:
     maker.debug_labels, maker.excluding = state.debug_labels, state.excluding
     if native is not None:
         maker.stages["loop"] = native.loop_ir
+    elif getattr(executor, "loop_ir", None):  # native parts around user ops
+        maker.stages["loop"] = executor.loop_ir
     cls = function_class(executor, state.inputs)
     return cls(maker, executor, state.inputs, state.shared, state.outputs, state.updated, state.name,
                state.allow_input_downcast)

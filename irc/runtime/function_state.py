@@ -8,7 +8,8 @@ in Theano). Rebuilding lowers the module again (pure Python) and finds the objec
 disk cache (`object_cache.py`, keyed by the loop IR's text): no LLVM runs unless the cache
 lacks it. A target that cannot be used where the pickle is loaded (no GPU) falls back to the
 cpu as `config.device` does, with one warning; the placed module is then compiled without its
-placement. The pickle also holds the module as lowered (the "tensor" stage): a loaded
+placement. User ops (`tensor.custom`) travel as their Python objects, registered again under
+the key the IR names them by: they load where their class can be imported. The pickle also holds the module as lowered (the "tensor" stage): a loaded
 function's `copy(delete_updates=True)` and DebugMode's reference are built from it."""
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 from ..base.config import config
 from ..base.device import Device
+from ..dialects.tensor_custom import register_user_op
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from ..passes.device_edges import strip_placement
@@ -46,6 +48,7 @@ class FunctionState:
     reference: bool = False  # the 'py' linker: op by op in numpy
     debug_labels: list[str] | None = None  # DebugMode: checked against the "tensor" stage
     excluding: tuple[str, ...] = ()  # the rewrite tags turned off when it was compiled
+    user_ops: dict[str, Any] = dataclasses.field(default_factory=dict)  # `tensor.custom` key -> runner
 
 
 class FunctionPicklingError(pickle.PicklingError):
@@ -85,6 +88,8 @@ def target_for(name: str) -> Target:
 
 def rebuild_executor(state: FunctionState) -> tuple[Any, Any, Any, Target]:
     """(executor, native function or None, the module it runs, target) for `state`."""
+    for key, impl in state.user_ops.items():  # the user ops its IR names, found again by key
+        register_user_op(key, impl)
     module = parse_module(state.module_text, f"<pickled function {state.name or 'main'}>")
     target = target_for(state.target)
     wanted = TARGETS.get(state.target)

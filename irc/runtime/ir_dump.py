@@ -18,6 +18,7 @@ from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from ..ir.pass_manager import PassManager
 from ..ir.pass_pipeline import format_pass
+from .segments import user_ops
 from .targets import Target
 
 REPLAY = "// replay: "
@@ -82,4 +83,4 @@ def dump_function(f: Any, folder: str) -> list[str]:
     """`f.dump_ir(folder)`: every stage of the compiled function `f`."""
     maker = f.maker
     return dump_stages(maker.stages["tensor"], maker.mode, folder, maker.target,
-                       codegen=maker.native is not None)
+                       codegen=maker.native is not None and not user_ops(maker.module))

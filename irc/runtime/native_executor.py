@@ -11,9 +11,12 @@ import warnings
 from typing import Any, Callable, Sequence
 
 from ..dialects import loop as L
+from ..dialects.tensor_custom import user_op_label
 from .errors import ExecutionError, IndexOutOfRangeError
 from .native import NativeFunction, compile_cpu
 from .reference import ReferenceExecutor
+from .segmented import compile_parts
+from .segments import split, splittable, user_ops
 from .shapes import ShapeError
 
 _warned: set[str] = set()
@@ -70,8 +73,19 @@ def compile_or_explain(module: Any, name: str, allow_gc: bool = True) -> NativeF
 
 def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, NativeFunction | None]:
     """(executor, native function or None): native code, or the reference executor with a
-    warning when an op cannot be compiled."""
+    warning when an op cannot be compiled. A function with user ops (`tensor.custom`) runs as
+    native parts with the ops' `perform` between them (`segments.py`)."""
+    nested = [op for op in user_ops(func) if not splittable(func)]
+    if nested:
+        warnings.warn(f"irc: function '{func.sym_name}' runs in the (slow) reference executor, not as "
+                      f"native code: the user op {user_op_label(nested[0])} at {nested[0].location} is "
+                      f"inside a scan or an ifelse branch, which compiles as a whole (only user ops "
+                      f"in the function's body run between native parts)", RuntimeWarning, stacklevel=4)
+        return ReferenceExecutor(func, allow_gc=allow_gc), None
     try:
+        if splittable(func):
+            plan = split(func)
+            return compile_parts(plan, lambda m, name: NativeExecutor(compile_or_explain(m, name, allow_gc))), None
         native = compile_or_explain(module, func.sym_name, allow_gc)
     except UnsupportedOnCpu as e:
         m = _OP_NAME.search(str(e))

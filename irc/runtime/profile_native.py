@@ -22,7 +22,9 @@ from ..ir.printer import print_op
 from ..ir.verifier import verify
 from . import native as N
 from .native_executor import NativeExecutor, make_cpu_executor
-from .profile_timing import ApplyInfo, describe_ops
+from .profile_timing import ApplyInfo, CompositeTiming, UserOpTiming, describe_ops
+from .segmented import compile_parts
+from .segments import NativePart, split, splittable
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,9 +90,46 @@ def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, Nat
 def make_profiled_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Any]:
     """(executor, NativeFunction carrying `.timing`) for a profiled `irc.function`; falls back
     like `make_cpu_executor` (reference executor, warning) when an op cannot be compiled."""
+    if splittable(func):
+        try:
+            return profiled_parts(func)
+        except (NotImplementedError, ValueError):
+            return make_cpu_executor(module, func, allow_gc)
     try:
         native, timing = compile_cpu_profiled(module, func.sym_name)
     except (NotImplementedError, ValueError):
         return make_cpu_executor(module, func, allow_gc)  # warns, or raises the real error
     native.timing = timing
     return NativeExecutor(native), native
+
+
+class ProfiledParts:
+    """What `irc.function` keeps of a profiled function run as native parts and user ops: the
+    parts' loop IR, their summed compile times and one timing source for all of them."""
+
+    def __init__(self, natives: list[Any], timing: Any):
+        self.loop_ir = "\n".join(n.loop_ir for n in natives)
+        self.stats = N.CompileStats(sum(n.stats.lower_s for n in natives), sum(n.stats.llvm_s for n in natives),
+                                    sum(n.stats.load_s for n in natives))
+        self.timing = timing
+
+
+def profiled_parts(func: Any) -> tuple[Any, ProfiledParts]:
+    """(executor, ProfiledParts): each native part with its cycle counters, user ops timed."""
+    plan = split(func)
+    sources: list[Any] = []  # in the order the steps run, so the profile's ids follow the program
+    natives: list[Any] = []
+    user_timing = UserOpTiming(func, [step.op for step in plan.steps if not isinstance(step, NativePart)])
+
+    def compile_part(module: Any, name: str) -> NativeExecutor:
+        fn, timing = compile_cpu_profiled(module, name)
+        natives.append(fn)
+        sources.append(timing)
+        return NativeExecutor(fn)
+
+    executor = compile_parts(plan, compile_part)
+    executor.user_timing = user_timing
+    ordered, parts = [], iter(sources)
+    for step in plan.steps:
+        ordered.append(next(parts) if isinstance(step, NativePart) else user_timing.only(step.op))
+    return executor, ProfiledParts(natives, CompositeTiming(ordered))

@@ -6,6 +6,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..conversion.tensor_to_loop.memory_profile import memory_profile
+from .segments import user_ops
 
 if TYPE_CHECKING:  # annotations only: the stats print themselves through this module
     from .profile import ProfileStats
@@ -120,6 +121,8 @@ def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
     lines."""
     if shapes is None:
         return ["not available before the first call (the sizes come from the inputs)"]
+    if module is not None and user_ops(module):
+        return ["not available: user ops (tensor.custom) decide their outputs' sizes when they run"]
     try:
         m = memory_profile(module, shapes)
     except Exception as e:  # a profile must never break the program's exit

@@ -116,3 +116,60 @@ class ReferenceTiming:
         out = {row[0]: (row[1], row[2]) for row in self._times.values()}
         self._times.clear()
         return out
+
+
+class CompositeTiming:
+    """Several sources as one (a function run as native parts with user ops between them):
+    their applies in the order given, renumbered."""
+
+    name = "composite"
+
+    def __init__(self, sources: list[Any]):
+        self.sources = sources
+
+    def applies(self) -> list[ApplyInfo]:
+        out = []
+        for src in self.sources:
+            for info in src.applies():
+                info.order = len(out)
+                out.append(info)
+        return out
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        out: dict[Any, tuple[float, int]] = {}
+        for src in self.sources:
+            out.update(src.collect())
+        return out
+
+
+class UserOpTiming(ReferenceTiming):
+    """The user ops of a function run as native parts (`segmented.py`), timed in Python."""
+
+    name = "user ops"
+
+    def __init__(self, func: Any, ops: list[Any]):
+        super().__init__(func)
+        self.ops = ops
+
+    def applies(self) -> list[ApplyInfo]:
+        return describe_ops(self.func, self.ops, "Py")
+
+    def only(self, op: Any) -> "OneUserOp":
+        """A source for `op` alone, reading what this one records (to interleave with parts)."""
+        return OneUserOp(self, op)
+
+
+class OneUserOp:
+    """One user op's rows of a `UserOpTiming` (which the executor records into)."""
+
+    name = "user op"
+
+    def __init__(self, timing: UserOpTiming, op: Any):
+        self.timing, self.op = timing, op
+
+    def applies(self) -> list[ApplyInfo]:
+        return describe_ops(self.timing.func, [self.op], "Py")
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        row = self.timing._times.pop(id(self.op), None)
+        return {} if row is None else {row[0]: (row[1], row[2])}

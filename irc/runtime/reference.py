@@ -27,6 +27,21 @@ def _evaluator() -> Callable[[Operation, list], list]:
     return evaluate
 
 
+def run_located(run: Callable[[Operation, list], list], op: Operation, arrays: list) -> list:
+    """`run(op, arrays)`, its ValueError/IndexError made an `ExecutionError` naming the op,
+    its line and the input shapes."""
+    try:
+        return run(op, arrays)
+    except (ValueError, IndexError) as e:
+        shapes = [getattr(a, "shape", ()) for a in arrays]
+        reason = str(e)
+        prefix = f"'{op.op_name}' at {op.location}: "
+        if reason.startswith(prefix):  # tensor_eval already names the op
+            reason = reason[len(prefix):]
+        cls = IndexOutOfRangeError if isinstance(e, IndexError) else ExecutionError
+        raise cls(op.op_name, op.location, shapes, reason) from e
+
+
 class ReferenceExecutor:
     """Executes `func` (a `func.func` op) on numpy arrays: `run(args) -> results`."""
 
@@ -74,16 +89,7 @@ class ReferenceExecutor:
         self.steps = steps
 
     def _run_op(self, op: Operation, arrays: list) -> list:
-        try:
-            return self._evaluate(op, arrays)
-        except (ValueError, IndexError) as e:
-            shapes = [getattr(a, "shape", ()) for a in arrays]
-            reason = str(e)
-            prefix = f"'{op.op_name}' at {op.location}: "
-            if reason.startswith(prefix):  # tensor_eval already names the op
-                reason = reason[len(prefix):]
-            cls = IndexOutOfRangeError if isinstance(e, IndexError) else ExecutionError
-            raise cls(op.op_name, op.location, shapes, reason) from e
+        return run_located(self._evaluate, op, arrays)
 
     def run(self, args: Sequence[Any], hook: Callable[[Operation, float], None] | None = None) -> list:
         """Execute once; `hook(op, seconds)` (profiling) is called after each op when given."""

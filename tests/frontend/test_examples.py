@@ -64,3 +64,26 @@ def test_logistic_regression_converges():
 def test_dlt_programs_run():
     out = _run("dlt_programs.py", "floatX=float32")  # the numerics: tests/frontend/test_dlt_programs.py
     assert "epoch 4: softmax regression" in out and "denoising autoencoder" in out
+
+
+# ------------------------------------------------------------------ users' own ops (CPU)
+def test_user_op_double_with_grad_and_scan():
+    out = _run("user_ops/double_op.py")
+    assert "f: [DoubleOp(x)]" in out
+    assert "grad of sum(double(x)**2) == 8x: True" in out
+    assert "scan with DoubleOp:" in out
+
+
+def test_user_op_as_op():
+    out = _run("user_ops/as_op_example.py")
+    assert "FromFunctionOp{fn=__main__.numpy_dot}(x, y)" in out
+
+
+def test_user_op_of_two_inputs():
+    _run("user_ops/mul_op.py")
+
+
+def test_user_op_of_two_outputs_next_to_multi_output_fusion():
+    out = _run("user_ops/add_sub_op.py")
+    assert "user op: [AddSubOp(x, y)]" in out
+    assert "fused into one loop with two outputs: True" in out

@@ -52,7 +52,8 @@ def test_frontend_modules_form_no_cycle():
 
 CORE = {"tensor_type", "dtypes", "graph", "operators"}
 OPS = {"elemwise", "blas", "reduce", "shape_ops", "subtensor", "join", "creation_ops", "order_ops", "integer_index", "advanced_index",
-       "random_op", "softmax_ops", "scan_op", "ifelse_op", "gradient_ops", "conv_ops", "pool_ops"}
+       "random_op", "softmax_ops", "scan_op", "ifelse_op", "gradient_ops", "conv_ops", "pool_ops",
+       "user_gpu_op"}
 
 
 def test_core_and_ops_import_downward_only():

@@ -15,11 +15,16 @@ from ...passes.device_edges import DeviceEdges, HostOpsLeft, device_module
 from ...conversion.tensor_to_loop.lower_to_loops import LowerToLoops
 from ...conversion.loop_to_gpu import OutlineKernels
 from ..cuda import driver
+from ..cuda.user_ops import UserOpsThroughHost, device_user_ops
 from .base import Stage, Target
 
 
 def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
     """The GPU executor, or the cpu's for a function with ops that have no GPU kernel yet."""
+    gpu_user_ops = device_user_ops(module)
+    if gpu_user_ops:  # the executor's hook to come: runtime/cuda/user_ops.py
+        from ..cuda.host_fallback import run_on_cpu  # llvmlite: the cpu's native code
+        return run_on_cpu(module, func, config, profiling, UserOpsThroughHost(gpu_user_ops))
     try:
         placed, edges = device_module(module, CUDA)
     except HostOpsLeft as e:

@@ -1,0 +1,1 @@
+"""`irc.misc` (Theano's `theano.misc`): `pycuda_init`, imported for its effect."""
