@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(script: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "IRC_FLAGS": "device=cuda,force_device=True"}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "IRC_FLAGS": "device=cuda,force_device=True"}
     r = subprocess.run([sys.executable, str(ROOT / "examples" / "user_ops" / script)], capture_output=True,
                        text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
