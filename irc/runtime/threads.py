@@ -26,8 +26,8 @@ from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, build
 from ..base.config import config
 from .object_cache import ObjectCache, cache_key
 
-SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED = (SETTABLE.index(k) for k in
-                                                       ("want", "min_work", "spin_cycles", "joined"))
+SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES = (
+    SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles"))
 
 
 @dataclass
@@ -132,11 +132,14 @@ def num_threads() -> int:
     return 1 if _POOL is None else int(_POOL.get(SET_WANT))
 
 
-def tune(min_work: int | None = None, spin_cycles: int | None = None) -> None:
-    """Advanced: the work estimate below which a loop stays on the calling thread, and how
-    long (cycle-counter ticks) an idle worker spins before it sleeps."""
+def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycles: int | None = None,
+         contended_cycles: int | None = None) -> None:
+    """Advanced: the work estimate below which a loop stays on the calling thread; how long
+    (cycle-counter ticks) an idle worker spins before it sleeps; how often a spinning thread
+    yields its core, and how long a yield may take before the core counts as contested and
+    the spinner sleeps (`codegen_cpu/pool_backoff.py`)."""
     pool = ensure_pool()
-    if min_work is not None:
-        pool.set(SET_MIN_WORK, int(min_work))
-    if spin_cycles is not None:
-        pool.set(SET_SPIN_CYCLES, int(spin_cycles))
+    for which, value in ((SET_MIN_WORK, min_work), (SET_SPIN_CYCLES, spin_cycles),
+                         (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles)):
+        if value is not None:
+            pool.set(which, int(value))
