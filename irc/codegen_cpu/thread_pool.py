@@ -62,6 +62,8 @@ STATE = {
     "joined": (I64, 0),     # workers started and waiting
     "want": (I64, 1),       # threads to use, the caller's included
     "min_work": (I64, 300_000),  # ~3 µs of work: below, a dispatch (~1 µs here) does not pay
+    "wake_work": (I64, 4_000_000),  # ~40 µs: below, sleeping workers are woken only now and then
+    "last_wake": (I64, 0),  # cycle counter at the last wake-up
     # ~1.7 ms at 2.5 GHz: a worker that sleeps between the parallel loops of one call (a
     # gemm's serial packing) is woken onto its caller's core by the scheduler and then adds
     # nothing (2-thread gemm ran at 1-thread speed with 100k cycles, never with 2^22)
@@ -80,9 +82,9 @@ JOB = {
     "job_threads": (I64, 4),
 }
 # irc_rt_set / irc_rt_get selectors
-SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles"]
+SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work"]
 # the caller waits for the other threads' last blocks at least this long before it sleeps
-WAIT_FLOOR_CYCLES = 1 << 14
+WAIT_FLOOR_CYCLES = 1 << 16  # ~25 µs
 
 
 def arch_of(triple: str) -> str:
@@ -337,9 +339,7 @@ class PoolModule:
         b.store_atomic(ir.Constant(I32, 0), self.g["done"], "monotonic", 4)
         b.atomic_rmw("xchg", self._addr(b, "gen"), gen, "seq_cst")
         if self.futex is not None:
-            asleep = b.icmp_signed(">", self.load(b, "sleepers", "seq_cst"), ir.Constant(I32, 0))
-            with b.if_then(asleep, likely=False):
-                self.futex_op(b, "gen", FUTEX_WAKE_PRIVATE, c64(2 ** 31 - 1))
+            self._wake_sleepers(b, work)
         started = self.cycles(b)
         mine = b.call(self.m.globals["irc_rt.run_blocks"], [c64(0), stamp])
         total = b.trunc(b.mul(threads, c64(BLOCKS)), I32)
@@ -348,6 +348,22 @@ class PoolModule:
         b.position_at_end(done)
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.ret_void()
+
+    def _wake_sleepers(self, b: ir.IRBuilder, work: ir.Value) -> None:
+        """Wake sleeping workers for a loop of `wake_work` or more, and for a smaller one at
+        most once per `spin_cycles`: a woken worker takes tens of µs to arrive (the caller has
+        done a small loop alone by then) and costs the caller a system call, which on a busy
+        machine, where workers sleep after every job, would be paid on every small loop. Once
+        in a while is enough to get a worker spinning again where the machine is quiet."""
+        asleep = b.icmp_signed(">", self.load(b, "sleepers", "seq_cst"), ir.Constant(I32, 0))
+        with b.if_then(asleep, likely=False):
+            now = self.cycles(b)
+            big = b.icmp_signed(">=", work, self.load(b, "wake_work", "monotonic"))
+            due = b.icmp_unsigned(">", b.sub(now, self.load(b, "last_wake", "monotonic")),
+                                  self.load(b, "spin_cycles", "monotonic"))
+            with b.if_then(b.or_(big, due)):
+                b.store_atomic(now, self.g["last_wake"], "monotonic", 8)
+                self.futex_op(b, "gen", FUTEX_WAKE_PRIVATE, c64(2 ** 31 - 1))
 
     def _wait_budget(self, b: ir.IRBuilder, spent: ir.Value, ran: ir.Value) -> ir.Value:
         """How long the caller spins for the others' last blocks: twice its own mean block

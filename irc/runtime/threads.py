@@ -26,8 +26,9 @@ from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, build
 from ..base.config import config
 from .object_cache import ObjectCache, cache_key
 
-SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES = (
-    SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles"))
+SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
+    SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles",
+                                "wake_work"))
 
 
 @dataclass
@@ -133,13 +134,15 @@ def num_threads() -> int:
 
 
 def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycles: int | None = None,
-         contended_cycles: int | None = None) -> None:
-    """Advanced: the work estimate below which a loop stays on the calling thread; how long
+         contended_cycles: int | None = None, wake_work: int | None = None) -> None:
+    """Advanced: the work estimate below which a loop stays on the calling thread, and the one
+    from which sleeping workers are always woken (below, once per `spin_cycles`); how long
     (cycle-counter ticks) an idle worker spins before it sleeps; how often a spinning thread
     yields its core, and how long a yield may take before the core counts as contested and
     the spinner sleeps (`codegen_cpu/pool_backoff.py`)."""
     pool = ensure_pool()
     for which, value in ((SET_MIN_WORK, min_work), (SET_SPIN_CYCLES, spin_cycles),
-                         (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles)):
+                         (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles),
+                         (SET_WAKE_WORK, wake_work)):
         if value is not None:
             pool.set(which, int(value))

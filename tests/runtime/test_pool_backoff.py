@@ -33,9 +33,9 @@ def two_threads():
     before = threads.num_threads()
     if threads.set_num_threads(2) < 2:
         pytest.skip("no workers on this platform")
-    threads.tune(min_work=0)
+    threads.tune(min_work=0, wake_work=0)
     yield pool
-    threads.tune(min_work=STATE["min_work"][1], spin_cycles=STATE["spin_cycles"][1],
+    threads.tune(min_work=STATE["min_work"][1], wake_work=STATE["wake_work"][1], spin_cycles=STATE["spin_cycles"][1],
                  yield_cycles=STATE["yield_cycles"][1], contended_cycles=STATE["contended_cycles"][1])
     threads.set_num_threads(before)
 
