@@ -24,6 +24,7 @@ from bench_common import Table
 
 SPIN = "import os, sys\nos.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True:\n    pass\n"
 SWITCH_S = 0.01  # after a SIGSTOP/SIGCONT, for the scheduler to settle
+ALTERNATIONS = 6  # calls per round in `alternating_with_numpy`, each timed alone (median)
 
 
 class Competitor:
@@ -132,7 +133,8 @@ def quiet_and_busy(t_quiet: Table, t_busy: Table, rounds: int) -> None:
 
 def alternating_with_numpy(t: Table, rounds: int) -> None:
     """The MLP step called right after numpy's (same step by hand, OpenBLAS on its default
-    threads), and numpy's right after irc's; irc alone for reference."""
+    threads), and numpy's right after irc's; irc alone for reference. Every call is timed
+    alone, and a round's figure is the median of its calls."""
     from irc.runtime import threads
     X, Y, params = bench_dense.mlp_data()
     f = bench_dense.mlp_irc(params)
@@ -143,9 +145,12 @@ def alternating_with_numpy(t: Table, rounds: int) -> None:
         for r in range(rounds):
             for n in ((1, 2) if r % 2 == 0 else (2, 1)):
                 threads.set_num_threads(n)
-                samples.setdefault(f"irc alone, {n} thread(s)", []).append(sample_us(lambda: f(X, Y), 5))
-                irc_after, np_after = [], []
-                for _ in range(6):
+                irc_alone, irc_after, np_after = [], [], []
+                for _ in range(ALTERNATIONS):
+                    t0 = time.perf_counter()
+                    f(X, Y)
+                    irc_alone.append(time.perf_counter() - t0)
+                for _ in range(ALTERNATIONS):
                     t0 = time.perf_counter()
                     g(X, Y)
                     t1 = time.perf_counter()
@@ -153,6 +158,7 @@ def alternating_with_numpy(t: Table, rounds: int) -> None:
                     t2 = time.perf_counter()
                     np_after.append(t1 - t0)
                     irc_after.append(t2 - t1)
+                samples.setdefault(f"irc alone, {n} thread(s)", []).append(statistics.median(irc_alone) * 1e6)
                 samples.setdefault(f"irc after numpy, {n} thread(s)", []).append(statistics.median(irc_after) * 1e6)
                 samples.setdefault(f"numpy after irc on {n} thread(s)", []).append(statistics.median(np_after) * 1e6)
     finally:
