@@ -109,6 +109,7 @@ def quiet_and_busy(t_quiet: Table, t_busy: Table, rounds: int) -> None:
     from irc.runtime import threads
     rows = cases()
     samples: dict[tuple[str, str, int], list[float]] = {}
+    pool_stats: dict[tuple[str, str], dict[str, int]] = {}
     competitor = Competitor()
     before = threads.num_threads()
     try:
@@ -118,7 +119,11 @@ def quiet_and_busy(t_quiet: Table, t_busy: Table, rounds: int) -> None:
                 for name, fn, inner in rows:
                     for n in ((1, 2) if r % 2 == 0 else (2, 1)):
                         threads.set_num_threads(n)
-                        samples.setdefault((name, "busy" if busy else "quiet", n), []).append(sample_us(fn, inner))
+                        cond = "busy" if busy else "quiet"
+                        threads.stats(reset=True)
+                        samples.setdefault((name, cond, n), []).append(sample_us(fn, inner))
+                        if n == 2:
+                            _add_stats(pool_stats.setdefault((name, cond), {}), threads.stats())
     finally:
         competitor.close()
         threads.set_num_threads(before)
@@ -128,7 +133,8 @@ def quiet_and_busy(t_quiet: Table, t_busy: Table, rounds: int) -> None:
             two = statistics.median(samples[(name, cond, 2)])
             spread = _spread(samples[(name, cond, 2)])
             table.add(f"{name}: 1 thread", one)
-            table.add(f"{name}: 2 threads", two, f"2 threads / 1 = {two / one:.2f}; {spread}")
+            table.add(f"{name}: 2 threads", two,
+                      f"2 threads / 1 = {two / one:.2f}; {spread}; {_describe(pool_stats.get((name, cond), {}))}")
 
 
 def alternating_with_numpy(t: Table, rounds: int) -> None:
@@ -177,3 +183,17 @@ def _spread(values: list[float]) -> str:
         return ""
     q = statistics.quantiles(values, n=4)
     return f"IQR ±{(q[2] - q[0]) / 2 / statistics.median(values) * 100:.0f}%"
+
+
+def _add_stats(total: dict[str, int], more: dict[str, int]) -> None:
+    for k, v in more.items():
+        total[k] = total.get(k, 0) + v
+
+
+def _describe(stats: dict[str, int]) -> str:
+    """The pool's statistics over a row's 2-thread samples: the share of blocks the worker
+    ran, and how often the caller slept waiting for a worker's block."""
+    if not stats.get("dispatches"):
+        return "no loop split"
+    return (f"worker ran {stats['helped'] / stats['blocks'] * 100:.0f}% of blocks, caller slept in "
+            f"{stats['caller_sleeps'] / stats['dispatches'] * 100:.0f}% of loops")

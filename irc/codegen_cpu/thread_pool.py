@@ -64,6 +64,12 @@ STATE = {
     "min_work": (I64, 300_000),  # ~3 µs of work: below, a dispatch (~1 µs here) does not pay
     "wake_work": (I64, 4_000_000),  # ~40 µs: below, sleeping workers are woken only now and then
     "last_wake": (I64, 0),  # cycle counter at the last wake-up
+    # statistics, written by the caller only (it holds `busy`): `threads.stats()`
+    "dispatches": (I64, 0),     # loops handed to the pool
+    "blocks": (I64, 0),         # their blocks ...
+    "helped": (I64, 0),         # ... of which workers ran
+    "wakes": (I64, 0),          # futex wake-ups of sleeping workers
+    "caller_sleeps": (I64, 0),  # dispatches whose caller slept waiting for a worker's block
     # ~1.7 ms at 2.5 GHz: a worker that sleeps between the parallel loops of one call (a
     # gemm's serial packing) is woken onto its caller's core by the scheduler and then adds
     # nothing (2-thread gemm ran at 1-thread speed with 100k cycles, never with 2^22)
@@ -83,6 +89,7 @@ JOB = {
 }
 # irc_rt_set / irc_rt_get selectors
 SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work"]
+STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps"]  # also irc_rt_set / irc_rt_get
 # the caller waits for the other threads' last blocks at least this long before it sleeps
 WAIT_FLOOR_CYCLES = 1 << 16  # ~25 µs
 
@@ -194,14 +201,14 @@ class PoolModule:
 
     def accessors(self) -> None:
         """`irc_rt_set(i64 which, i64 value)` / `irc_rt_get(i64 which)` (which: index in
-        SETTABLE). Setting `joined` (to 0, in a forked child) also clears the dispatch state."""
+        SETTABLE + STATS). Setting `joined` (to 0, in a forked child) also clears the dispatch state."""
         for kind in ("set", "get"):
             params = [I64, I64] if kind == "set" else [I64]
             fn = ir.Function(self.m, ir.FunctionType(VOID if kind == "set" else I64, params), name=f"irc_rt_{kind}")
             b = ir.IRBuilder(fn.append_basic_block("entry"))
             default = fn.append_basic_block("default")
             sw = b.switch(fn.args[0], default)
-            for k, name in enumerate(SETTABLE):
+            for k, name in enumerate(SETTABLE + STATS):
                 bb = fn.append_basic_block(name)
                 sw.add_case(c64(k), bb)
                 b.position_at_end(bb)
@@ -343,11 +350,19 @@ class PoolModule:
         started = self.cycles(b)
         mine = b.call(self.m.globals["irc_rt.run_blocks"], [c64(0), stamp])
         total = b.trunc(b.mul(threads, c64(BLOCKS)), I32)
+        self._count(b, "dispatches", c64(1))
+        self._count(b, "blocks", b.mul(threads, c64(BLOCKS)))
+        self._count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
         self._wait_for_blocks(b, total, self._wait_budget(b, b.sub(self.cycles(b), started), mine), done)
 
         b.position_at_end(done)
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.ret_void()
+
+    def _count(self, b: ir.IRBuilder, name: str, value: ir.Value) -> None:
+        """Add to a statistic (plain, not atomic: only the caller holding `busy` writes)."""
+        g = self.g[name]
+        b.store_atomic(b.add(b.load_atomic(g, "monotonic", 8, typ=I64), value), g, "monotonic", 8)
 
     def _wake_sleepers(self, b: ir.IRBuilder, work: ir.Value) -> None:
         """Wake sleeping workers for a loop of `wake_work` or more, and for a smaller one at
@@ -363,6 +378,7 @@ class PoolModule:
                                   self.load(b, "spin_cycles", "monotonic"))
             with b.if_then(b.or_(big, due)):
                 b.store_atomic(now, self.g["last_wake"], "monotonic", 8)
+                self._count(b, "wakes", c64(1))
                 self.futex_op(b, "gen", FUTEX_WAKE_PRIVATE, c64(2 ** 31 - 1))
 
     def _wait_budget(self, b: ir.IRBuilder, spent: ir.Value, ran: ir.Value) -> ir.Value:
@@ -387,9 +403,13 @@ class PoolModule:
         def all_done(b: ir.IRBuilder) -> ir.Value:
             return b.icmp_unsigned(">=", self.load(b, "done", "acquire"), total)
 
-        emit_spin(self, b, all_done, budget, finished, sleep)
+        give_up = fn.append_basic_block("wait.give_up")
+        emit_spin(self, b, all_done, budget, finished, give_up)
         b.position_at_end(finished)
         b.branch(done)
+        b.position_at_end(give_up)
+        self._count(b, "caller_sleeps", c64(1))
+        b.branch(sleep)
         b.position_at_end(sleep)
         if self.futex is None:  # no futex to sleep on: spin on
             b.cbranch(all_done(b), awake, asleep)

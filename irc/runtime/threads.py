@@ -22,7 +22,7 @@ import llvmlite.binding as llvm
 
 from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
 from ..codegen_cpu.libcalls import LIBCALLS, add_libcalls
-from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, build_pool_module
+from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS, build_pool_module
 from ..base.config import config
 from .object_cache import ObjectCache, cache_key
 
@@ -146,3 +146,16 @@ def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycl
                          (SET_WAKE_WORK, wake_work)):
         if value is not None:
             pool.set(which, int(value))
+
+
+def stats(reset: bool = False) -> dict[str, int]:
+    """What the pool did since the process started (or the last reset): `dispatches` (loops
+    handed to the pool), `blocks` (their blocks) and `helped` (those workers ran), `wakes`
+    (wake-ups of sleeping workers), `caller_sleeps` (dispatches whose caller slept waiting for
+    a worker still in a block: a sign of a machine that does not give the process its cores)."""
+    pool = ensure_pool()
+    out = {name: int(pool.get(len(SETTABLE) + k)) for k, name in enumerate(STATS)}
+    if reset:
+        for k in range(len(STATS)):
+            pool.set(len(SETTABLE) + k, 0)
+    return out

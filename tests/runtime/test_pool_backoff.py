@@ -79,16 +79,21 @@ def test_a_delayed_worker_holds_only_its_chunk(two_threads):
             time.sleep(0.3)
 
     for _ in range(3):
+        threads.stats(reset=True)
         cpu0, t0 = time.thread_time(), time.perf_counter()
         chunks = run_parallel(two_threads, 1600, body)
         cpu, wall = time.thread_time() - cpu0, time.perf_counter() - t0
+        stats = threads.stats()
         assert covers_once(chunks, 1600)
         by_worker = [c for c in chunks if c[0] != caller]
         assert len(by_worker) <= 1, f"the delayed worker ran {len(by_worker)} chunks"
         assert wall < 0.3 * 2 + 0.2  # not its whole range one chunk after another
+        assert stats["dispatches"] == 1 and stats["blocks"] == 2 * BLOCKS
+        assert stats["helped"] == len(by_worker)
         if by_worker:
             assert wall >= 0.3
             assert cpu < 0.15, f"the caller spun {cpu:.3f} s of its {wall:.3f} s wait"
+            assert stats["caller_sleeps"] == 1
 
 
 def _cpu_s(tid: int) -> float:
