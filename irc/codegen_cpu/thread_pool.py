@@ -18,16 +18,17 @@ Claiming a block is a compare-and-swap on its range's cursor: the job's generati
 32 bits (a worker that wakes late, even during a later job, can never claim a block of a job it
 did not read), then the next block from the front (taken by the range's owner) and the end of
 the blocks left (thieves take from the back, so a slightly late owner loses only its last
-blocks, the same ones each time, and the data stays where it was). The caller re-stamps the cursors before it writes the job
-fields and publishes the job by incrementing the generation; it returns when all blocks are
-done: it spins for about two of its own blocks' time, then sleeps on the `done` futex (a
-worker still busy after that was most likely descheduled, and the caller's core, once idle,
-can take it), and the worker that adds the last blocks wakes it. Idle workers spin for
-`spin_cycles` of the cycle counter, then sleep on the `gen` futex (Linux), so an idle process
-costs no CPU. Both spins yield the core now and then and stop at once when someone else was
-waiting for it (`pool_backoff.py`): a process that does not get its cores, or numpy's
-OpenBLAS threads spinning in this one, are not made to wait behind a spinning thread. Workers join one at a time and count themselves (`joined`),
-so the indices of joined workers are always 1..joined.
+blocks, the same ones each time, and the data stays where it was). The caller re-stamps the
+cursors before it writes the job fields and publishes the job by incrementing the generation.
+It returns when all blocks are done: it spins for about two of its own blocks' time, then
+sleeps on the `done` futex (a worker still busy after that was most likely descheduled, and
+the caller's core, once idle, can take it), and the worker that adds the last blocks wakes it.
+Idle workers spin for `spin_cycles` of the cycle counter, then sleep on the `gen` futex
+(Linux), so an idle process costs no CPU. Both spins yield the core now and then and stop at
+once when someone else was waiting for it (`pool_backoff.py`): another process, or numpy's
+OpenBLAS threads spinning in this one, are then not kept waiting by a thread that only spins.
+Workers join one at a time and count themselves (`joined`), so the indices of joined workers
+are always 1..joined.
 """
 from __future__ import annotations
 
