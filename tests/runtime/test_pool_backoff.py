@@ -123,6 +123,44 @@ def test_idle_worker_stops_spinning_on_a_contested_core(two_threads):
         os.sched_setaffinity(worker, everywhere)
 
 
+def test_idle_worker_gives_way_to_openblas_threads(two_threads):
+    """numpy's OpenBLAS threads spin (without yielding) between and after its calls; an idle
+    irc worker on the same core sleeps instead of taking half of it."""
+    ours = {threading.get_native_id()} | {t.native_id for t in two_threads.threads}
+    a = np.random.RandomState(0).rand(256, 256)
+    a @ a  # OpenBLAS starts its threads
+    blas_threads = [int(t) for t in os.listdir("/proc/self/task") if int(t) not in ours]
+    if not blas_threads:
+        pytest.skip("numpy's BLAS runs no threads here")
+    stop = threading.Event()
+
+    def numpy_calls():
+        while not stop.is_set():
+            a @ a
+
+    caller = threading.Thread(target=numpy_calls)
+    caller.start()
+    worker = two_threads.threads[0].native_id
+    pinned = blas_threads + [worker, caller.native_id]
+    everywhere = {tid: os.sched_getaffinity(tid) for tid in pinned}
+    core = min(os.sched_getaffinity(0))
+    try:
+        for tid in pinned:
+            os.sched_setaffinity(tid, {core})
+        threads.tune(spin_cycles=1 << 62)
+        run_parallel(two_threads, 64, lambda lo, hi: None)  # a job: the worker is awake and spins
+        before = _cpu_s(worker)
+        time.sleep(1.0)
+        used = _cpu_s(worker) - before
+        assert used < 0.05, f"the idle worker took {used:.2f} s of a core OpenBLAS's threads use"
+    finally:
+        stop.set()
+        caller.join()
+        for tid, cores in everywhere.items():
+            if tid != caller.native_id:
+                os.sched_setaffinity(tid, cores)
+
+
 def test_same_bits_as_one_thread_beside_a_busy_core(two_threads):
     """Products, softmax and reductions give the bits of one thread also when one core is
     busy (the chunks then go to whichever thread is running)."""
