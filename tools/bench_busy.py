@@ -132,7 +132,7 @@ def quiet_and_busy(t_quiet: Table, t_busy: Table, rounds: int) -> None:
             one = statistics.median(samples[(name, cond, 1)])
             two = statistics.median(samples[(name, cond, 2)])
             spread = _spread(samples[(name, cond, 2)])
-            table.add(f"{name}: 1 thread", one)
+            table.add(f"{name}: 1 thread", one, _spread(samples[(name, cond, 1)]))
             table.add(f"{name}: 2 threads", two,
                       f"2 threads / 1 = {two / one:.2f}; {spread}; {_describe(pool_stats.get((name, cond), {}))}")
 
@@ -178,11 +178,12 @@ def alternating_with_numpy(t: Table, rounds: int) -> None:
 
 
 def _spread(values: list[float]) -> str:
-    """The samples' interquartile range relative to the median: how noisy the row was."""
+    """The samples' interquartile range relative to the median (how noisy the row was) and
+    their first quartile (nearer what a quiet moment gives)."""
     if len(values) < 4:
         return ""
     q = statistics.quantiles(values, n=4)
-    return f"IQR ±{(q[2] - q[0]) / 2 / statistics.median(values) * 100:.0f}%"
+    return f"IQR ±{(q[2] - q[0]) / 2 / statistics.median(values) * 100:.0f}%, Q1 {q[0]:.1f}"
 
 
 def _add_stats(total: dict[str, int], more: dict[str, int]) -> None:

@@ -379,8 +379,11 @@ def bench_compile(t: Table) -> None:
 def busy_tables(rounds: int) -> None:
     """`bench_busy`'s three tables: quiet, one core busy, alternating with numpy."""
     quiet, busy, alternating = Table(), Table(), Table()
+    load = os.getloadavg()[0]
     bench_busy.quiet_and_busy(quiet, busy, rounds)
     bench_busy.alternating_with_numpy(alternating, rounds)
+    print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f} (this run adds 1 to 2; "
+          "more means other processes shared the 'quiet' cores too)")
     for title, table in (("quiet", quiet), ("one core busy (a process spinning on it)", busy),
                          ("alternating with numpy in one process", alternating)):
         print(f"\n== {title}")
