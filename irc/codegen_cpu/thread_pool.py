@@ -27,6 +27,8 @@ Idle workers spin for `spin_cycles` of the cycle counter, then sleep on the `gen
 (Linux), so an idle process costs no CPU. Both spins yield the core now and then and stop at
 once when someone else was waiting for it (`pool_backoff.py`): another process, or numpy's
 OpenBLAS threads spinning in this one, are then not kept waiting by a thread that only spins.
+A dispatch whose caller had to sleep sends the next loops to the caller alone for a while
+(`_after_wait`).
 Workers join one at a time and count themselves (`joined`), so the indices of joined workers
 are always 1..joined.
 """
@@ -71,6 +73,12 @@ STATE = {
     "helped": (I64, 0),         # ... of which workers ran
     "wakes": (I64, 0),          # futex wake-ups of sleeping workers
     "caller_sleeps": (I64, 0),  # dispatches whose caller slept waiting for a worker's block
+    "solo": (I64, 0),           # loops run on the caller alone after such a wait (below)
+    # after a dispatch whose caller had to sleep for a worker's block, loops run on the caller
+    # alone until `solo_until`, for `solo_cycles`: doubled by each such dispatch, halved by each
+    # clean one
+    "solo_until": (I64, 0),
+    "solo_cycles": (I64, 0),
     # ~1.7 ms at 2.5 GHz: a worker that sleeps between the parallel loops of one call (a
     # gemm's serial packing) is woken onto its caller's core by the scheduler and then adds
     # nothing (2-thread gemm ran at 1-thread speed with 100k cycles, never with 2^22)
@@ -89,10 +97,15 @@ JOB = {
     "job_threads": (I64, 4),
 }
 # irc_rt_set / irc_rt_get selectors
-SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work"]
-STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps"]  # also irc_rt_set / irc_rt_get
+SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
+            "solo_until", "solo_cycles"]
+STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo"]  # also irc_rt_set / irc_rt_get
 # the caller waits for the other threads' last blocks at least this long before it sleeps
 WAIT_FLOOR_CYCLES = 1 << 16  # ~25 µs
+# how long loops run alone after a stalled dispatch: from ~0.4 ms, doubling up to ~50 ms (a
+# stall costs up to a scheduler slice, a few ms: at most a few % of the time at the cap)
+SOLO_MIN_CYCLES = 1 << 20
+SOLO_MAX_CYCLES = 1 << 27
 
 
 def arch_of(triple: str) -> str:
@@ -334,8 +347,19 @@ class PoolModule:
         pair = b.cmpxchg(self.g["busy"], ir.Constant(I32, 0), ir.Constant(I32, 1), "acquire", "monotonic")
         b.cbranch(b.extract_value(pair, 1), dispatch, serial)
 
-        # re-stamp the cursors first (a late worker's claim then fails), then write the job
+        # alone for a while after a stall (`_after_wait`)
         b.position_at_end(dispatch)
+        solo = b.icmp_signed(">", b.sub(self.load(b, "solo_until", "monotonic"), self.cycles(b)), c64(0))
+        go = fn.append_basic_block("go")
+        alone = fn.append_basic_block("alone")
+        b.cbranch(solo, alone, go)
+        b.position_at_end(alone)
+        self._count(b, "solo", c64(1))
+        b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
+        b.branch(serial)
+
+        # re-stamp the cursors first (a late worker's claim then fails), then write the job
+        b.position_at_end(go)
         gen = b.add(self.load(b, "gen", "monotonic"), ir.Constant(I32, 1))
         stamp = b.shl(b.zext(gen, I64), c64(32))
         fresh = b.or_(stamp, c64(BLOCKS << 16))  # front 0, back BLOCKS
@@ -354,7 +378,10 @@ class PoolModule:
         self._count(b, "dispatches", c64(1))
         self._count(b, "blocks", b.mul(threads, c64(BLOCKS)))
         self._count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
-        self._wait_for_blocks(b, total, self._wait_budget(b, b.sub(self.cycles(b), started), mine), done)
+        stalled = fn.append_basic_block("stalled")
+        clean = fn.append_basic_block("clean")
+        self._wait_for_blocks(b, total, self._wait_budget(b, b.sub(self.cycles(b), started), mine), clean, stalled)
+        self._after_wait(b, clean, stalled, done)
 
         b.position_at_end(done)
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
@@ -392,9 +419,29 @@ class PoolModule:
         cap = self.load(b, "spin_cycles", "monotonic")
         return b.select(b.icmp_unsigned(">", budget, cap), cap, budget)
 
-    def _wait_for_blocks(self, b: ir.IRBuilder, total: ir.Value, budget: ir.Value, done: ir.Block) -> None:
+    def _after_wait(self, b: ir.IRBuilder, clean: ir.Block, stalled: ir.Block, done: ir.Block) -> None:
+        """A dispatch whose caller had to sleep for a worker's block (a worker descheduled in
+        the middle of it: the caller then waits a scheduler slice, more than the loop's whole
+        time on one thread) sends the next loops to the caller alone for `solo_cycles`,
+        doubled each time; a clean dispatch halves it. Where workers keep stalling, the pool
+        then runs at nearly one thread's speed, never far below it."""
+        b.position_at_end(stalled)
+        longer = b.mul(self.load(b, "solo_cycles", "monotonic"), c64(2))
+        longer = b.select(b.icmp_unsigned("<", longer, c64(SOLO_MIN_CYCLES)), c64(SOLO_MIN_CYCLES), longer)
+        longer = b.select(b.icmp_unsigned(">", longer, c64(SOLO_MAX_CYCLES)), c64(SOLO_MAX_CYCLES), longer)
+        b.store_atomic(longer, self.g["solo_cycles"], "monotonic", 8)
+        b.store_atomic(b.add(self.cycles(b), longer), self.g["solo_until"], "monotonic", 8)
+        b.branch(done)
+        b.position_at_end(clean)
+        shorter = b.lshr(self.load(b, "solo_cycles", "monotonic"), c64(1))
+        b.store_atomic(shorter, self.g["solo_cycles"], "monotonic", 8)
+        b.branch(done)
+
+    def _wait_for_blocks(self, b: ir.IRBuilder, total: ir.Value, budget: ir.Value, done: ir.Block,
+                         stalled: ir.Block) -> None:
         """Spin (`pool_backoff.emit_spin`) until `done` reaches `total`, then sleep on it; the
-        worker that adds the last blocks wakes us (`run_blocks`)."""
+        worker that adds the last blocks wakes us (`run_blocks`). Goes on to `done` when the
+        spin was enough, to `stalled` when the caller had to sleep."""
         fn = b.function
         finished = fn.append_basic_block("wait.finished")
         sleep = fn.append_basic_block("wait.sleep")
@@ -418,7 +465,7 @@ class PoolModule:
             self.pause(b)
             b.branch(sleep)
             b.position_at_end(awake)
-            b.branch(done)
+            b.branch(stalled)
             return
 
         b.store_atomic(ir.Constant(I32, 1), self.g["waiting"], "seq_cst", 4)
@@ -429,7 +476,7 @@ class PoolModule:
         b.branch(sleep)
         b.position_at_end(awake)
         b.store_atomic(ir.Constant(I32, 0), self.g["waiting"], "seq_cst", 4)
-        b.branch(done)
+        b.branch(stalled)
 
     def worker(self) -> None:
         """`irc_rt_worker(i64 index)`: wait for a job, help with it, forever."""

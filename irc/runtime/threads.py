@@ -29,6 +29,7 @@ from .object_cache import ObjectCache, cache_key
 SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
     SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles",
                                 "wake_work"))
+SET_SOLO_UNTIL, SET_SOLO_CYCLES = SETTABLE.index("solo_until"), SETTABLE.index("solo_cycles")
 
 
 @dataclass
@@ -116,6 +117,14 @@ def set_num_threads(n: int) -> int:
     return n
 
 
+def forget_stalls() -> None:
+    """Use the workers again at once, even where a recent dispatch stalled on one (after a
+    stall the pool runs loops on the caller alone for a while: `thread_pool._after_wait`)."""
+    pool = ensure_pool()
+    pool.set(SET_SOLO_CYCLES, 0)
+    pool.set(SET_SOLO_UNTIL, 0)
+
+
 def _start_worker(pool: _Pool, index: int) -> None:
     """Start worker `index` and wait until it has joined, so joined workers are 1..joined."""
     t = threading.Thread(target=pool.worker, args=(index,), name=f"irc-cpu-worker-{index}", daemon=True)
@@ -152,7 +161,8 @@ def stats(reset: bool = False) -> dict[str, int]:
     """What the pool did since the process started (or the last reset): `dispatches` (loops
     handed to the pool), `blocks` (their blocks) and `helped` (those workers ran), `wakes`
     (wake-ups of sleeping workers), `caller_sleeps` (dispatches whose caller slept waiting for
-    a worker still in a block: a sign of a machine that does not give the process its cores)."""
+    a worker still in a block: a sign of a machine that does not give the process its cores),
+    `solo` (loops then run on the caller alone)."""
     pool = ensure_pool()
     out = {name: int(pool.get(len(SETTABLE) + k)) for k, name in enumerate(STATS)}
     if reset:
