@@ -14,16 +14,23 @@ stop spinning and sleep.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
+
+if TYPE_CHECKING:
+    from .thread_pool import PoolModule
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 
+# futex(2) operations the pool's sleeps use (on a process-private word)
+FUTEX_WAIT_PRIVATE = 128
+FUTEX_WAKE_PRIVATE = 129
 
-def emit_spin(pool, b: ir.IRBuilder, ready: Callable[[ir.IRBuilder], ir.Value], budget: ir.Value,
-              ready_bb: ir.Block, give_up_bb: ir.Block) -> None:
+
+def emit_spin(pool: PoolModule, b: ir.IRBuilder, ready: Callable[[ir.IRBuilder], ir.Value],
+              budget: ir.Value, ready_bb: ir.Block, give_up_bb: ir.Block) -> None:
     """From the current block, spin until `ready(b)` (an i1, emitted once per round) holds —
     then branch to `ready_bb` — or until `budget` cycles have passed or a yield found the core
     contested — then branch to `give_up_bb`. `pool` is the `PoolModule` (its globals and

@@ -28,7 +28,7 @@ Idle workers spin for `spin_cycles` of the cycle counter, then sleep on the `gen
 once when someone else was waiting for it (`pool_backoff.py`): another process, or numpy's
 OpenBLAS threads spinning in this one, are then not kept waiting by a thread that only spins.
 A dispatch whose caller had to sleep sends the next loops to the caller alone for a while
-(`_after_wait`).
+(`pool_caller.py`).
 Workers join one at a time and count themselves (`joined`), so the indices of joined workers
 are always 1..joined.
 """
@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .pool_backoff import emit_spin
+from .pool_backoff import FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE, emit_spin
+from .pool_caller import after_wait, wait_budget, wait_for_blocks, wake_sleepers
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -53,8 +54,6 @@ LINE = 8    # i64 per cache line: each cursor on its own line
 
 # futex(2) on the architectures where we know the syscall number
 FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
-FUTEX_WAIT_PRIVATE = 128
-FUTEX_WAKE_PRIVATE = 129
 
 # globals: name -> (type, initial value); each aligned to a cache line
 STATE = {
@@ -100,12 +99,6 @@ JOB = {
 SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
             "solo_until", "solo_cycles"]
 STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo"]  # also irc_rt_set / irc_rt_get
-# the caller waits for the other threads' last blocks at least this long before it sleeps
-WAIT_FLOOR_CYCLES = 1 << 16  # ~25 µs
-# how long loops run alone after a stalled dispatch: from ~0.4 ms, doubling up to ~50 ms (a
-# stall costs up to a scheduler slice, a few ms: at most a few % of the time at the cap)
-SOLO_MIN_CYCLES = 1 << 20
-SOLO_MAX_CYCLES = 1 << 27
 
 
 def arch_of(triple: str) -> str:
@@ -354,7 +347,7 @@ class PoolModule:
         alone = fn.append_basic_block("alone")
         b.cbranch(solo, alone, go)
         b.position_at_end(alone)
-        self._count(b, "solo", c64(1))
+        self.count(b, "solo", c64(1))
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.branch(serial)
 
@@ -371,112 +364,26 @@ class PoolModule:
         b.store_atomic(ir.Constant(I32, 0), self.g["done"], "monotonic", 4)
         b.atomic_rmw("xchg", self._addr(b, "gen"), gen, "seq_cst")
         if self.futex is not None:
-            self._wake_sleepers(b, work)
+            wake_sleepers(self, b, work)
         started = self.cycles(b)
         mine = b.call(self.m.globals["irc_rt.run_blocks"], [c64(0), stamp])
         total = b.trunc(b.mul(threads, c64(BLOCKS)), I32)
-        self._count(b, "dispatches", c64(1))
-        self._count(b, "blocks", b.mul(threads, c64(BLOCKS)))
-        self._count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
+        self.count(b, "dispatches", c64(1))
+        self.count(b, "blocks", b.mul(threads, c64(BLOCKS)))
+        self.count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
         stalled = fn.append_basic_block("stalled")
         clean = fn.append_basic_block("clean")
-        self._wait_for_blocks(b, total, self._wait_budget(b, b.sub(self.cycles(b), started), mine), clean, stalled)
-        self._after_wait(b, clean, stalled, done)
+        wait_for_blocks(self, b, total, wait_budget(self, b, b.sub(self.cycles(b), started), mine), clean, stalled)
+        after_wait(self, b, clean, stalled, done)
 
         b.position_at_end(done)
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.ret_void()
 
-    def _count(self, b: ir.IRBuilder, name: str, value: ir.Value) -> None:
+    def count(self, b: ir.IRBuilder, name: str, value: ir.Value) -> None:
         """Add to a statistic (plain, not atomic: only the caller holding `busy` writes)."""
         g = self.g[name]
         b.store_atomic(b.add(b.load_atomic(g, "monotonic", 8, typ=I64), value), g, "monotonic", 8)
-
-    def _wake_sleepers(self, b: ir.IRBuilder, work: ir.Value) -> None:
-        """Wake sleeping workers for a loop of `wake_work` or more, and for a smaller one at
-        most once per `spin_cycles`: a woken worker takes tens of µs to arrive (the caller has
-        done a small loop alone by then) and costs the caller a system call, which on a busy
-        machine, where workers sleep after every job, would be paid on every small loop. Once
-        in a while is enough to get a worker spinning again where the machine is quiet."""
-        asleep = b.icmp_signed(">", self.load(b, "sleepers", "seq_cst"), ir.Constant(I32, 0))
-        with b.if_then(asleep, likely=False):
-            now = self.cycles(b)
-            big = b.icmp_signed(">=", work, self.load(b, "wake_work", "monotonic"))
-            due = b.icmp_unsigned(">", b.sub(now, self.load(b, "last_wake", "monotonic")),
-                                  self.load(b, "spin_cycles", "monotonic"))
-            with b.if_then(b.or_(big, due)):
-                b.store_atomic(now, self.g["last_wake"], "monotonic", 8)
-                self._count(b, "wakes", c64(1))
-                self.futex_op(b, "gen", FUTEX_WAKE_PRIVATE, c64(2 ** 31 - 1))
-
-    def _wait_budget(self, b: ir.IRBuilder, spent: ir.Value, ran: ir.Value) -> ir.Value:
-        """How long the caller spins for the others' last blocks: twice its own mean block
-        time (a worker still busy after that was most likely descheduled, and the caller's
-        core, once free, can take it), at least WAIT_FLOOR_CYCLES, at most `spin_cycles`."""
-        per_block = b.udiv(spent, b.select(b.icmp_signed(">", ran, c64(0)), ran, c64(1)))
-        budget = b.mul(per_block, c64(2))
-        budget = b.select(b.icmp_unsigned("<", budget, c64(WAIT_FLOOR_CYCLES)), c64(WAIT_FLOOR_CYCLES), budget)
-        cap = self.load(b, "spin_cycles", "monotonic")
-        return b.select(b.icmp_unsigned(">", budget, cap), cap, budget)
-
-    def _after_wait(self, b: ir.IRBuilder, clean: ir.Block, stalled: ir.Block, done: ir.Block) -> None:
-        """A dispatch whose caller had to sleep for a worker's block (a worker descheduled in
-        the middle of it: the caller then waits a scheduler slice, more than the loop's whole
-        time on one thread) sends the next loops to the caller alone for `solo_cycles`,
-        doubled each time; a clean dispatch halves it. Where workers keep stalling, the pool
-        then runs at nearly one thread's speed, never far below it."""
-        b.position_at_end(stalled)
-        longer = b.mul(self.load(b, "solo_cycles", "monotonic"), c64(2))
-        longer = b.select(b.icmp_unsigned("<", longer, c64(SOLO_MIN_CYCLES)), c64(SOLO_MIN_CYCLES), longer)
-        longer = b.select(b.icmp_unsigned(">", longer, c64(SOLO_MAX_CYCLES)), c64(SOLO_MAX_CYCLES), longer)
-        b.store_atomic(longer, self.g["solo_cycles"], "monotonic", 8)
-        b.store_atomic(b.add(self.cycles(b), longer), self.g["solo_until"], "monotonic", 8)
-        b.branch(done)
-        b.position_at_end(clean)
-        shorter = b.lshr(self.load(b, "solo_cycles", "monotonic"), c64(1))
-        b.store_atomic(shorter, self.g["solo_cycles"], "monotonic", 8)
-        b.branch(done)
-
-    def _wait_for_blocks(self, b: ir.IRBuilder, total: ir.Value, budget: ir.Value, done: ir.Block,
-                         stalled: ir.Block) -> None:
-        """Spin (`pool_backoff.emit_spin`) until `done` reaches `total`, then sleep on it; the
-        worker that adds the last blocks wakes us (`run_blocks`). Goes on to `done` when the
-        spin was enough, to `stalled` when the caller had to sleep."""
-        fn = b.function
-        finished = fn.append_basic_block("wait.finished")
-        sleep = fn.append_basic_block("wait.sleep")
-        asleep = fn.append_basic_block("wait.asleep")
-        awake = fn.append_basic_block("wait.awake")
-
-        def all_done(b: ir.IRBuilder) -> ir.Value:
-            return b.icmp_unsigned(">=", self.load(b, "done", "acquire"), total)
-
-        give_up = fn.append_basic_block("wait.give_up")
-        emit_spin(self, b, all_done, budget, finished, give_up)
-        b.position_at_end(finished)
-        b.branch(done)
-        b.position_at_end(give_up)
-        self._count(b, "caller_sleeps", c64(1))
-        b.branch(sleep)
-        b.position_at_end(sleep)
-        if self.futex is None:  # no futex to sleep on: spin on
-            b.cbranch(all_done(b), awake, asleep)
-            b.position_at_end(asleep)
-            self.pause(b)
-            b.branch(sleep)
-            b.position_at_end(awake)
-            b.branch(stalled)
-            return
-
-        b.store_atomic(ir.Constant(I32, 1), self.g["waiting"], "seq_cst", 4)
-        seen = self.load(b, "done", "seq_cst")
-        b.cbranch(b.icmp_unsigned(">=", seen, total), awake, asleep)
-        b.position_at_end(asleep)
-        self.futex_op(b, "done", FUTEX_WAIT_PRIVATE, b.zext(seen, I64))
-        b.branch(sleep)
-        b.position_at_end(awake)
-        b.store_atomic(ir.Constant(I32, 0), self.g["waiting"], "seq_cst", 4)
-        b.branch(stalled)
 
     def worker(self) -> None:
         """`irc_rt_worker(i64 index)`: wait for a job, help with it, forever."""

@@ -143,7 +143,8 @@ def test_idle_worker_stops_spinning_on_a_contested_core(two_threads):
     still goes to sleep (a yield that took a slice), and costs nothing while idle."""
     core = min(os.sched_getaffinity(0))
     worker = two_threads.threads[0].native_id
-    spinner = subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"])
+    spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
+    spinner = subprocess.Popen([sys.executable, "-c", spin])
     everywhere = os.sched_getaffinity(worker)
     try:
         os.sched_setaffinity(worker, {core})
