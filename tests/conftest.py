@@ -128,16 +128,17 @@ def _private_compiledir_for_all(tmp_path_factory):
 
 @pytest.fixture
 def pool():
-    """Three threads with every parallel loop split (min_work 0), whatever the machine; the
-    count and the threshold are restored after."""
+    """Three threads with every parallel loop split (min_work 0) and sleeping workers woken
+    for every loop (wake_work 0), whatever the machine; the count and the thresholds are
+    restored after."""
     from irc.codegen_cpu.thread_pool import STATE
     from irc.runtime import threads
     threads.ensure_pool()
     before = threads.num_threads()
     threads.set_num_threads(3)
-    threads.tune(min_work=0)
+    threads.tune(min_work=0, wake_work=0)
     yield threads
-    threads.tune(min_work=STATE["min_work"][1])
+    threads.tune(min_work=STATE["min_work"][1], wake_work=STATE["wake_work"][1])
     threads.set_num_threads(before)
 
 

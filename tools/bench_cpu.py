@@ -3,6 +3,7 @@ installed; dense layers: `bench_dense.py`; `rnn`: a scan against a numpy loop an
 scan).
 
     python3 tools/bench_cpu.py [--repeat N] [--quick]
+    python3 tools/bench_cpu.py --busy [--repeat N]   # quiet vs one core busy, and beside numpy
 
 Every time is the median over `repeat` samples, each the mean of several back-to-back calls;
 a ratio compares two rows measured in this same run (irc / baseline: below 1 is faster).
@@ -27,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
+import bench_busy  # noqa: E402  (beside this file)
 import bench_dense  # noqa: E402  (beside this file)
 
 from bench_common import Table, median_us, settle  # noqa: E402  (tools/ is on the path: this script's folder)
@@ -374,17 +376,36 @@ def bench_compile(t: Table) -> None:
                   f"{r['llvm'] * 1e3:.0f} ms, load {r['load'] * 1e3:.0f} ms, cache hit {r['hit']}")
 
 
+def busy_tables(rounds: int) -> None:
+    """`bench_busy`'s three tables: quiet, one core busy, alternating with numpy."""
+    quiet, busy, alternating = Table(), Table(), Table()
+    load = os.getloadavg()[0]
+    bench_busy.quiet_and_busy(quiet, busy, rounds)
+    bench_busy.alternating_with_numpy(alternating, rounds)
+    print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f} (this run adds 1 to 2; "
+          "more means other processes shared the 'quiet' cores too)")
+    for title, table in (("quiet", quiet), ("one core busy (a process spinning on it)", busy),
+                         ("alternating with numpy in one process", alternating)):
+        print(f"\n== {title}")
+        table.print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=30, help="samples per case (median)")
     ap.add_argument("--quick", action="store_true", help="fewer samples and sizes")
     ap.add_argument("--only", default="", help="comma-separated groups to run (default: all): "
                     "exp,lr,chain,sums,ifelse,blas,gemm,mlp,rnn,overhead,compile")
+    ap.add_argument("--busy", action="store_true", help="instead: 1 vs 2 threads quiet and with one core "
+                    "busy (a competing process), and the MLP step alternating with numpy's")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"
     repeat = 7 if args.quick else args.repeat
     print(f"machine: {machine()}")
+    if args.busy:
+        busy_tables(repeat)
+        return
     t = Table()
     groups = {
         "exp": lambda: bench_exp(t, repeat),

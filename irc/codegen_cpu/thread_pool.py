@@ -18,15 +18,26 @@ Claiming a block is a compare-and-swap on its range's cursor: the job's generati
 32 bits (a worker that wakes late, even during a later job, can never claim a block of a job it
 did not read), then the next block from the front (taken by the range's owner) and the end of
 the blocks left (thieves take from the back, so a slightly late owner loses only its last
-blocks, the same ones each time, and the data stays where it was). The caller re-stamps the cursors before it writes the job
-fields and publishes the job by incrementing the generation; it returns when all blocks are
-done. Idle workers spin for `spin_cycles` of the cycle counter, then sleep on a futex (Linux),
-so an idle process costs no CPU. Workers join one at a time and count themselves (`joined`),
-so the indices of joined workers are always 1..joined.
+blocks, the same ones each time, and the data stays where it was). The caller re-stamps the
+cursors before it writes the job fields and publishes the job by incrementing the generation.
+It returns when all blocks are done: it spins for about two of its own blocks' time, then
+sleeps on the `done` futex (a worker still busy after that was most likely descheduled, and
+the caller's core, once idle, can take it), and the worker that adds the last blocks wakes it.
+Idle workers spin for `spin_cycles` of the cycle counter, then sleep on the `gen` futex
+(Linux), so an idle process costs no CPU. Both spins yield the core now and then and stop at
+once when someone else was waiting for it (`pool_backoff.py`): another process, or numpy's
+OpenBLAS threads spinning in this one, are then not kept waiting by a thread that only spins.
+A dispatch whose caller had to sleep sends the next loops to the caller alone for a while
+(`pool_caller.py`).
+Workers join one at a time and count themselves (`joined`), so the indices of joined workers
+are always 1..joined.
 """
 from __future__ import annotations
 
 from llvmlite import ir
+
+from .pool_backoff import FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE, emit_spin
+from .pool_caller import after_wait, wait_budget, wait_for_blocks, wake_sleepers
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -43,21 +54,38 @@ LINE = 8    # i64 per cache line: each cursor on its own line
 
 # futex(2) on the architectures where we know the syscall number
 FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
-FUTEX_WAIT_PRIVATE = 128
-FUTEX_WAKE_PRIVATE = 129
 
 # globals: name -> (type, initial value); each aligned to a cache line
 STATE = {
     "sleepers": (I32, 0),   # workers asleep on the futex
     "busy": (I32, 0),       # a dispatch is in flight
-    "done": (I64, 0),       # blocks of the current job finished
+    "done": (I32, 0),       # blocks of the current job finished; the caller's futex word
+    "waiting": (I32, 0),    # the caller is asleep on `done`
     "joined": (I64, 0),     # workers started and waiting
     "want": (I64, 1),       # threads to use, the caller's included
     "min_work": (I64, 300_000),  # ~3 µs of work: below, a dispatch (~1 µs here) does not pay
+    "wake_work": (I64, 4_000_000),  # ~40 µs: below, sleeping workers are woken only now and then
+    "last_wake": (I64, 0),  # cycle counter at the last wake-up
+    # statistics, written by the caller only (it holds `busy`): `threads.stats()`
+    "dispatches": (I64, 0),     # loops handed to the pool
+    "blocks": (I64, 0),         # their blocks ...
+    "helped": (I64, 0),         # ... of which workers ran
+    "wakes": (I64, 0),          # futex wake-ups of sleeping workers
+    "caller_sleeps": (I64, 0),  # dispatches whose caller slept waiting for a worker's block
+    "solo": (I64, 0),           # loops run on the caller alone after such a wait (below)
+    # after a dispatch whose caller had to sleep for a worker's block, loops run on the caller
+    # alone until `solo_until`, for `solo_cycles`: doubled by each such dispatch, halved by each
+    # clean one
+    "solo_until": (I64, 0),
+    "solo_cycles": (I64, 0),
     # ~1.7 ms at 2.5 GHz: a worker that sleeps between the parallel loops of one call (a
     # gemm's serial packing) is woken onto its caller's core by the scheduler and then adds
     # nothing (2-thread gemm ran at 1-thread speed with 100k cycles, never with 2^22)
     "spin_cycles": (I64, 1 << 22),
+    # a spinning thread yields its core every ~13 µs (a yield costs ~1 µs alone on a core) ...
+    "yield_cycles": (I64, 1 << 15),
+    # ... and stops spinning when the yield took over ~25 µs: someone else ran on this core
+    "contended_cycles": (I64, 1 << 16),
 }
 # the job: one cache line (8-byte slots), so a waking worker gets it with the generation
 JOB = {
@@ -67,7 +95,10 @@ JOB = {
     "job_n": (I64, 3),
     "job_threads": (I64, 4),
 }
-SETTABLE = ["want", "min_work", "spin_cycles", "joined"]  # irc_rt_set / irc_rt_get selectors
+# irc_rt_set / irc_rt_get selectors
+SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
+            "solo_until", "solo_cycles"]
+STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo"]  # also irc_rt_set / irc_rt_get
 
 
 def arch_of(triple: str) -> str:
@@ -107,6 +138,7 @@ class PoolModule:
         self.m = ir.Module(name="irc_runtime")
         self.m.triple = triple
         self.futex = FUTEX_SYSCALL.get(arch_of(triple)) if "linux" in triple else None
+        self.can_yield = self.futex is not None  # sched_yield: where the pool can sleep too
         self.g: dict[str, ir.GlobalVariable] = {}
         for name, (ty, init) in STATE.items():
             self.g[name] = self._global(name, ty, ir.Constant(ty, init))
@@ -122,19 +154,19 @@ class PoolModule:
         return g
 
     # -- helpers
-    def _fn(self, name: str, ret: ir.Type, params: list[ir.Type], var_arg: bool = False) -> ir.Function:
+    def fn(self, name: str, ret: ir.Type, params: list[ir.Type], var_arg: bool = False) -> ir.Function:
         fn = self.m.globals.get(name)
         if fn is None:
             fn = ir.Function(self.m, ir.FunctionType(ret, params, var_arg=var_arg), name=name)
         return fn
 
-    def _pause(self, b: ir.IRBuilder) -> None:
+    def pause(self, b: ir.IRBuilder) -> None:
         """A spin-wait hint where the target has one (x86 `pause`)."""
         if arch_of(self.m.triple) in ("x86_64", "i686"):
-            b.call(self._fn("llvm.x86.sse2.pause", VOID, []), [])
+            b.call(self.fn("llvm.x86.sse2.pause", VOID, []), [])
 
-    def _cycles(self, b: ir.IRBuilder) -> ir.Value:
-        return b.call(self._fn("llvm.readcyclecounter", I64, []), [])
+    def cycles(self, b: ir.IRBuilder) -> ir.Value:
+        return b.call(self.fn("llvm.readcyclecounter", I64, []), [])
 
     def _addr(self, b: ir.IRBuilder, name: str) -> ir.Value:
         if name in JOB:
@@ -144,17 +176,18 @@ class PoolModule:
     def _type(self, name: str) -> ir.Type:
         return JOB[name][0] if name in JOB else STATE[name][0]
 
-    def _load(self, b: ir.IRBuilder, name: str, order: str = "acquire") -> ir.Value:
+    def load(self, b: ir.IRBuilder, name: str, order: str = "acquire") -> ir.Value:
         ty = self._type(name)
         return b.load_atomic(self._addr(b, name), order, 4 if ty == I32 else 8, typ=ty)
 
     def _get(self, b: ir.IRBuilder, name: str) -> ir.Value:
         return b.load(self._addr(b, name), typ=self._type(name))
 
-    def _futex(self, b: ir.IRBuilder, op: int, val: ir.Value) -> None:
-        syscall = self._fn("syscall", I64, [I64], var_arg=True)
+    def futex_op(self, b: ir.IRBuilder, word: str, op: int, val: ir.Value) -> None:
+        """futex(2) on the global `word` (an i32: `gen` or `done`)."""
+        syscall = self.fn("syscall", I64, [I64], var_arg=True)
         null = ir.Constant(PTR, None)
-        b.call(syscall, [c64(self.futex), self._addr(b, "gen"), c64(op), val, null, null, c64(0)])
+        b.call(syscall, [c64(self.futex), self._addr(b, word), c64(op), val, null, null, c64(0)])
 
     def _cursor(self, b: ir.IRBuilder, t: ir.Value) -> ir.Value:
         return opaque(b.gep(self.g["cursors"], [b.mul(t, c64(LINE))], inbounds=True, source_etype=I64))
@@ -175,23 +208,23 @@ class PoolModule:
 
     def accessors(self) -> None:
         """`irc_rt_set(i64 which, i64 value)` / `irc_rt_get(i64 which)` (which: index in
-        SETTABLE). Setting `joined` (to 0, in a forked child) also clears the dispatch state."""
+        SETTABLE + STATS). Setting `joined` (to 0, in a forked child) also clears the dispatch state."""
         for kind in ("set", "get"):
             params = [I64, I64] if kind == "set" else [I64]
             fn = ir.Function(self.m, ir.FunctionType(VOID if kind == "set" else I64, params), name=f"irc_rt_{kind}")
             b = ir.IRBuilder(fn.append_basic_block("entry"))
             default = fn.append_basic_block("default")
             sw = b.switch(fn.args[0], default)
-            for k, name in enumerate(SETTABLE):
+            for k, name in enumerate(SETTABLE + STATS):
                 bb = fn.append_basic_block(name)
                 sw.add_case(c64(k), bb)
                 b.position_at_end(bb)
                 if kind == "get":
-                    b.ret(self._load(b, name, "seq_cst"))
+                    b.ret(self.load(b, name, "seq_cst"))
                     continue
                 b.store_atomic(fn.args[1], self.g[name], "seq_cst", 8)
                 if name == "joined":
-                    for other in ("busy", "sleepers"):
+                    for other in ("busy", "sleepers", "waiting"):
                         b.store_atomic(ir.Constant(I32, 0), self.g[other], "seq_cst", 4)
                 b.ret_void()
             b.position_at_end(default)
@@ -201,10 +234,11 @@ class PoolModule:
                 b.ret_void()
 
     def run_blocks(self) -> None:
-        """`irc_rt.run_blocks(i64 self, i64 stamp)`: claim and run blocks of job `stamp`
+        """`i64 irc_rt.run_blocks(i64 self, i64 stamp)`: claim and run blocks of job `stamp`
         (its generation << 32), own range first, then the others'; then add the number run
-        to `done` once (one contended atomic per thread and job, not per block)."""
-        fn = ir.Function(self.m, ir.FunctionType(VOID, [I64, I64]), name="irc_rt.run_blocks")
+        to `done` once (one contended atomic per thread and job, not per block), waking the
+        caller if that finished the job while it slept. Returns the number run."""
+        fn = ir.Function(self.m, ir.FunctionType(I64, [I64, I64]), name="irc_rt.run_blocks")
         fn.linkage = "internal"
         me, stamp = fn.args
         entry = fn.append_basic_block("entry")
@@ -272,8 +306,14 @@ class PoolModule:
         b.position_at_end(exit_)
         count = b.load(ran, typ=I64)
         with b.if_then(b.icmp_signed(">", count, c64(0))):
-            b.atomic_rmw("add", self.g["done"], count, "release")
-        b.ret_void()
+            count32 = b.trunc(count, I32)
+            before = b.atomic_rmw("add", self.g["done"], count32, "seq_cst")
+            if self.futex is not None:  # the last blocks: wake the caller if it sleeps
+                last = b.icmp_signed("==", b.zext(b.add(before, count32), I64), b.mul(threads, c64(BLOCKS)))
+                asleep = b.icmp_signed("!=", self.load(b, "waiting", "seq_cst"), ir.Constant(I32, 0))
+                with b.if_then(b.and_(last, asleep), likely=False):
+                    self.futex_op(b, "done", FUTEX_WAKE_PRIVATE, c64(1))
+        b.ret(count)
 
     def parallel_for(self) -> None:
         fn = ir.Function(self.m, PARALLEL_FOR_TYPE, name=PARALLEL_FOR)
@@ -282,15 +322,13 @@ class PoolModule:
         serial = fn.append_basic_block("serial")
         try_pool = fn.append_basic_block("try_pool")
         dispatch = fn.append_basic_block("dispatch")
-        wait = fn.append_basic_block("wait")
-        spin = fn.append_basic_block("spin")
         done = fn.append_basic_block("done")
 
-        threads = b.add(self._load(b, "joined", "monotonic"), c64(1))
-        want = self._load(b, "want", "monotonic")
+        threads = b.add(self.load(b, "joined", "monotonic"), c64(1))
+        want = self.load(b, "want", "monotonic")
         threads = b.select(b.icmp_signed("<", want, threads), want, threads)
         threads = b.select(b.icmp_signed("<", n, threads), n, threads)
-        small = b.icmp_signed("<", work, self._load(b, "min_work", "monotonic"))
+        small = b.icmp_signed("<", work, self.load(b, "min_work", "monotonic"))
         b.cbranch(b.or_(small, b.icmp_signed("<=", threads, c64(1))), serial, try_pool)
 
         b.position_at_end(serial)
@@ -302,9 +340,20 @@ class PoolModule:
         pair = b.cmpxchg(self.g["busy"], ir.Constant(I32, 0), ir.Constant(I32, 1), "acquire", "monotonic")
         b.cbranch(b.extract_value(pair, 1), dispatch, serial)
 
-        # re-stamp the cursors first (a late worker's claim then fails), then write the job
+        # alone for a while after a stall (`_after_wait`)
         b.position_at_end(dispatch)
-        gen = b.add(self._load(b, "gen", "monotonic"), ir.Constant(I32, 1))
+        solo = b.icmp_signed(">", b.sub(self.load(b, "solo_until", "monotonic"), self.cycles(b)), c64(0))
+        go = fn.append_basic_block("go")
+        alone = fn.append_basic_block("alone")
+        b.cbranch(solo, alone, go)
+        b.position_at_end(alone)
+        self.count(b, "solo", c64(1))
+        b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
+        b.branch(serial)
+
+        # re-stamp the cursors first (a late worker's claim then fails), then write the job
+        b.position_at_end(go)
+        gen = b.add(self.load(b, "gen", "monotonic"), ir.Constant(I32, 1))
         stamp = b.shl(b.zext(gen, I64), c64(32))
         fresh = b.or_(stamp, c64(BLOCKS << 16))  # front 0, back BLOCKS
         with _counted_loop(b, threads) as t:
@@ -312,25 +361,29 @@ class PoolModule:
         b.fence("seq_cst")
         for name, value in (("job_fn", body), ("job_ctx", ctx), ("job_n", n), ("job_threads", threads)):
             b.store(value, self._addr(b, name))
-        b.store_atomic(c64(0), self.g["done"], "monotonic", 8)
+        b.store_atomic(ir.Constant(I32, 0), self.g["done"], "monotonic", 4)
         b.atomic_rmw("xchg", self._addr(b, "gen"), gen, "seq_cst")
         if self.futex is not None:
-            asleep = b.icmp_signed(">", self._load(b, "sleepers", "seq_cst"), ir.Constant(I32, 0))
-            with b.if_then(asleep, likely=False):
-                self._futex(b, FUTEX_WAKE_PRIVATE, c64(2 ** 31 - 1))
-        b.call(self.m.globals["irc_rt.run_blocks"], [c64(0), stamp])
-        total = b.mul(threads, c64(BLOCKS))
-        b.branch(wait)
-
-        b.position_at_end(wait)
-        b.cbranch(b.icmp_signed(">=", self._load(b, "done", "acquire"), total), done, spin)
-        b.position_at_end(spin)
-        self._pause(b)
-        b.branch(wait)
+            wake_sleepers(self, b, work)
+        started = self.cycles(b)
+        mine = b.call(self.m.globals["irc_rt.run_blocks"], [c64(0), stamp])
+        total = b.trunc(b.mul(threads, c64(BLOCKS)), I32)
+        self.count(b, "dispatches", c64(1))
+        self.count(b, "blocks", b.mul(threads, c64(BLOCKS)))
+        self.count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
+        stalled = fn.append_basic_block("stalled")
+        clean = fn.append_basic_block("clean")
+        wait_for_blocks(self, b, total, wait_budget(self, b, b.sub(self.cycles(b), started), mine), clean, stalled)
+        after_wait(self, b, clean, stalled, done)
 
         b.position_at_end(done)
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.ret_void()
+
+    def count(self, b: ir.IRBuilder, name: str, value: ir.Value) -> None:
+        """Add to a statistic (plain, not atomic: only the caller holding `busy` writes)."""
+        g = self.g[name]
+        b.store_atomic(b.add(b.load_atomic(g, "monotonic", 8, typ=I64), value), g, "monotonic", 8)
 
     def worker(self) -> None:
         """`irc_rt_worker(i64 index)`: wait for a job, help with it, forever."""
@@ -338,36 +391,32 @@ class PoolModule:
         index = fn.args[0]
         entry = fn.append_basic_block("entry")
         wait = fn.append_basic_block("wait")
-        spin = fn.append_basic_block("spin")
-        check_time = fn.append_basic_block("check_time")
         sleep = fn.append_basic_block("sleep")
         run = fn.append_basic_block("run")
         b = ir.IRBuilder(entry)
-        first = self._load(b, "gen", "acquire")
+        first = self.load(b, "gen", "acquire")
         b.atomic_rmw("add", self.g["joined"], c64(1), "seq_cst")
         b.branch(wait)
 
-        # `local`: the last generation seen; spin until it moves or the budget is used up
+        # `local`: the last generation seen; spin until it moves, the budget is used up or
+        # the core is wanted by someone else (`pool_backoff`)
         b.position_at_end(wait)
         local = b.phi(I32, "local")
         local.add_incoming(first, entry)
-        start = self._cycles(b)
-        b.branch(spin)
+        seen: list[ir.Value] = []
 
-        b.position_at_end(spin)
-        gen = self._load(b, "gen", "acquire")
-        b.cbranch(b.icmp_unsigned("!=", gen, local), run, check_time)
+        def new_job(b: ir.IRBuilder) -> ir.Value:
+            seen.append(self.load(b, "gen", "acquire"))
+            return b.icmp_unsigned("!=", seen[0], local)
 
-        b.position_at_end(check_time)
-        self._pause(b)
-        spent = b.sub(self._cycles(b), start)
-        b.cbranch(b.icmp_unsigned(">", spent, self._load(b, "spin_cycles", "monotonic")), sleep, spin)
+        emit_spin(self, b, new_job, self.load(b, "spin_cycles", "monotonic"), run, sleep)
+        gen = seen[0]
 
         b.position_at_end(sleep)
         b.atomic_rmw("add", self.g["sleepers"], ir.Constant(I32, 1), "seq_cst")
-        again = self._load(b, "gen", "seq_cst")
+        again = self.load(b, "gen", "seq_cst")
         with b.if_then(b.icmp_unsigned("==", again, local)):
-            self._futex(b, FUTEX_WAIT_PRIVATE, b.zext(local, I64))
+            self.futex_op(b, "gen", FUTEX_WAIT_PRIVATE, b.zext(local, I64))
         b.atomic_rmw("sub", self.g["sleepers"], ir.Constant(I32, 1), "seq_cst")
         local.add_incoming(local, b.block)
         b.branch(wait)

@@ -22,12 +22,14 @@ import llvmlite.binding as llvm
 
 from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
 from ..codegen_cpu.libcalls import LIBCALLS, add_libcalls
-from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, build_pool_module
+from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS, build_pool_module
 from ..base.config import config
 from .object_cache import ObjectCache, cache_key
 
-SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED = (SETTABLE.index(k) for k in
-                                                       ("want", "min_work", "spin_cycles", "joined"))
+SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
+    SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles",
+                                "wake_work"))
+SET_SOLO_UNTIL, SET_SOLO_CYCLES = SETTABLE.index("solo_until"), SETTABLE.index("solo_cycles")
 
 
 @dataclass
@@ -115,6 +117,14 @@ def set_num_threads(n: int) -> int:
     return n
 
 
+def forget_stalls() -> None:
+    """Use the workers again at once, even where a recent dispatch stalled on one (after a
+    stall the pool runs loops on the caller alone for a while: `thread_pool._after_wait`)."""
+    pool = ensure_pool()
+    pool.set(SET_SOLO_CYCLES, 0)
+    pool.set(SET_SOLO_UNTIL, 0)
+
+
 def _start_worker(pool: _Pool, index: int) -> None:
     """Start worker `index` and wait until it has joined, so joined workers are 1..joined."""
     t = threading.Thread(target=pool.worker, args=(index,), name=f"irc-cpu-worker-{index}", daemon=True)
@@ -132,11 +142,30 @@ def num_threads() -> int:
     return 1 if _POOL is None else int(_POOL.get(SET_WANT))
 
 
-def tune(min_work: int | None = None, spin_cycles: int | None = None) -> None:
-    """Advanced: the work estimate below which a loop stays on the calling thread, and how
-    long (cycle-counter ticks) an idle worker spins before it sleeps."""
+def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycles: int | None = None,
+         contended_cycles: int | None = None, wake_work: int | None = None) -> None:
+    """Advanced: the work estimate below which a loop stays on the calling thread, and the one
+    from which sleeping workers are always woken (below, once per `spin_cycles`); how long
+    (cycle-counter ticks) an idle worker spins before it sleeps; how often a spinning thread
+    yields its core, and how long a yield may take before the core counts as contested and
+    the spinner sleeps (`codegen_cpu/pool_backoff.py`)."""
     pool = ensure_pool()
-    if min_work is not None:
-        pool.set(SET_MIN_WORK, int(min_work))
-    if spin_cycles is not None:
-        pool.set(SET_SPIN_CYCLES, int(spin_cycles))
+    for which, value in ((SET_MIN_WORK, min_work), (SET_SPIN_CYCLES, spin_cycles),
+                         (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles),
+                         (SET_WAKE_WORK, wake_work)):
+        if value is not None:
+            pool.set(which, int(value))
+
+
+def stats(reset: bool = False) -> dict[str, int]:
+    """What the pool did since the process started (or the last reset): `dispatches` (loops
+    handed to the pool), `blocks` (their blocks) and `helped` (those workers ran), `wakes`
+    (wake-ups of sleeping workers), `caller_sleeps` (dispatches whose caller slept waiting for
+    a worker still in a block: a sign of a machine that does not give the process its cores),
+    `solo` (loops then run on the caller alone)."""
+    pool = ensure_pool()
+    out = {name: int(pool.get(len(SETTABLE) + k)) for k, name in enumerate(STATS)}
+    if reset:
+        for k in range(len(STATS)):
+            pool.set(len(SETTABLE) + k, 0)
+    return out
