@@ -121,12 +121,12 @@ def _logistic_regression():
     return train, (w, b), data
 
 
-def test_logistic_regression_places_elementwise_work_on_the_device():
+def test_logistic_regression_places_its_work_on_the_device():
     with config.change_flags(**CUDA):
         train, (w, b), data = _logistic_regression()
     names = [type(n.op).__name__ for n in train.maker.fgraph.toposort()]
     assert "GpuElemwise" in names and "GpuFromHost" in names and "HostFromGpu" in names
-    assert "CGemv" in names and "Elemwise" not in names  # products stay on the host in part 1
+    assert "GpuGemv" in names and "CGemv" not in names and "Elemwise" not in names  # cuBLAS
     assert "fuse-matvec" not in train.maker.stages and "fuse-matvec" not in train.ir("insert-transfers") \
         and "insert-transfers" in train.maker.stages
     results = [train(*data) for _ in range(3)]
@@ -140,22 +140,28 @@ def test_logistic_regression_places_elementwise_work_on_the_device():
     np.testing.assert_allclose(b.get_value(), rb.get_value(), rtol=1e-4, atol=1e-5)
 
 
+def _running_total():
+    x = T.vector("x")
+    return function([x], T.cumsum(T.exp(x)) * 2)  # a cumulative sum has no GPU kernel yet
+
+
 def test_assert_no_cpu_op_names_the_op_and_the_users_line():
     with config.change_flags(assert_no_cpu_op="raise", **CUDA):
         with pytest.raises(AssertionError) as info:
-            _logistic_regression()
+            _running_total()
+        _logistic_regression()  # all on the device now: nothing to report
     text = str(info.value)
     assert "run on the cpu although device=cuda (assert_no_cpu_op=raise)" in text
-    assert "'tensor.gemv' (CGemv) runs on the cpu" in text
-    assert f"{__file__}:" in text and "T.dot(x, w)" in text  # the user's line, quoted
+    assert "'tensor.cumulative'" in text and "runs on the cpu" in text
+    assert f"{__file__}:" in text and "T.cumsum(T.exp(x))" in text  # the user's line, quoted
     with config.change_flags(assert_no_cpu_op="warn", **CUDA):
-        with pytest.warns(RuntimeWarning, match="tensor.gemv"):
-            _logistic_regression()
+        with pytest.warns(RuntimeWarning, match="tensor.cumulative"):
+            _running_total()
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             _exp_of_shared()  # everything on the device: nothing to say
     with config.change_flags(assert_no_cpu_op="raise", device="cpu"):
-        _logistic_regression()  # the cpu is the device: nothing is "left" there
+        _running_total()  # the cpu is the device: nothing is "left" there
 
 
 def test_debug_mode_on_the_device_checks_against_the_unoptimized_graph():

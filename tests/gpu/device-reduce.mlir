@@ -5,12 +5,7 @@
 // reduced rows (one thread per (chunk, column): columns fastest, so reads are coalesced; 4 loads
 // in flight per thread, UNROLL_KEPT) into
 // device partials; pass 2 combines each column's chunks in order. No host buffer, no atomics.
-// A short column (one chunk) is instead one pass, first; whichever does not fit the sizes has
-// no work (its bound is multiplied by 0).
 // LOOP-LABEL: func.func @columns
-// LOOP:         loop.parallel (%[[S:.*]]) = ({{.*}}) to (%{{.*}})
-// LOOP:           loop.load %x[%{{.*}}, %[[S]]]
-// LOOP:           loop.store %{{.*}}, %{{.*}}[%[[S]]] : memref<?xf32, "cuda">
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[C:.*]], %[[N:.*]] : (index, index) -> memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%{{.*}}, %[[N]])
 // LOOP:           %[[M:.*]]:2 = loop.for %[[K:.*]] = %[[I]] to %{{.*}} step %{{.*}} iter_args
@@ -25,8 +20,7 @@
 // LOOP:           loop.store %{{.*}}, %{{.*}}[%[[O]]] : memref<?xf32, "cuda">
 // LOOP:         loop.dealloc %[[P]] : memref<?x?xf32, "cuda">
 
-// Three kernels (the single pass, then the two chunked ones); the host only sizes, allocates
-// and launches.
+// Two kernels, two launches; the host only sizes, allocates and launches.
 // GPU-LABEL: gpu.func @columns_kernel0(
 // GPU:         loop.for
 // GPU:           loop.for
@@ -92,19 +86,14 @@ func.func @argmax(%x: tensor<?x?xf32, "cuda">) -> tensor<?xi64, "cuda"> {
   func.return %0 : tensor<?xi64, "cuda">
 }
 
-// A fused reduction computes its body in pass 1 (or in the single pass of a short row) and
-// stores its elementwise result there (no temporary of the body's values); the final pass only
-// combines partials.
+// A fused reduction computes its body in pass 1 and stores its elementwise result there (no
+// temporary of the body's values); the final pass only combines partials.
 // LOOP-LABEL: func.func @fused
 // LOOP:         loop.parallel
 // LOOP:           loop.for
 // LOOP:             scalar.exp
 // LOOP:             loop.store %{{.*}}, %[[E:.*]][%{{.*}}, %{{.*}}] : memref<?x?xf32, "cuda">
 // LOOP:             scalar.add
-// LOOP:         loop.parallel
-// LOOP:           loop.for
-// LOOP:             scalar.exp
-// LOOP:             loop.store %{{.*}}, %[[E]][%{{.*}}, %{{.*}}] : memref<?x?xf32, "cuda">
 // LOOP:         loop.parallel
 // LOOP-NOT:       scalar.exp
 // LOOP:         func.return %[[E]]
@@ -116,10 +105,10 @@ func.func @fused(%x: tensor<?x?xf32, "cuda">) -> (tensor<?x?xf32, "cuda">, tenso
   func.return %r#0, %r#1 : tensor<?x?xf32, "cuda">, tensor<?xf32, "cuda">
 }
 
-// A bias's SGD update, b - lr·(column sums of d): computed in the reduction's last pass (and in
-// its single pass), no kernel of its own: three kernels in all.
+// A bias's SGD update, b - lr·(column sums of d): computed in the reduction's last pass, no
+// kernel of its own: two kernels in all.
 // GPU-LABEL: func.func @bias_update(
-// GPU-COUNT-3: gpu.launch
+// GPU-COUNT-2: gpu.launch
 // GPU-NOT:     gpu.launch
 // GPU:         func.return
 func.func @bias_update(%d: tensor<?x?xf32, "cuda">, %b: tensor<?xf32, "cuda">) -> (tensor<?xf32, "cuda">, tensor<?xf32, "cuda">) {
