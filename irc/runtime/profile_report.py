@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from ..conversion.tensor_to_loop.memory_profile import memory_profile
 
 if TYPE_CHECKING:  # annotations only: the stats print themselves through this module
     from .profile import ProfileStats
@@ -120,6 +119,8 @@ def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
     lines."""
     if shapes is None:
         return ["not available before the first call (the sizes come from the inputs)"]
+    # the lowering (every pattern module) loads with the first report, not with `import irc`
+    from ..conversion.tensor_to_loop.memory_profile import memory_profile
     try:
         m = memory_profile(module, shapes)
     except Exception as e:  # a profile must never break the program's exit
