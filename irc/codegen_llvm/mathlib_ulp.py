@@ -59,12 +59,15 @@ class PerElementReference:
     where a series is exact to far below an ulp of the checked dtype, computed in the wide
     dtype: `tiny(x)` for 0 < |x| < 2^-40 (the next term is ~x^2 = 2^-80 relative) and `huge(x)`
     for x > 2^40 (the next term is ~x^-2). Random bit patterns put most samples there, and one
-    element through mpmath costs ~0.2 ms (`every_element` skips the ends: the tests compare)."""
+    element through mpmath costs ~0.2 ms (`every_element` skips the ends: the tests compare).
+    `on_array` (optional) is `fn_float` over a whole float64 array at once (the elementwise
+    table's reference: the same function, the same bits, without a numpy scalar per element)."""
 
     fn_float: Callable[[float], float]
     mp_fn: Callable
     tiny: Callable | None = None
     huge: Callable | None = None
+    on_array: Callable[[np.ndarray], np.ndarray] | None = None
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         a = np.abs(x)
@@ -81,6 +84,8 @@ class PerElementReference:
 
     def every_element(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == np.float64:
+            if self.on_array is not None:
+                return np.asarray(self.on_array(x), dtype=np.float64)
             return np.array([self.fn_float(float(v)) for v in x], dtype=np.float64)
         import mpmath
         with mpmath.workdps(30):
@@ -155,15 +160,17 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "sigmoid": _sigmoid, "softplus": _softplus, "sin": np.sin, "cos": np.cos,
     "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
     "gammaln": PerElementReference(_lgamma_float, lambda mp, v: mp.log(abs(mp.gamma(v))),
-                                 _gammaln_tiny, _gammaln_huge),
-    "psi": PerElementReference(_digamma_float, lambda mp, v: mp.digamma(v), _psi_tiny, _psi_huge),
+                                   _gammaln_tiny, _gammaln_huge, TABLE["gammaln"].reference),
+    "psi": PerElementReference(_digamma_float, lambda mp, v: mp.digamma(v), _psi_tiny, _psi_huge,
+                               TABLE["psi"].reference),
     "erfinv": PerElementReference(lambda v: float(TABLE["erfinv"].reference(np.float64(v))),
-                                lambda mp, v: _erfinv_mp(mp, v), _erfinv_tiny),
+                                  lambda mp, v: _erfinv_mp(mp, v), _erfinv_tiny, None, TABLE["erfinv"].reference),
     "erfcinv": PerElementReference(lambda v: float(TABLE["erfcinv"].reference(np.float64(v))),
-                                 lambda mp, v: _erfcinv_mp(mp, v)),
+                                   lambda mp, v: _erfcinv_mp(mp, v), None, None, TABLE["erfcinv"].reference),
     # past 180 Gamma overflows float64 by far: inf (formatting mpmath's huge values is slow)
     "gamma": PerElementReference(lambda v: float(TABLE["gamma"].reference(np.float64(v))),
-                               lambda mp, v: mp.gamma(v) if v < 180 else mp.inf, _gamma_tiny),
+                                 lambda mp, v: mp.gamma(v) if v < 180 else mp.inf, _gamma_tiny, None,
+                                 TABLE["gamma"].reference),
 }
 # below this Gamma is denormal or zero and the emitter returns +-0 (docs/mathlib.md)
 GAMMA_UNDERFLOW = {"float32": -34.0, "float64": -170.0}
