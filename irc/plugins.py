@@ -18,5 +18,5 @@ def install() -> None:
 
 def _load_passes() -> None:
     """The passes that stay on one level, then the conversions between levels."""
-    importlib.import_module("irc.passes")
+    importlib.import_module("irc.passes.registered")
     importlib.import_module("irc.conversion")

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = 'not() { ! "$@"; }\n'
 _RUN = re.compile(r"^\s*//\s*RUN:\s?(.*?)\s*$")
 _SUBST = re.compile(r"%[%sStT]")
+_COMPILEDIR = pytest.StashKey[tuple]()
 
 
 def run_lines(text: str) -> list[str]:
@@ -113,17 +114,28 @@ class MlirTest(pytest.Item):
         return self.path, 0, f"mlir test: {self.name}"
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_compiledir_for_all(tmp_path_factory):
-    """Compiled functions (every `irc.function` on the cpu) never write into the user's cache."""
-    folder = str(tmp_path_factory.mktemp("irc-compiledir"))
-    old = os.environ.get("IRC_COMPILEDIR")
+def pytest_configure(config: pytest.Config) -> None:
+    """One compile cache for the whole run, never the user's: the controller (or a run without
+    pytest-xdist) makes the folder and names it in `IRC_COMPILEDIR` before any worker starts, so
+    every worker inherits it and a graph compiled by one worker is a cache hit for the others
+    (entries are written atomically: concurrent writers are safe). Removed at the end."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller's folder is in the env
+        return
+    folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")
+    config.stash[_COMPILEDIR] = (folder, os.environ.get("IRC_COMPILEDIR"))
     os.environ["IRC_COMPILEDIR"] = folder
-    yield folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    saved = config.stash.get(_COMPILEDIR, None)
+    if saved is None:
+        return
+    folder, old = saved
     if old is None:
         os.environ.pop("IRC_COMPILEDIR", None)
     else:
         os.environ["IRC_COMPILEDIR"] = old
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

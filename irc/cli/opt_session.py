@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+from ..base.compile_stages import listening
 from ..ir.diagnostics import IRError
 from ..ir.instrumentation import (CrashReproducer, IRDiffPrinter, IRPrinter, IRTreeDir, PassStatistics,
                                   PassTiming)
@@ -128,9 +129,13 @@ class OptSession:
         if self.args.view_graph is not None:
             _view_graph(module, self.args.view_graph)
         arch = {"arch": self.args.gpu_arch} if self.args.gpu_arch else {}
-        result = stage.emit(module, **self.print_opts, **arch)
+        below: dict[str, float] = {}  # lowering, LLVM IR, LLVM's optimizer, machine code (-t llvm/asm)
+        with listening(lambda name, seconds: below.__setitem__(name, below.get(name, 0.0) + seconds)):
+            result = stage.emit(module, **self.print_opts, **arch)
         if self.timing is not None:
-            self.timing.add("Output", time.perf_counter() - t0)
+            for name, seconds in below.items():
+                self.timing.add(name, seconds)
+            self.timing.add("Output", time.perf_counter() - t0 - sum(below.values()))
         return result
 
     def _stage(self, module):

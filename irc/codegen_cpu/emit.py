@@ -2,6 +2,7 @@
 loops if needed, converted to LLVM IR and optimized at O2 for the host."""
 from __future__ import annotations
 
+from ..base.compile_stages import LLVM_IR, LOWER, timed
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.diagnostics import UnsupportedError
@@ -11,6 +12,11 @@ from .target import emit_assembly, parse_and_optimize
 
 
 def _loop_module(module: ModuleOp) -> ModuleOp:
+    with timed(LOWER):
+        return _lowered(module)
+
+
+def _lowered(module: ModuleOp) -> ModuleOp:
     funcs = []
     for op in module.body.ops:
         if not isinstance(op, FuncOp):
@@ -25,8 +31,13 @@ def _loop_module(module: ModuleOp) -> ModuleOp:
     return ModuleOp.create(funcs)
 
 
+def _llvm_ir(loop_module: ModuleOp):
+    with timed(LLVM_IR):
+        return convert_to_llvm(loop_module)
+
+
 def optimized_module(module: ModuleOp):
-    return parse_and_optimize(convert_to_llvm(_loop_module(module)))
+    return parse_and_optimize(_llvm_ir(_loop_module(module)))
 
 
 def emit_llvm_ir(module: ModuleOp) -> str:
@@ -35,7 +46,7 @@ def emit_llvm_ir(module: ModuleOp) -> str:
 
 
 def emit_llvm_ir_unoptimized(module: ModuleOp) -> str:
-    return str(convert_to_llvm(_loop_module(module)))
+    return str(_llvm_ir(_loop_module(module)))
 
 
 def emit_asm(module: ModuleOp) -> str:

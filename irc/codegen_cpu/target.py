@@ -12,6 +12,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ..base.compile_stages import LLVM_OPT, MACHINE_CODE, timed
 from ..codegen_llvm.identity import llvm_versions, sources_hash
 from ..codegen_llvm import optimize as llvm_optimize
 
@@ -67,12 +68,16 @@ def codegen_identity() -> str:
 
 def parse_and_optimize(module: ir.Module) -> "llvm.ModuleRef":
     """Parse the llvmlite module and run the O2 pipeline (with both vectorizers) over it."""
-    return llvm_optimize.parse_and_optimize(module, host_target_machine(), HOST_SPEED_LEVEL, vectorize=True)
+    with timed(LLVM_OPT):
+        return llvm_optimize.parse_and_optimize(module, host_target_machine(), HOST_SPEED_LEVEL,
+                                                vectorize=True)
 
 
 def emit_object(mod: "llvm.ModuleRef") -> bytes:
-    return host_target_machine().emit_object(mod)
+    with timed(MACHINE_CODE):
+        return host_target_machine().emit_object(mod)
 
 
 def emit_assembly(mod: "llvm.ModuleRef") -> str:
-    return host_target_machine().emit_assembly(mod)
+    with timed(MACHINE_CODE):
+        return host_target_machine().emit_assembly(mod)

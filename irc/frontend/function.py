@@ -358,6 +358,7 @@ def _compile(plan: _Plan) -> Any:
     inputs = [_input_spec(s, plan.allow_input_downcast) for s in plan.in_specs]
     maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
     maker.native, maker.allow_gc = native, _allow_gc(plan.mode)
+    maker.compile_times = clock.split(native)
     maker.debug_labels = labels
     maker.excluding = (config.optimizer_excluding, *getattr(plan.mode, "excluded", ()))
     maker.reference = getattr(plan.mode, "linker", None) == "py"

@@ -1,31 +1,5 @@
-"""Passes. Importing this package registers every pass in `PASS_REGISTRY`.
+"""Passes: the rewrites that keep a program on one level (`pipelines.py` says which a mode runs).
 
-Every module of this package is imported (no list to keep in sync), plus `EXTRA_MODULES`
-for passes that live elsewhere (a code generator's `convert-to-llvm`). Each import is
-defensive: a module that fails does not hide the others' passes; `PASS_IMPORT_ERRORS` (shown by
-`irc-opt --list-passes` and by the unknown-pass error) says which failed and why.
-"""
-from __future__ import annotations
-
-import importlib
-import pkgutil
-
-from ..ir.pass_base import PASS_IMPORT_ERRORS
-
-# Modules outside this package that register passes (imported after this package's own).
-EXTRA_MODULES: tuple[str, ...] = ()
-
-
-def _load() -> None:
-    own = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
-    for full in [f"{__name__}.{m}" for m in own] + list(EXTRA_MODULES):
-        try:
-            importlib.import_module(full)
-        except ModuleNotFoundError as e:
-            if e.name != full:
-                PASS_IMPORT_ERRORS[full] = f"{type(e).__name__}: {e}"
-        except Exception as e:  # keep the other passes usable; report it where asked
-            PASS_IMPORT_ERRORS[full] = f"{type(e).__name__}: {e}"
-
-
-_load()
+Importing this package registers nothing, so that `import irc.tensor` does not load every pass:
+`registered.py` imports every module of the package (the composition point, `irc/plugins.py`,
+loads it at the first lookup in `PASS_REGISTRY`)."""

@@ -95,6 +95,9 @@ class FunctionMaker:
         self.reference = False  # the 'py' linker: the reference executor, op by op
         self.debug_labels: list[str] | None = None  # DebugMode: the names of the results checked
         self.excluding: tuple[str, ...] = ()  # rewrite tags turned off (flag and mode) at compile
+        # seconds per compile stage (frontend, each pass, lowering, LLVM IR, LLVM's optimizer,
+        # machine code, loading): what `profile=True` reports, kept for every function
+        self.compile_times: dict[str, float] = {}
         self._fgraph = None
         self._replayed = False
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 import numpy as np
 
+from ..base.compile_stages import LLVM_IR, LOAD, LOWER, listening, timed
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.entry_abi import entry_symbol
 from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol
@@ -69,6 +70,12 @@ class CompileStats:
     llvm_s: float = 0.0
     load_s: float = 0.0
     cache_hit: bool = False
+    # the finer split (`base/compile_stages.py`): lowering, LLVM IR, LLVM's optimizer, machine
+    # code, loading, in the order they ran
+    stages: dict = field(default_factory=dict)
+
+    def add_stage(self, stage: str, seconds: float) -> None:
+        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
 
 
 @dataclass
@@ -183,9 +190,16 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
     """Compile one tensor-level (or loop-level) function of `module` for the host CPU
     (`allow_gc=False`: temporaries stay allocated between calls; calls must not overlap)."""
     stats = CompileStats()
+    with listening(stats.add_stage):
+        return _compile_cpu(module, name, cache_dir, use_cache, allow_gc, stats)
+
+
+def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_cache: bool, allow_gc: bool,
+                 stats: CompileStats) -> NativeFunction:
     t0 = time.perf_counter()
     func = _select_function(module, name)
-    loop_module = lower_module(module, name, allow_gc)
+    with timed(LOWER):
+        loop_module = lower_module(module, name, allow_gc)
     loop_func: FuncOp = loop_module.body.ops[0]
     verify(loop_module)
     text = print_op(loop_module)
@@ -209,7 +223,8 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, lay
     """Load object code and wrap its entry point (the numpy-object ABI when `layout` is known,
     else the flat pointer/size/stride ABI) as a `NativeFunction`."""
     t2 = time.perf_counter()
-    engine = load_object(obj)
+    with timed(LOAD):
+        engine = load_object(obj)
     ft = loop_func.function_type
     if layout is not None:
         addr = engine.get_function_address(numpy_symbol(loop_func))
@@ -247,7 +262,9 @@ def inplace_results(loop_func: FuncOp) -> dict[int, int]:
 
 def build_object(loop_module: ModuleOp, layout=None) -> bytes:
     """convert-to-llvm, the O2 pipeline, object code."""
-    return emit_object(parse_and_optimize(convert_to_llvm(loop_module, numpy_layout=layout)))
+    with timed(LLVM_IR):
+        llvm_module = convert_to_llvm(loop_module, numpy_layout=layout)
+    return emit_object(parse_and_optimize(llvm_module))
 
 
 def load_object(obj: bytes):

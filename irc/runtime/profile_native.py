@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.compile_stages import LLVM_IR, LOWER, listening, timed
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.op_timers import OpTimers, TSC_SYMBOL, counters_symbol, lower_tagged
 from ..codegen_cpu.target import emit_object, parse_and_optimize
@@ -71,16 +72,23 @@ class NativeTiming:
 def compile_cpu_profiled(module: Any, name: str | None = None) -> tuple[Any, NativeTiming]:
     """(NativeFunction with timers, its timing source). Mirrors `native.compile_cpu`."""
     stats = N.CompileStats()
+    with listening(stats.add_stage):
+        return _compile_profiled(module, name, stats)
+
+
+def _compile_profiled(module: Any, name: str | None, stats: Any) -> tuple[Any, NativeTiming]:
     t0 = time.perf_counter()
     func = N._select_function(module, name)
-    loop_func, tags, ops = lower_tagged(func)
+    with timed(LOWER):
+        loop_func, tags, ops = lower_tagged(func)
     loop_module = ModuleOp.create([loop_func])
     verify(loop_module)
     text = print_op(loop_module)
     stats.lower_s = time.perf_counter() - t0
     layout = N.probe_numpy_layout()
     t1 = time.perf_counter()
-    llmod = convert_to_llvm(loop_module, numpy_layout=layout, op_timers=OpTimers(tags, len(ops)))
+    with timed(LLVM_IR):
+        llmod = convert_to_llvm(loop_module, numpy_layout=layout, op_timers=OpTimers(tags, len(ops)))
     obj = emit_object(parse_and_optimize(llmod))
     stats.llvm_s = time.perf_counter() - t1
     fn = N.bind_native(func, loop_func, text, obj, layout, stats)

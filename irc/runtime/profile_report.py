@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from ..conversion.tensor_to_loop.memory_profile import memory_profile
 from .segments import user_ops
 
 if TYPE_CHECKING:  # annotations only: the stats print themselves through this module
@@ -123,6 +122,8 @@ def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
         return ["not available before the first call (the sizes come from the inputs)"]
     if module is not None and user_ops(module):
         return ["not available: user ops (tensor.custom) decide their outputs' sizes when they run"]
+    # the lowering (every pattern module) loads with the first report, not with `import irc`
+    from ..conversion.tensor_to_loop.memory_profile import memory_profile
     try:
         m = memory_profile(module, shapes)
     except Exception as e:  # a profile must never break the program's exit

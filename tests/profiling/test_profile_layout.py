@@ -24,7 +24,8 @@ def test_layout_sections_and_columns(logreg):
     text = _summary(f.profile)
     for line in ("Function profiling", "  Message: train", "Time in 5 calls to Function.__call__",
                  "Time in Function.fn.__call__", "Total compile time", "Number of Apply nodes",
-                 "pass Canonicalize time", "lower-to-loops time", "LLVM (optimize + codegen) time",
+                 "pass Canonicalize time", "lower-to-loops time", "LLVM IR (convert-to-llvm) time",
+                 "LLVM optimization time", "machine code time", "load (MCJIT) time",
                  "Class\n---", "Ops\n---", "Apply\n------", "Memory Profile", "Float64 check"):
         assert line in text, line
     head = "<% time> <sum %> <apply time> <time per call> <type> <#call> <#apply>"

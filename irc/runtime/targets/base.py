@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from ...base.config import config
 from ...ir.core import Operation
 from ...ir.instrumentation import render_ir
-from ...ir.pass_base import Pass
+from ...ir.pass_base import Pass, lookup_pass
 from ...passes.pipelines import build_pipeline
 
 
@@ -97,3 +97,13 @@ class Target:
     def render(self, stage: str, module: Operation) -> str:
         """Stage `stage` of `module`, rendered for this target's device."""
         return self.stages[stage].emit(module, **self.stage_options())
+
+
+def registered_pass(name: str) -> Pass:
+    """A fresh instance of the registered pass `name`: the conversions (`lower-to-loops`,
+    `outline-kernels`) load with the registry at the first compile, not with the target table
+    (so `import irc.tensor` stays light)."""
+    cls = lookup_pass(name)
+    if cls is None:
+        raise LookupError(f"no pass named {name!r} is registered")
+    return cls()

@@ -9,8 +9,7 @@ from typing import Any
 from ...base.device import CPU
 from ...ir.core import Operation
 from ...ir.pass_base import Pass
-from ...conversion.tensor_to_loop.lower_to_loops import LowerToLoops
-from .base import Stage, Target
+from .base import Stage, Target, registered_pass
 
 
 def compile_for_cpu(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
@@ -19,7 +18,7 @@ def compile_for_cpu(module: Any, func: Any, config: Any, profiling: bool) -> tup
 
 
 def loop_passes() -> list[Pass]:
-    return [LowerToLoops()]
+    return [registered_pass("lower-to-loops")]
 
 
 def render_llvm(module: Operation) -> str:

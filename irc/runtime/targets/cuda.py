@@ -12,11 +12,9 @@ from ...base.device import CUDA
 from ...ir.core import Operation
 from ...ir.pass_base import Pass
 from ...passes.device_edges import DeviceEdges, HostOpsLeft, device_module
-from ...conversion.tensor_to_loop.lower_to_loops import LowerToLoops
-from ...conversion.loop_to_gpu import OutlineKernels
 from ..cuda import driver
 from ..cuda.user_ops import UserOpsThroughHost, device_user_ops
-from .base import Stage, Target
+from .base import Stage, Target, registered_pass
 
 
 def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
@@ -40,7 +38,7 @@ def without_edge_transfers(module: Operation) -> Operation:
 
 
 def loop_passes() -> list[Pass]:
-    return [DeviceEdges(device=CUDA), LowerToLoops(), OutlineKernels()]
+    return [DeviceEdges(device=CUDA), registered_pass("lower-to-loops"), registered_pass("outline-kernels")]
 
 
 def to_device_storage(value: Any) -> Any:
