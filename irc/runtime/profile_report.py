@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from ..dialects.tensor_transfers import TRANSFER_OPS
 from .segments import user_ops
 
 if TYPE_CHECKING:  # annotations only: the stats print themselves through this module
@@ -122,6 +123,8 @@ def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
         return ["not available before the first call (the sizes come from the inputs)"]
     if module is not None and user_ops(module):
         return ["not available: user ops (tensor.custom) decide their outputs' sizes when they run"]
+    if module is not None and any(op.op_name in TRANSFER_OPS for op in module.walk()):
+        return ["estimate: for cpu functions only (a GPU function's figures are measured: the GPU lines)"]
     # the lowering (every pattern module) loads with the first report, not with `import irc`
     from ..conversion.tensor_to_loop.memory_profile import memory_profile
     try:
