@@ -168,6 +168,14 @@ class GpuJoin(Join):
     """`tensor.concat` on the device (a subclass of Join, as Theano's was)."""
 
 
+class CumOp(ViewOp):
+    """`tensor.cumulative`: Theano's `extra_ops.CumOp` (cumsum, cumprod)."""
+
+
+class SortOp(ViewOp):
+    """`tensor.sort` (sort and argsort)."""
+
+
 class GpuIncSubtensor(ViewOp):
     """`tensor.insert_slice` / `insert_index` on the device."""
 
@@ -329,6 +337,8 @@ OP_CLASSES: dict[str, tuple[type[ViewOp], type[ViewOp]]] = {
     "tensor.random": (RandomFunction, RandomFunction),
     "tensor.subtensor": (Subtensor, Subtensor),
     "tensor.concat": (Join, GpuJoin),
+    "tensor.cumulative": (CumOp, CumOp),
+    "tensor.sort": (SortOp, SortOp),
     "tensor.constant": (Constant, Constant),
     "tensor.fused": (Elemwise, GpuElemwise),
     "tensor.to_device": (GpuFromHost, GpuFromHost),
