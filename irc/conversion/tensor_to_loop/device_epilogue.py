@@ -26,7 +26,7 @@ def absorb_consumer(ctx: FuncLowering, op: Operation, reduced: list[Value]) -> E
     consumer = _consumer(ctx, op, reduced)
     if consumer is None:
         return None
-    sizes = ctx.sizes_of(ctx.buf[reduced[0]]) if reduced[0] in ctx.buf else None
+    sizes = ctx.sizes_of(ctx.buf[reduced[0]])  # (the reduction binds its results first)
     outs = [ctx.alloc(r.type, sizes) for r in consumer.results]
     body = ELEMENTWISE_BODIES[consumer.op_name](ctx, consumer)
     for r, out in zip(consumer.results, outs):
