@@ -112,6 +112,17 @@ class Conv2dOp(TensorOp):
         return [TensorType(_output_shape(x, w, attributes), x.element, x.device)]
 
 
+def _gradient_operands(x, gy, w, attributes):
+    """The images and filters of a convolution's gradient op (their shape hints applied),
+    checked with the output gradient `gy` against the forward convolution."""
+    x, w = _with_hint(x, attributes, "input_shape"), _with_hint(w, attributes, "filter_shape")
+    _images_and_filters(x, w)
+    if gy.rank != 4 or gy.element != x.element:
+        raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")
+    _output_shape(x, w, attributes)
+    return x, w
+
+
 class Conv2dGradInputOp(TensorOp):
     """`tensor.conv2d_grad_input %gy, %w, %x`: the gradient at the images %x of a cost whose
     gradient at conv2d(%x, %w) is %gy (shaped like %x; only %x's sizes are read)."""
@@ -121,11 +132,7 @@ class Conv2dGradInputOp(TensorOp):
     @classmethod
     def _infer(cls, operand_types, attributes):
         gy, w, x = _operands(operand_types, 3)
-        x, w = _with_hint(x, attributes, "input_shape"), _with_hint(w, attributes, "filter_shape")
-        _images_and_filters(x, w)
-        if gy.rank != 4 or gy.element != x.element:
-            raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")
-        _output_shape(x, w, attributes)
+        x, w = _gradient_operands(x, gy, w, attributes)
         return [_with_channels(x, w)]
 
 
@@ -138,9 +145,5 @@ class Conv2dGradFiltersOp(TensorOp):
     @classmethod
     def _infer(cls, operand_types, attributes):
         x, gy, w = _operands(operand_types, 3)
-        x, w = _with_hint(x, attributes, "input_shape"), _with_hint(w, attributes, "filter_shape")
-        _images_and_filters(x, w)
-        if gy.rank != 4 or gy.element != x.element:
-            raise Bad(f"the output gradient must be a 4-d {x.element} tensor, got {gy}")
-        _output_shape(x, w, attributes)
+        x, w = _gradient_operands(x, gy, w, attributes)
         return [_with_channels(w, x)]

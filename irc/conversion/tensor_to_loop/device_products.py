@@ -95,8 +95,7 @@ def _whole(ctx: FuncLowering, op: Operation, c: Value, sizes: list[Index]) -> bo
     """Whether accumulator c is a dense buffer of the result's shape (not a broadcast row)."""
     if c not in ctx.contiguous or c.type.shape != op.results[0].type.shape:
         return False
-    for axis, (n, m) in enumerate(zip(sizes, ctx.sizes_of(c))):
-        ctx.lb.assert_eq(n, m, f"'{op.op_name}': the accumulator differs from the product in dim {axis}")
+    _check_accumulator(ctx, op, c, sizes)
     return True
 
 
