@@ -124,22 +124,31 @@ def bench_gemm(t, repeat: int, torch, device_us, irc_sync, n: int = 4096) -> Non
 TUTORIAL_STEPS = 10000
 
 
-def tutorial_seconds(device: str) -> float:
-    """The tutorial's program (examples/logistic_regression.py, 10,000 steps with D passed from
-    the host each call) in a fresh process on `device`: its training loop's seconds."""
+TUTORIAL_PROGRAMS = {  # the exercise as written (D passed from the host each call), and its answer
+    "D passed each call": "logistic_regression.py",
+    "D in shared variables": "logistic_regression_shared.py",
+}
+
+
+def tutorial_seconds(device: str, program: str) -> float:
+    """A tutorial program (10,000 steps) in a fresh process on `device`: its training loop's seconds."""
     env = dict(os.environ, IRC_FLAGS=f"device={device},floatX=float32", IRC_EXAMPLE_TIME="1")
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "logistic_regression.py")], env=env,
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / program)], env=env,
                          capture_output=True, text=True, check=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("training time"))
     return float(line.split()[2])
 
 
 def bench_tutorial(t) -> None:
-    for device in ("cpu", "cuda"):
-        t0 = time.perf_counter()
-        s = tutorial_seconds(device)
-        t.add(f"tutorial LR, {TUTORIAL_STEPS} steps on {device}: irc", s * 1e6 / TUTORIAL_STEPS,
-              f"{s:.2f} s of training ({time.perf_counter() - t0:.1f} s with start-up)")
+    for form, program in TUTORIAL_PROGRAMS.items():
+        rows = {}
+        for device in ("cpu", "cuda"):
+            t0 = time.perf_counter()
+            s = tutorial_seconds(device, program)
+            rows[device] = t.add(f"tutorial LR ({form}), {TUTORIAL_STEPS} steps on {device}: irc",
+                                 s * 1e6 / TUTORIAL_STEPS,
+                                 f"{s:.2f} s of training ({time.perf_counter() - t0:.1f} s with start-up)")
+        t.ratio(f"  tutorial ({form}) ratio", rows["cuda"], rows["cpu"], "of irc cpu's time")
 
 
 def mlp_irc(tf32: bool = False) -> Callable[[], object]:

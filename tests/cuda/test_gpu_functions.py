@@ -279,6 +279,28 @@ def test_steady_calls_follow_set_value_and_updates():
     np.testing.assert_array_equal(w.get_value(), np.full(64, 8, "float32"))
 
 
+def test_small_host_results_are_copied_by_the_graph_and_never_shared():
+    """A step returning small host results (the tutorial's prediction and cross-entropy) copies
+    them inside its CUDA graph and replays: each call's results are arrays of the caller's own,
+    right after every update, never overwritten by a later call."""
+    with irc.config.change_flags(device="cuda"):
+        w = irc.shared(np.zeros(300, "float32"), name="w")
+        step = irc.function([], [w + 1 > 2, (w + 1) * 2], updates={w: w + 1})
+        big = irc.function([], w.dimshuffle("x", 0) * np.ones((100, 1), "float32"))  # 120 KB: handed out pinned
+    results = [step() for _ in range(10)]
+    assert step._steady is not None, "a step with small host results should replay its graph"
+    for i, (flag, doubled) in enumerate(results):
+        assert type(flag) is np.ndarray and flag.dtype == bool and flag.shape == (300,)
+        np.testing.assert_array_equal(flag, np.full(300, i + 1 > 2))
+        np.testing.assert_array_equal(doubled, np.full(300, 2 * (i + 1), "float32"))
+    assert len({r[1].ctypes.data for r in results}) == 10
+    np.testing.assert_array_equal(w.get_value(), np.full(300, 10, "float32"))
+    plan = next(iter(step.executor.plans.values()))
+    assert plan.staged is not None and plan.graphs.execs
+    np.testing.assert_array_equal(big(), np.full((100, 300), 10, "float32"))
+    assert next(iter(big.executor.plans.values())).staged is None
+
+
 def test_gpu_sync_flag_reports_kernel_errors_per_launch():
     with irc.config.change_flags(device="cuda", gpu_sync=True):
         x = T.fvector("x")

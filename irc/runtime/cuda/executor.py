@@ -45,7 +45,7 @@ from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import OpenGpu, device, synchronize_after_launch
 from .cublas import GemmLauncher
-from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
+from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, DownloadCopy, GraphCache, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 from .steady import SteadyRun
 from .timing import CudaTiming
@@ -79,6 +79,9 @@ def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: 
                        KernelModule(ptx), inplace)
 
 
+STAGED_DOWNLOAD_MAX = 64 << 10  # bytes: a host result up to this size is copied by the plan itself
+
+
 @dataclass
 class PreparedLaunch:
     """A launch with its parameter bytes laid out: only the buffer addresses change per call."""
@@ -93,7 +96,8 @@ class PreparedPlan:
     """A `HostPlan` bound to the loaded kernels: array factories for its allocations and
     prepared launches (launches with no work are dropped: CUDA refuses empty grids)."""
 
-    def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list):
+    def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list,
+                 downloads: Sequence[int] = ()):
         self.n_args = plan.n_args
         self.results = plan.results
         self.checks = plan.checks
@@ -101,6 +105,7 @@ class PreparedPlan:
         self.shapes = [None] * plan.n_args + [a.shape for a in plan.allocs]
         self.factories = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
         self.makers = [f.take for f in self.factories]
+        self.owned: dict[int, DeviceArray] = {}  # allocation → the buffer the plan keeps for it
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         self.graphs = GraphCache(dev.stream.handle)
         self.result_slots: list[int | None] = []
@@ -112,6 +117,36 @@ class PreparedPlan:
         self.reusable = [(k, slot - plan.n_args) for k, slot in enumerate(self.result_slots) if slot is not None]
         self.alloc_shapes = [a.shape for a in plan.allocs]
         self.alloc_dtypes = [a.dtype for a in plan.allocs]
+        self.staged = self._stage_downloads(downloads, dev) if downloads else None
+
+    def _stage_downloads(self, downloads: Sequence[int], dev: OpenGpu) -> list[tuple[int, np.ndarray]] | None:
+        """Small host results copied to the host by the plan itself: each into a pinned staging
+        buffer of the plan's own, from a device buffer of the plan's own, so the copies join the
+        CUDA graph and a call's buffers stay the same (a training step that returns its cost
+        is then one graph launch and one synchronization). The caller gets a copy of the
+        staging buffer. None where a result is large (the copy out would cost more than a
+        pinned buffer handed out: `CudaExecutor._download`), empty, or not a buffer of its own."""
+        if not self.direct:
+            return None
+        slots = [self.result_slots[k] for k in downloads]
+        if len(set(slots)) < len(slots):
+            return None
+        sizes = [self.dtypes[slot].itemsize * int(np.prod(self.shapes[slot])) for slot in slots]
+        if not all(0 < n <= STAGED_DOWNLOAD_MAX for n in sizes):
+            return None
+        staged = []
+        for k, slot, nbytes in zip(downloads, slots, sizes):
+            alloc = slot - self.n_args
+            owned = empty(self.alloc_shapes[alloc], self.alloc_dtypes[alloc])
+            self.makers[alloc] = lambda owned=owned: owned
+            self.owned[alloc] = owned
+            host = drv.pagelocked_empty(self.shapes[slot], self.dtypes[slot])
+            copy = DownloadCopy(host.ctypes.data, nbytes, dev.stream.handle)
+            self.launches.append(PreparedLaunch(f"HostFromGpu(output {k})", None, copy,
+                                                [(copy.slots[0], slot, 0)]))
+            staged.append((k, host))
+        self.reusable = [(k, i) for k, i in self.reusable if i not in self.owned]
+        return staged
 
     def _prepare(self, launch: Any, program: CudaProgram, dev: OpenGpu) -> PreparedLaunch:
         if isinstance(launch, GemmCall):
@@ -186,7 +221,8 @@ class CudaExecutor:
         self.one_by_one = self.sync_each  # no graphs
         # data checks (`loop.check_flag`) are read back after every call: no replay without it
         self.has_checks = any(isinstance(op, L.CheckFlagOp) for op in program.host_func.body.ops)
-        self.can_replay = not (self.any_upload or self.download or self.one_by_one or self.has_checks)
+        # (a function with host results replays when its plan copies them itself: `staged`)
+        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks)
 
     def profile(self, timing: CudaTiming) -> None:
         """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
@@ -261,6 +297,11 @@ class CudaExecutor:
             results = [bufs[slot] for slot in plan.result_slots]
         else:
             results = [plan.result(k, bufs) for k in range(len(plan.results))]
+        if plan.staged is not None:
+            self.dev.stream.synchronize()
+            for k, host in plan.staged:
+                results[k] = host.copy()
+            return results
         return self._download(results) if self.download else results
 
     def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | bool | None:
@@ -268,7 +309,8 @@ class CudaExecutor:
         its CUDA graph exists (None: not yet); False where no call can be repeated (uploads,
         downloads, results that are copies, synchronizing launches, graphs that failed)."""
         plan = self.plans.get(tuple([a.shape for a in args]))
-        if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken):
+        if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken
+                                                        or self.download and plan.staged is None):
             return False
         if not all([type(a) is DeviceArray for a in args]):  # uploaded every call
             return False
@@ -278,6 +320,8 @@ class CudaExecutor:
             fixed = list(args) + [None] * len(plan.makers)
         else:
             fixed = self._buffers_with(plan, args, outs, fresh=False)
+        for i, buf in plan.owned.items():
+            fixed[len(args) + i] = buf
         return SteadyRun(plan, fixed, [None] * len(args) + plan.makers)
 
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
@@ -290,8 +334,9 @@ class CudaExecutor:
     def _plan(self, key: tuple, dargs: list, values: dict[int, int] | None = None) -> PreparedPlan:
         dtypes = [a.dtype for a in dargs]
         shapes = [a.shape for a in dargs]
+        staged = () if self.one_by_one else self.download
         plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes, values), self.program,
-                            self.dev, dtypes)
+                            self.dev, dtypes, staged)
         self.plans[key] = plan
         return plan
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import pycuda.driver as drv
 
-from .launch import CudaError
+from .launch import CudaError, driver
 
 
 class SteadyRun:
@@ -29,6 +29,8 @@ class SteadyRun:
         self.execs = plan.graphs.execs
         self.launch_graph = plan.graphs.launch_graph
         self.stream = plan.graphs.stream
+        self.staged = plan.staged or ()  # host results the graph copies into staging buffers
+        self.wait = driver().cuStreamSynchronize
         if not self.fresh:  # every buffer fixed: one graph, one result list
             self.key = tuple([b.address for b in self.bufs])
             self.results = [self.bufs[slot] for slot in self.result_slots]
@@ -41,7 +43,16 @@ class SteadyRun:
         code = self.launch_graph(graph, self.stream)
         if code:
             raise CudaError("launching a CUDA graph", code)
-        return list(self.results)
+        return self._host_results(list(self.results)) if self.staged else list(self.results)
+
+    def _host_results(self, results: list) -> list:
+        """`results` with the staged host results copied out, once the graph is done."""
+        code = self.wait(self.stream)
+        if code:
+            raise CudaError("running a CUDA graph", code)
+        for k, host in self.staged:
+            results[k] = host.copy()
+        return results
 
     def run(self) -> list | None:
         bufs = self.bufs
@@ -54,7 +65,8 @@ class SteadyRun:
             code = self.launch_graph(graph, self.stream)
             if code:
                 raise CudaError("launching a CUDA graph", code)
-            return [bufs[slot] for slot in self.result_slots]
+            results = [bufs[slot] for slot in self.result_slots]
+            return self._host_results(results) if self.staged else results
         except drv.MemoryError:
             return None  # the general path reports it, after releasing what it can
         finally:
