@@ -12,7 +12,7 @@ from .base.registry import set_loader
 
 
 def install() -> None:
-    set_loader("dialects", lambda: importlib.import_module("irc.dialects"))
+    set_loader("dialects", lambda: importlib.import_module("irc.dialects").load_all())
     set_loader("passes", _load_passes)
 
 

@@ -123,6 +123,34 @@ class KernelConverter(LoopEmitter):
         fn = self.llmod.globals.get(name) or ir.Function(self.llmod, ir.FunctionType(ir.VoidType(), []), name=name)
         self.b.call(fn, [])
 
+    def op_gpu_shuffle_xor(self, op: Operation) -> None:
+        """`shfl.sync.bfly` over the whole warp, in 32-bit pieces: a 64-bit value as two halves,
+        a narrower one widened first (f16 is already computed in f32)."""
+        b = self.b
+        v = self.get(op.operand(0))
+        offset = b.trunc(self.get(op.operand(1)), I32)
+        t = v.type
+        if isinstance(t, ir.FloatType):
+            self.values[op.result] = self._shuffle(v, offset, "f32")
+            return
+        if isinstance(t, ir.DoubleType) or t == I64:
+            bits = b.bitcast(v, I64) if isinstance(t, ir.DoubleType) else v
+            low = self._shuffle(b.trunc(bits, I32), offset, "i32")
+            high = self._shuffle(b.trunc(b.lshr(bits, I64(32)), I32), offset, "i32")
+            joined = b.or_(b.zext(low, I64), b.shl(b.zext(high, I64), I64(32)))
+            self.values[op.result] = b.bitcast(joined, t) if isinstance(t, ir.DoubleType) else joined
+            return
+        wide = t != I32
+        word = b.zext(v, I32) if wide else v
+        out = self._shuffle(word, offset, "i32")
+        self.values[op.result] = b.trunc(out, t) if wide else out
+
+    def _shuffle(self, v: ir.Value, offset: ir.Value, kind: str) -> ir.Value:
+        name = f"llvm.nvvm.shfl.sync.bfly.{kind}"
+        fn = self.llmod.globals.get(name) or ir.Function(
+            self.llmod, ir.FunctionType(v.type, [I32, v.type, I32, I32]), name=name)
+        return self.b.call(fn, [I32(-1), v, offset, I32(31)])  # all 32 lanes, the whole warp
+
     def op_loop_global(self, op: Operation) -> None:
         self.global_constant(op, f"{self.kernel.sym_name}.const{len(self.llmod.globals)}", VECTOR_ALIGN,
                              GLOBAL_ADDRSPACE)

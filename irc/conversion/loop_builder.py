@@ -11,7 +11,7 @@ from ..dialects import scalar as S
 from ..dialects.builtin import MemRefType
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr, TypeAttr
 from ..ir.builder import Builder, InsertionPoint
-from ..ir.core import Block, Operation, Value
+from ..ir.core import Block, Operation, Region, Value
 from ..ir.location import Location, UNKNOWN_LOC
 from ..ir.types import ScalarType, i64, index
 
@@ -190,6 +190,17 @@ class LoopBuilder:
             yield scope
             if not scope.yielded:
                 self.b.create(L.YieldOp, [], result_types=[])
+
+    @contextmanager
+    def when(self, cond: Value) -> Iterator[None]:
+        """A `loop.if` without results: its body runs only where the i1 `cond` holds."""
+        op = L.IfOp([cond], [], {}, [Region([Block([])]), Region([Block([])])], (), self.location)
+        self.b.insert(op)
+        with self.b.at(InsertionPoint.at_end(op.branch(False))):
+            self.b.create(L.YieldOp, [], result_types=[])
+        with self.b.at(InsertionPoint.at_end(op.branch(True))):
+            yield
+            self.b.create(L.YieldOp, [], result_types=[])
 
     def yield_(self, scope: "ForScope", values: Sequence[Value]) -> None:
         self.b.create(L.YieldOp, list(values), result_types=[])

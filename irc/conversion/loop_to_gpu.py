@@ -241,7 +241,9 @@ class KernelBody:
         gid = lb.add(lb.mul(bid, bdim), tid)
         stride = lb.mul(bdim, gdim)
         body = self.nest.body
-        width = VECTOR_WIDTH if flat_access and not any(o.regions for o in body.ops) else 1
+        # (one item per thread where a body has loops, or trades values between lanes)
+        width = VECTOR_WIDTH if flat_access and not any(o.regions or isinstance(o, G.ShuffleXorOp)
+                                                        for o in body.ops) else 1
         start = gid
         if width > 1:
             self.kernel.attributes["items_per_thread"] = IntegerAttr(width, index)

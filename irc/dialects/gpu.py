@@ -7,7 +7,9 @@ points the kernel covers: what the runtime needs to size the grid (`irc.codegen_
 `gpu.gemm` is the other device work a host function starts: a matrix product done by the
 device's BLAS library (cuBLAS), as MLIR's `gpu.spmm` is one done by cuSPARSE.
 Inside a kernel, `gpu.thread_id` / `gpu.block_id` / `gpu.block_dim` / `gpu.grid_dim` read the
-x coordinates of the CUDA grid as indices, and `gpu.barrier` synchronizes a block.
+x coordinates of the CUDA grid as indices, and `gpu.barrier` synchronizes a block;
+`gpu.shuffle_xor` trades values between the lanes of a warp (in device loop nests too, before
+they are outlined: see its doc).
 """
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ from ..ir.types import ScalarType, Type, index
 from .builtin import MemRefType, ModuleOp
 from .func import FuncOp, ReturnOp as FuncReturnOp, types_text
 from .loop import IndexOp
+
+
+WARP_SIZE = 32  # threads that run in lockstep and trade registers (`gpu.shuffle_xor`)
 
 
 def is_device_memref(t: Type) -> bool:
@@ -198,6 +203,31 @@ class BarrierOp(Operation):
             raise self.error("can only be used inside a 'gpu.func'")
 
 
+class ShuffleXorOp(Operation):
+    """`%r = gpu.shuffle_xor %v, %offset : (f32, index) -> f32`: inside a device `loop.parallel`
+    nest whose iterations run in warps of 32 consecutive linear indices, the value `%v` held by
+    the iteration whose lane (linear index mod 32) is this one's xor `%offset` (MLIR's
+    `gpu.shuffle xor`). Every iteration of the nest must reach it (top level of the nest's body,
+    a multiple of 32 iterations: `outline-kernels` keeps one iteration per thread there), so a
+    butterfly of them combines a warp's values in registers without memory or atomics."""
+
+    name = "gpu.shuffle_xor"
+    assembly = "short"
+
+    def verify_(self) -> None:
+        if self.num_operands != 2 or len(self.results) != 1 or self.operand(1).type != index:
+            raise self.error("takes a value and an index offset and gives one value")
+        if not isinstance(self.operand(0).type, ScalarType) or self.result.type != self.operand(0).type:
+            raise self.error(f"shuffles a scalar into the same type, got {self.operand(0).type} -> "
+                             f"{self.result.type}")
+        holder = self.parent_op
+        in_nest = holder is not None and holder.op_name == "loop.parallel"
+        in_kernel = holder is not None and holder.op_name == "loop.for" and isinstance(holder.parent_op, GpuFuncOp)
+        if not (in_nest or in_kernel):
+            raise self.error("must sit at the top level of a device loop nest (every lane of a warp "
+                             "reaches it), not inside a branch")
+
+
 class GemmOp(Operation):
     """`gpu.gemm %A, %B, %C[, %Cin] {alpha = 1.0, beta = 0.0} : (memref<..>, ...) -> ()`:
     C = alpha·A·B + beta·Cin (Cin = C itself when absent) over device buffers, by the BLAS
@@ -252,4 +282,5 @@ class GemmOp(Operation):
 GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}
 
 __all__ = ["GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
-           "GridDimOp", "BarrierOp", "GemmOp", "GRID_VALUES", "is_device_memref", "kernel_arg_error"]
+           "GridDimOp", "BarrierOp", "ShuffleXorOp", "GemmOp", "GRID_VALUES", "WARP_SIZE",
+           "is_device_memref", "kernel_arg_error"]

@@ -152,6 +152,11 @@ class _BlockRun:
                 pass  # a cache hint: nothing to compute
             elif isinstance(op, G.BarrierOp):
                 pass  # lockstep execution: every thread of the block is here together
+            elif isinstance(op, G.ShuffleXorOp):
+                env[op.result] = self._shuffle(op, mask)
+            elif isinstance(op, L.IfOp):
+                for r, v in zip(op.results, self._if(op, mask)):
+                    env[r] = v
             elif name.startswith("scalar."):
                 with np.errstate(all="ignore"):
                     env[op.result] = evaluate_scalar(op, [env[v] for v in op.operands])
@@ -174,6 +179,26 @@ class _BlockRun:
             iv = np.where(active, iv + step, iv)
             active = mask & (iv < ub)
         return carried
+
+    def _if(self, op: L.IfOp, mask: np.ndarray) -> list:
+        cond = np.broadcast_to(np.asarray(self.env[op.operand(0)], dtype=bool), mask.shape)
+        taken = self.run(op.branch(True), mask & cond) if (mask & cond).any() else None
+        other = self.run(op.branch(False), mask & ~cond) if (mask & ~cond).any() else None
+        if taken is None or other is None:
+            ran = taken if other is None else other
+            return ran if ran is not None else [np.zeros(mask.shape)] * len(op.results)
+        return [np.where(cond, t, o) for t, o in zip(taken, other)]
+
+    def _shuffle(self, op: Operation, mask: np.ndarray):
+        """A warp shuffle: each lane reads its xor partner's value. Like `shfl.sync` over a
+        full warp, it needs all 32 lanes of a warp there, or none."""
+        warps = mask.reshape(-1, G.WARP_SIZE)
+        if (warps.any(axis=1) & ~warps.all(axis=1)).any():
+            raise EmulatorError(f"@{self.kernel.sym_name}: '{op.op_name}' reached by part of a warp "
+                                f"(at {op.location}): its lanes would read undefined values")
+        value = np.broadcast_to(np.asarray(self.env[op.operand(0)]), mask.shape)
+        partner = np.arange(mask.shape[0]) ^ int(_uniform(self.env[op.operand(1)]))
+        return value[partner]
 
     def _addresses(self, op: Operation, m: EmuMemRef, indices, mask: np.ndarray) -> np.ndarray:
         addr = np.broadcast_to(m.address(indices), mask.shape)

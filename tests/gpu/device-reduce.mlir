@@ -36,9 +36,16 @@ func.func @columns(%x: tensor<?x?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
   func.return %0 : tensor<?xf32, "cuda">
 }
 
-// Row sums: the chunks are the fastest index (a warp reads consecutive elements of a row).
+// Row sums: a warp per row where rows are many or short: lane l reads the row's elements l,
+// l + 32, ... (a warp reads neighbours), five shuffles combine the lanes, lane 0 stores. Else
+// the chunked passes, with the chunks the fastest index (a warp reads consecutive elements).
 // LOOP-LABEL: func.func @rows
 // LOOP:         %[[P:partials.*]] = loop.alloc %[[M:.*]], %[[C:.*]] : (index, index) -> memref<?x?xf32, "cuda">
+// LOOP:         loop.parallel (%[[R:.*]], %[[L:.*]]) = ({{.*}}) to (%{{.*}}, %{{.*}})
+// LOOP:           loop.for %{{.*}} = %[[L]] to %{{.*}} step %{{.*}} iter_args
+// LOOP-COUNT-5:   gpu.shuffle_xor
+// LOOP:           "loop.if"
+// LOOP-NEXT:        loop.store %{{.*}}, %{{.*}}[%[[R]]] : memref<?xf32, "cuda">
 // LOOP:         loop.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%{{.*}}, %[[C]])
 // LOOP:           loop.for %[[K:.*]] = %[[J]] to %{{.*}} step %{{.*}} iter_args
 // LOOP-COUNT-4:     loop.load %x[%[[I]], %{{.*}}]
@@ -94,6 +101,9 @@ func.func @argmax(%x: tensor<?x?xf32, "cuda">) -> tensor<?xi64, "cuda"> {
 // LOOP:             scalar.exp
 // LOOP:             loop.store %{{.*}}, %[[E:.*]][%{{.*}}, %{{.*}}] : memref<?x?xf32, "cuda">
 // LOOP:             scalar.add
+// LOOP:           gpu.shuffle_xor
+// LOOP:         loop.parallel
+// LOOP:             scalar.exp
 // LOOP:         loop.parallel
 // LOOP-NOT:       scalar.exp
 // LOOP:         func.return %[[E]]

@@ -65,7 +65,7 @@ class Buffer:
 def plan(launched: list):
     graphs = types.SimpleNamespace(execs={(0x1000, 0x1000, 0x1000): "graph"}, stream=None,
                                    launch_graph=lambda graph, stream: launched.append(graph) or 0)
-    return types.SimpleNamespace(result_slots=[1, 2], graphs=graphs)
+    return types.SimpleNamespace(result_slots=[1, 2], graphs=graphs, staged=None)
 
 
 def test_out_of_memory_takes_the_general_path_and_holds_nothing(steady):

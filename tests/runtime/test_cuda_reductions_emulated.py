@@ -206,3 +206,23 @@ def test_bit_identical_across_runs_and_grids(cuda_emulated):
     for sm_count in (1, 3, 132):
         for got, again in zip(first, run_function(module, [xv], sm_count=sm_count)):
             assert np.asarray(got).tobytes() == np.asarray(again).tobytes(), sm_count
+
+
+def test_a_warp_per_row_keeps_numpys_tie_and_nan_rules(cuda_emulated):
+    """Rows reduced by a warp each (many rows, or short ones): the lanes' states meet in a
+    butterfly of shuffles, whose order differs from the chunks'; ties still go to the first
+    index and the first NaN still wins, and the emulator checks every warp reaches each shuffle
+    whole."""
+    m = T.fmatrix("m")
+    f = irc.function([m], [T.argmax(m, axis=1), T.argmin(m, axis=1), T.max(m, axis=1), T.sum(m, axis=1)])
+    mv = rand(1100, 70, seed=4)
+    mv[:, [40, 5, 66]] = 9.0                  # lanes 8, 5 and 2: index 5 wins
+    mv[7, [50, 10]] = np.nan                  # the first NaN (10) wins
+    mv[9, [69, 1]] = -9.0                     # argmin: 1
+    got = f(mv)
+    want = [np.argmax(mv, 1), np.argmin(mv, 1), np.max(mv, 1), np.sum(mv.astype("float64"), 1)]
+    for g, w in zip(got[:3], want):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_allclose(got[3], want[3], rtol=1e-5, equal_nan=True)
+    module = cuda_emulated[-1]
+    assert any(op.op_name == "gpu.shuffle_xor" for op in module.walk())

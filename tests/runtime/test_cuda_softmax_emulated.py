@@ -141,7 +141,7 @@ def test_the_mlp_output_layer_and_its_gradient(cuda_emulated):
 
 def test_short_rows_take_one_kernel_long_rows_the_chunked_passes(cuda_emulated):
     """Both paths are compiled (the row length is known at run time); the host plan launches
-    one: a thread per row up to 64 classes, the reduction passes beyond."""
+    one: a thread per row up to 64 classes, the reductions' passes beyond."""
     x = T.fmatrix("x")
     f = irc.function([x], T.nnet.softmax(x))
     host = next(op for op in cuda_emulated[-1].body.ops if type(op) is FuncOp)
@@ -150,6 +150,9 @@ def test_short_rows_take_one_kernel_long_rows_the_chunked_passes(cuda_emulated):
         return [launch.work for launch in record_plan(host, [shape], [np.float32]).launches if launch.work]
 
     assert launched((256, 10)) == [256] and launched((7, 64)) == [7]
-    assert len(launched((1000, 1000))) == 5 and len(launched((3, 65))) == 5
+    # beyond: a warp per row for the max and the sum (rows up to 2048, or 1024 rows or more),
+    # then the output; long rows that are few take the chunked passes (two each)
+    assert launched((1000, 1000)) == [32000, 32000, 1000000] and len(launched((3, 65))) == 3
+    assert len(launched((2, 5000))) == 5
     xv = rand(3, 65, seed=9)
     np.testing.assert_allclose(f(xv), softmax(xv.astype("float64")), rtol=2e-6, atol=1e-7)

@@ -1,5 +1,5 @@
 """Reductions over device buffers, deterministic: chunked passes of plain `loop.parallel` nests,
-which `outline-kernels` turns into kernels (no new gpu op, no atomics; a `scan` body can lower
+which `outline-kernels` turns into kernels (no atomics; a `scan` body can lower
 its reductions the same way).
 
 Pass 1 reads the input once. Each reduced axis `a` of size `n_a` is cut into `C_a` interleaved
@@ -11,18 +11,26 @@ the kept columns for `sum(axis=0)`, along a row's chunks for row sums. The chunk
 given to the innermost reduced axis first, until pass 1 has about `TARGET_THREADS` threads
 and each reads at least `MIN_PER_THREAD` elements.
 
-A reduction to one number of at most `SINGLE_MAX` items is instead one pass, one thread
-combining them in order; the chunked passes' launches then have no work (dropped when the call
-is planned), and the other way round. Not so for reductions keeping an axis: their pass 1 with
-its thread count multiplied by such a 0/1 flag (a kernel argument) ran 60% slower on an H100
-(4096² column sums 27 → 44 µs, row sums 28 → 54 µs, the same PTX but for that product).
+Where the last reduced axis is innermost in memory (row sums, a vector), a warp can own an
+output instead (`_warp_pass`): its 32 lanes read the output's items interleaved, then a
+butterfly of `gpu.shuffle_xor` combines their states in registers — one kernel, no partials.
+It serves reductions keeping axes when they have many outputs or few items each, and a vector
+of at most `WARP_FULL_MAX` items; the chunked passes serve the rest. Which one runs is decided
+from the sizes when the call is planned: the other's launches have no work and are dropped (a
+0/1 flag multiplies their thread counts). A reduction to one number of any other shape takes
+one thread when it has at most `SINGLE_MAX` items. Where the warp pass cannot apply (column
+sums) the chunked passes run unflagged: their pass 1 with its thread count multiplied by such a
+flag ran 60% slower on an H100 (4096² column sums 27 → 44 µs, row sums 28 → 54 µs, the same PTX
+but for that product).
 
-Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices). A
+Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices; on a
+warp where the chunks are innermost in memory, as the warp pass does: few long rows). A
 reduction to one number first runs two levels that each combine `FAN_IN` partials per thread,
 so that at most `FINAL_MAX` remain for the last, one-thread pass — or none, when pass 1 left
 no more than that (a short vector: three launches fewer). The chunk counts depend on the
 sizes only, never on the launch configuration or the device: the results are bit-identical
-on every run and for every grid.
+on every run and for every grid (the warp pass's butterfly too: a fixed order, and each of its
+steps combines two states symmetrically, so all 32 lanes hold the same bits).
 
 argmax/argmin carry (value, index) pairs and prefer, on ties, the smaller index (numpy's first
 extremum, whatever order chunks are combined in); a NaN beats any number, the first NaN
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from ...dialects import gpu as G
 from ...dialects import loop as L
 from ...dialects.builtin import MemRefType
 from ...dialects.tensor_semantics import accumulator_type
@@ -50,7 +59,15 @@ TARGET_THREADS = 1 << 17  # pass 1's threads: about half the 270K an H100 (132 S
 # items 9.6 µs; the 4096² sums keep their chunking (TARGET_THREADS bounds them first)
 MIN_PER_THREAD = 8
 SINGLE_MAX = 32           # items up to which one thread does a whole reduction to one number
+# ... or one warp, for a vector: a lane then reads at most 32 items (4 rounds of 8 loads)
+WARP_FULL_MAX = 1024
+# a reduction keeping axes whose last reduced axis is innermost in memory takes a warp per
+# output when there are at least this many outputs (32K threads: a quarter of an H100's
+# resident warps, which then all read whole 128-byte lines) or at most WARP_ITEMS items each
+WARP_OUTPUTS = 1024
+WARP_ITEMS = 2048
 KEEP_MAX_CHUNKS = 1024    # chunks per output when an axis is kept: pass 2 reads them on one thread
+WARP_KEEP_MAX_CHUNKS = 1 << 15  # ... or on a warp, where they are innermost in memory (row sums)
 FAN_IN = 64               # partials one thread combines in the middle levels of a full reduction
 FINAL_MAX = 64            # partials the last, one-thread pass of a full reduction combines at most
 UNROLL = 8                # items whose loads a thread issues before combining them
@@ -126,10 +143,11 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
     reduced = one
     for a in axes:
         reduced = lb.mul(reduced, sizes[a])
+    lanes_fit = axes[-1] == order[-1]  # the last reduced axis is innermost in memory
     budget = lb.min(_ceil_div(lb, lb.const(TARGET_THREADS), lb.max(outputs, one)),
                     _ceil_div(lb, reduced, lb.const(MIN_PER_THREAD)))
-    if kept:
-        budget = lb.min(budget, lb.const(KEEP_MAX_CHUNKS))
+    if kept:  # (a warp combines an output's chunks where the lanes fit, one thread elsewhere)
+        budget = lb.min(budget, lb.const(WARP_KEEP_MAX_CHUNKS if lanes_fit else KEEP_MAX_CHUNKS))
     counts = _chunk_counts(lb, sizes, axes, order, budget)
 
     def first_item(index: list[Index]) -> list[Value]:
@@ -141,15 +159,29 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
         count = lb.mul(count, counts[a])
     shape = [counts.get(a, sizes[a]) for a in range(rank)]
     partials = _partials(ctx, red, [shape[a] for a in order], device)
-    if kept:  # (no single pass here: a thread count cut by a flag slowed pass 1 by 60%, see above)
-        _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL_KEPT)
-        _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, one, epilogue)
+    if kept:
+        if not lanes_fit:  # (no gating flag here: it slowed a chunked pass 1 by 60%, see above)
+            _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL_KEPT)
+            _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, one, epilogue)
+            return
+        # a warp per output where there are many outputs or few items each, else the chunks
+        warp = lb.max(_at_least(lb, outputs, WARP_OUTPUTS), lb.sub(one, _at_least(lb, reduced, WARP_ITEMS + 1)))
+        chunked = lb.sub(one, warp)
+        _warp_pass(ctx, red, sizes, axes, first_item, outs, device, warp, epilogue, UNROLL_KEPT)
+        _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL_KEPT,
+                    active=chunked)
+        _warp_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, chunked, epilogue,
+                   UNROLL_KEPT)
         return
-    # a short vector: a single pass, one thread reading it all; the chunked passes below then have
-    # no threads (their launches are dropped)
-    single = lb.sub(one, lb.min(one, lb.floordiv(reduced, lb.const(SINGLE_MAX + 1))))
+    # a short input: one pass (a warp reading a vector, one thread reading anything else); the
+    # chunked passes below then have no threads (their launches are dropped)
+    if rank == 1:
+        single = lb.sub(one, _at_least(lb, reduced, WARP_FULL_MAX + 1))
+        _warp_pass(ctx, red, sizes, axes, first_item, outs, device, single, epilogue, UNROLL)
+    else:
+        single = lb.sub(one, _at_least(lb, reduced, SINGLE_MAX + 1))
+        _final_pass(ctx, red, sizes, axes, first_item, outs, device, single, epilogue)
     chunked = lb.sub(one, single)
-    _final_pass(ctx, red, sizes, axes, first_item, outs, device, single, epilogue)
     _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL, active=chunked)
     # one number: flatten the partials and combine them FAN_IN per thread until few are left
     flat = [_flat(lb, p, count) for p in partials]
@@ -175,6 +207,48 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
 
 assert -(-TARGET_THREADS // FAN_IN ** 2) <= FINAL_MAX < -(-TARGET_THREADS // FAN_IN), \
     "the levels of a full reduction must be two (see `device_reduce`)"
+
+
+def _at_least(lb: LoopBuilder, a: Index, n: int) -> Index:
+    """1 where a >= n, else 0 (a >= 0)."""
+    return lb.min(lb.const(1), lb.floordiv(a, lb.const(n)))
+
+
+def _warp_pass(ctx: FuncLowering, red: Reducer, sizes: list[Index], axes: Sequence[int], item: Load,
+               outs: list[Value], device: str | None, active: Index, epilogue: Epilogue | None,
+               unroll: int) -> None:
+    """One warp per output: lane k combines the items k, k + 32, ... of the last reduced axis
+    (innermost in memory: a warp reads neighbouring elements; the other reduced axes in order),
+    then a butterfly of `gpu.shuffle_xor` combines the 32 lanes' states in registers. The
+    butterfly's order is fixed and each step combines two states symmetrically, so every lane
+    ends with the same bits on every run; lane 0 stores the results and runs `epilogue`. No
+    threads when `active` (an index, 0 or 1) is 0."""
+    lb = ctx.lb
+    rank = len(sizes)
+    kept = [a for a in range(rank) if a not in axes]
+    zero, one = lb.const(0), lb.const(1)
+    shape = [sizes[a] for a in kept] + [lb.const(G.WARP_SIZE)]
+    shape[0] = lb.mul(shape[0], active)
+    with lb.parallel(shape) as ivs:
+        lane = ivs[-1]
+        outer = ivs[:-1]
+        index = dict(zip(kept, outer))
+        starts_steps = {a: (zero, one) for a in axes}
+        starts_steps[axes[-1]] = (lane, lb.const(G.WARP_SIZE))
+        state = _combine_over(lb, red, sizes, axes, starts_steps, index, item, unroll)
+        offset = G.WARP_SIZE // 2
+        while offset:
+            step = lb.const(offset)
+            other = [lb.create(G.ShuffleXorOp, [v, step], {}, v.type) for v in state]
+            state = red.combine(lb, state, other)
+            offset //= 2
+        results = red.results(lb, state)
+        first = lb.scalar("eq", [lb.cast(lane, i64), lb.scalar_const(0, i64)])
+        with lb.when(first):
+            for v, out in zip(results, outs):
+                lb.store(v, out, outer)
+            if epilogue is not None:
+                epilogue(outer, results)
 
 
 def _ceil_div(lb: LoopBuilder, a: Index, b: Index) -> Index:

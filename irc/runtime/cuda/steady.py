@@ -30,7 +30,7 @@ class SteadyRun:
         self.launch_graph = plan.graphs.launch_graph
         self.stream = plan.graphs.stream
         self.staged = plan.staged or ()  # host results the graph copies into staging buffers
-        self.wait = driver().cuStreamSynchronize
+        self.wait = driver().cuStreamSynchronize if self.staged else None
         if not self.fresh:  # every buffer fixed: one graph, one result list
             self.key = tuple([b.address for b in self.bufs])
             self.results = [self.bufs[slot] for slot in self.result_slots]
