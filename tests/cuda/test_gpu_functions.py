@@ -297,8 +297,23 @@ def test_small_host_results_are_copied_by_the_graph_and_never_shared():
     np.testing.assert_array_equal(w.get_value(), np.full(300, 10, "float32"))
     plan = next(iter(step.executor.plans.values()))
     assert plan.staged is not None and plan.graphs.execs
+    assert plan.stage_blocks[0] is plan.stage_blocks[1], "computed straight into host memory"
     np.testing.assert_array_equal(big(), np.full((100, 300), 10, "float32"))
     assert next(iter(big.executor.plans.values())).staged is None
+    # a host result that a later launch reads too (the product, read by the exp): copied from
+    # a device block by the staging kernel
+    with irc.config.change_flags(device="cuda"):
+        m = irc.shared(rand(30, 20), name="m")
+        v = irc.shared(rand(20, seed=1), name="v")
+        d = T.dot(m, v)
+        both_ways = irc.function([], [d, T.exp(d)])
+    for _ in range(5):
+        got_d, got_e = both_ways()
+    want = m.get_value().astype("float64") @ v.get_value()
+    np.testing.assert_allclose(got_d, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_e, np.exp(want), rtol=1e-4)
+    plan = next(iter(both_ways.executor.plans.values()))
+    assert plan.staged is not None and plan.stage_blocks[0] is not plan.stage_blocks[1]
 
 
 def test_gpu_sync_flag_reports_kernel_errors_per_launch():

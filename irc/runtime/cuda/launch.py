@@ -45,7 +45,6 @@ def driver() -> ctypes.CDLL:
         cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         cu.cuMemcpyDtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
-        cu.cuMemcpyDtoHAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         _CU = cu
     return _CU
 
@@ -105,19 +104,6 @@ class Launcher:
         self.args = (function, u(grid), u(1), u(1), u(block), u(1), u(1), u(0),
                      ctypes.c_void_p(stream_handle), None, self.extra)
         self.launch = driver().cuLaunchKernel
-
-
-class DownloadCopy:
-    """A copy of `nbytes` from a device buffer into pinned host memory at `host_address`, shaped
-    like a `Launcher` (`launch(*args)`, pointer `slots` patched per call: here the source) so
-    that a plan records it among its launches and a CUDA graph captures it as a memcpy node."""
-
-    def __init__(self, host_address: int, nbytes: int, stream_handle: int):
-        source = ctypes.c_void_p(0)
-        self.slots = [source]
-        self.args = (ctypes.c_void_p(host_address), source, ctypes.c_size_t(nbytes),
-                     ctypes.c_void_p(stream_handle))
-        self.launch = driver().cuMemcpyDtoHAsync_v2
 
 
 CAPTURE_MODE_RELAXED = 2
