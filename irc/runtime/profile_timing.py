@@ -173,3 +173,34 @@ class OneUserOp:
     def collect(self) -> dict[Any, tuple[float, int]]:
         row = self.timing._times.pop(id(self.op), None)
         return {} if row is None else {row[0]: (row[1], row[2])}
+
+
+class TimedUserOp:
+    """One GPU user op, timed on the device: `timed(work)` runs its thunk between two marks of
+    `clock` (CUDA events on irc's stream; the host's clock in the CPU emulation), read only
+    when the profile is collected. Its row has the op's own name; its kind is "Py", as Theano
+    showed a thunk that `make_thunk` returned, and its device the gpu."""
+
+    name = "gpu user op"
+
+    def __init__(self, func: Any, op: Any, clock: Any):
+        self.func, self.op, self.clock = func, op, clock
+        self.pending: list[Any] = []
+
+    def applies(self) -> list[ApplyInfo]:
+        info = describe_ops(self.func, [self.op], "Py")[0]
+        info.device = "gpu"
+        return [info]
+
+    def timed(self, work: Any) -> Any:
+        out, seconds = self.clock(work)
+        self.pending.append(seconds)
+        return out
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        if not self.pending:
+            return {}
+        total = sum(seconds() for seconds in self.pending)
+        calls = len(self.pending)
+        self.pending.clear()
+        return {self.op: (total, calls)}
