@@ -225,3 +225,62 @@ def test_a_launch_that_fails_names_the_op_cuda_and_the_line_and_keeps_the_shared
     assert "test_user_gpu_ops.py" in str(info.value)
     np.testing.assert_array_equal(w.get_value(), np.ones(3, "float32"))
     np.testing.assert_allclose(irc.function([], w * 2)(), 2.0)  # the context still works
+
+
+# ------------------------------------------------------------------ irc.CudaKernelOp
+def test_the_cuda_kernel_op_example():
+    out = _run("cuda_kernel_op.py")
+    assert "CudaKernelOp examples agree with numpy" in out
+
+
+def test_a_cuda_kernel_op_compiles_once_into_the_cache(on_gpu, monkeypatch):
+    import irc
+    import irc.tensor as T
+    from irc.runtime.cuda import user_kernels
+    from irc.runtime.object_cache import cache_dir
+    ex = _example("cuda_kernel_op")
+    user_kernels._LOADED.clear()
+    x = T.fvector("x")
+    xv = np.arange(5, dtype="float32")
+    np.testing.assert_allclose(irc.function([x], ex.Axpb(3, -1)(x))(xv), 3 * xv - 1, rtol=1e-6)
+    assert os.listdir(os.path.join(cache_dir(), "cuda-user"))
+    user_kernels._LOADED.clear()  # as in a new process: the cubin comes from the disk cache
+
+    def no_nvcc(*args):
+        raise AssertionError("nvcc ran again")
+    monkeypatch.setattr(user_kernels, "compile_with_nvcc", no_nvcc)
+    np.testing.assert_allclose(irc.function([x], ex.Axpb(3, -1)(x) * 2)(xv), 6 * xv - 2, rtol=1e-6)
+
+
+def test_a_cuda_kernel_op_that_does_not_compile_names_nvccs_line_the_op_and_the_users_line(on_gpu):
+    import irc
+    import irc.tensor as T
+
+    class Typo(irc.CudaKernelOp):
+        kernel_name = "k"
+        source = """__global__ void k(const float *x, float *y, long n) {
+    y[0] = undefined_name;
+}"""
+
+    x = T.fvector("x")
+    f = irc.function([x], Typo()(x) + 1)
+    with pytest.raises(ValueError, match=r"Typo \(a CudaKernelOp, kernel 'k'\): nvcc could not compile its CUDA C "
+                                         r"source[\s\S]*identifier \"undefined_name\" is undefined") as info:
+        f(np.ones(3, "float32"))
+    assert "test_user_gpu_ops.py" in str(info.value)
+
+
+def test_a_cuda_kernel_op_with_a_bad_grid_names_cudas_error(on_gpu):
+    import irc
+    import irc.tensor as T
+    ex = _example("cuda_kernel_op")
+
+    class TooManyThreads(ex.DoublePtx):
+        def block(self, shapes):
+            return (4096, 1, 1)
+
+    w = irc.shared(np.ones(3, "float32"), name="w")
+    f = irc.function([], [], updates={w: TooManyThreads()(w)})
+    with pytest.raises(ValueError, match=r"TooManyThreads's thunk failed with a CUDA error .*invalid argument"):
+        f()
+    np.testing.assert_array_equal(w.get_value(), np.ones(3, "float32"))

@@ -408,3 +408,105 @@ def test_an_op_reading_sizes_on_the_host_first_in_the_function(gpu_log):
     np.testing.assert_array_equal(got, np.eye(3, 5, dtype="float16") * 3)
     assert f.executor.launch_order() == ["user op FakeEye", "main.part0"]
     assert not any(entry.startswith("upload") for entry in gpu_log)  # the sizes never go up
+
+
+# ------------------------------------------------------------------ irc.CudaKernelOp, kernels as numpy fakes
+def _example_module():
+    import importlib.util
+    import sys
+    from pathlib import Path
+    name = "cuda_kernel_op"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[2] / "examples" / "user_ops" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+STREAM = object()
+
+
+def fake_kernels(launches):
+    """The example's kernels in numpy, reading their arguments as the CUDA C does, each
+    launch's grid and block checked against the work it must cover."""
+    def threads(block, grid):
+        assert len(block) == 3 and 1 <= len(grid) <= 3
+        return int(np.prod(block)) * int(np.prod(grid))
+
+    def axpb(x, y, a, b, n, block, grid, stream):
+        assert type(a) is np.float32 and type(n) is np.int64 and threads(block, grid) >= n
+        y[:n] = a * x[:n] + b
+
+    def row_sums(x, s, rows, cols, block, grid, stream):
+        assert threads(block, grid) >= rows
+        s[:rows] = np.asarray(x).reshape(rows, cols).sum(axis=1)
+
+    def double_it(x, y, n, block, grid, stream):
+        assert threads(block, grid) >= n
+        y[:n] = 2 * x[:n]
+
+    table = {"axpb": axpb, "row_sums": row_sums, "double_it": double_it}
+
+    def load(what, name, source=None, ptx=None, no_extern_c=False, options=()):
+        assert (source is None) != (ptx is None)
+        body = table[name]
+
+        def kernel(*args, block, grid, stream):
+            assert stream is STREAM  # launched on irc's stream
+            launches.append((name, tuple(grid), tuple(block)))
+            body(*args, block=block, grid=grid, stream=stream)
+        return kernel
+    return load
+
+
+@pytest.fixture
+def kernel_launches(gpu_log, monkeypatch):
+    import irc.frontend.cuda_kernel_op as module
+    launches: list = []
+    monkeypatch.setattr(module, "load_kernel", fake_kernels(launches))
+    monkeypatch.setattr(module, "empty", lambda shape, dtype: on_device(np.full(shape, np.nan, dtype)))
+    monkeypatch.setattr(module, "current_stream", lambda: STREAM)
+    return launches
+
+
+def test_declarative_ops_launch_from_shapes_between_parts(kernel_launches, gpu_log):
+    ex = _example_module()
+    x, m = T.fvector("x"), T.fmatrix("m")
+    f = irc.function([x, m], [T.exp(ex.Axpb(2, 1)(x)), ex.RowSums()(m * 2), ex.DoublePtx()(x) + 1])
+    xv, mv = rand(1000), rand(20, 10, seed=1)
+    a, s, d = f(xv, mv)
+    np.testing.assert_allclose(a, np.exp(2 * xv + 1), rtol=1e-6)
+    np.testing.assert_allclose(s, (mv * 2).sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(d, 2 * xv + 1, rtol=1e-6)
+    assert sorted(kernel_launches) == [("axpb", (4, 1), (256, 1, 1)), ("double_it", (4, 1), (256, 1, 1)),
+                                       ("row_sums", (1, 1), (128, 1, 1))]
+    assert [s for s in f.executor.launch_order() if s.startswith("user op")] != []
+    kernel_launches.clear()
+    f(rand(0), rand(0, 3))  # empty outputs: no launch (CUDA refuses an empty grid)
+    assert kernel_launches == []
+
+
+def test_declarative_op_errors_name_the_op(kernel_launches):
+    ex = _example_module()
+    with pytest.raises(irc.frontend.user_op.UserOpError,
+                       match=r"Axpb\{2.0, 1.0\} \(at .*test_cuda_user_ops_emulated.py.*\): input #0 is float64, but the kernel 'axpb' is written for float32"):
+        ex.Axpb(2, 1)(T.dvector())
+    class AnyDtype(ex.DoublePtx):
+        input_dtypes = None
+
+    with pytest.raises(irc.frontend.user_op.UserOpError, match=r"AnyDtype \(at .*\): input #0 is float16, but "
+                                                               r"AnyDtype does not declare _f16_ok"):
+        AnyDtype()(T.TensorType("float16", (False,))())
+
+    class WrongShape(ex.RowSums):
+        def infer_shape(self, node, input_shapes):
+            return [(input_shapes[0][0], 1)]  # declared a vector
+
+    m = T.fmatrix("m")
+    f = irc.function([m], WrongShape()(m))
+    with pytest.raises(ExecutionError, match=r"WrongShape.infer_shape gave shape \(4, 1\) for output #0, but "
+                                             r"output_types declared .* \(1 dimension\(s\)") as info:
+        f(rand(4, 3))
+    assert "test_cuda_user_ops_emulated.py" in str(info.value)
