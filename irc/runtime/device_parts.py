@@ -6,7 +6,8 @@ its outputs' sizes are known only once it has run, so the placed function is cut
 exactly as a CPU function is cut around `perform` (`segments.split`): the ops between two user
 ops become one device function of their own (edge transfers taken, kernels outlined, a host
 plan per shape signature, CUDA graphs: everything a GPU function has), and the executor runs
-part, op, part, ... over one list of slots. The values crossing a user op stay device arrays
+part, op, part, ... over one list of slots (a CPU user op, `perform`, runs there too, on the
+host values the parts hand it). The values crossing a GPU user op stay device arrays
 (a part's device result is the op's input as it is; the op's output is the next part's
 argument), so nothing is copied to the host around it; only the function's own host inputs
 and results cross, as in any GPU function.
@@ -27,10 +28,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..dialects.func import FuncOp
-from ..dialects.tensor_custom import user_op_impl, user_op_label
+from ..dialects.tensor_transfers import ToDeviceOp
+from ..dialects.tensor_custom import checking_inputs_now, user_op_impl, user_op_label
 from ..ir.core import Operation
 from ..passes.device_edges import HostOpsLeft
-from .profile_timing import CompositeTiming
+from .profile_timing import CompositeTiming, TimedUserOp, host_clock
 from .reference import run_located
 from .segments import NativePart, SegmentPlan, split, splittable, user_ops
 
@@ -84,7 +86,11 @@ def compile_device_parts(module: Any, func: Any, backend: DeviceBackend, profili
     sources: list[Any] = []
     programs: list[Any] = []
     for step in plan.steps:
-        if isinstance(step, NativePart):
+        if isinstance(step, NativePart) and _only_uploads(step):
+            natives.append(Uploads(backend.to_device))  # no kernel copying what was just uploaded
+            if profiling:
+                sources.append(_NoRows())
+        elif isinstance(step, NativePart):
             executor, program = backend.compile_part(step.module, profiling)
             natives.append(executor)
             programs.append(program)
@@ -93,7 +99,9 @@ def compile_device_parts(module: Any, func: Any, backend: DeviceBackend, profili
         else:
             natives.append(None)
             if profiling:
-                sources.append(backend.user_op_timing(func, step.op))
+                on_device = "device" in step.op.attributes
+                sources.append(backend.user_op_timing(func, step.op) if on_device
+                               else TimedUserOp(func, step.op, host_clock, device="cpu"))
     executor = DeviceSegmentedExecutor(plan, natives, backend, func, sources if profiling else None)
     executor.loop_ir = "\n".join(p.loop_ir for p in programs if p is not None)
     if profiling:
@@ -159,16 +167,58 @@ class DeviceSegmentedExecutor:
         return [self._fresh(env[s]) if copy else env[s] for s, copy in zip(plan.results, self._copied)]
 
     def _user_op(self, op: Operation, ins: list, timer: Any) -> list:
+        if "device" not in op.attributes:  # a CPU op (`perform`): the parts moved its values
+            return self._timed(timer, lambda: run_located(_run_on_host, op, ins))
         on_host = op.host_operands
         # (an argument kept on the host, a shared variable made while device was cpu, goes up)
         ins = [a if i in on_host or hasattr(a, "gpudata") else self.backend.to_device(a)
                for i, a in enumerate(ins)]
-        if timer is None:
-            return run_located(self.backend.run_user_op, op, ins)
-        return timer.timed(lambda: run_located(self.backend.run_user_op, op, ins))
+        return self._timed(timer, lambda: run_located(self.backend.run_user_op, op, ins))
+
+    @staticmethod
+    def _timed(timer: Any, work: Callable[[], list]) -> list:
+        return work() if timer is None else timer.timed(work)
 
     def _fresh(self, value: Any) -> Any:
         return self.backend.copy(value) if hasattr(value, "gpudata") else np.array(value, copy=True)
+
+
+class Uploads:
+    """A part that only moves host values to the device (what a CPU user op made, for a GPU
+    one): uploaded as they are, without compiling a function that would copy them again."""
+
+    def __init__(self, to_device: Callable[[Any], Any]):
+        self.to_device = to_device
+
+    def run(self, arrays: list) -> list:
+        return [a if hasattr(a, "gpudata") else self.to_device(a) for a in arrays]
+
+
+class _NoRows:
+    """The profile's source for `Uploads` (nothing the profile shows)."""
+
+    name = "uploads"
+
+    def applies(self) -> list:
+        return []
+
+    def collect(self) -> dict:
+        return {}
+
+
+def _only_uploads(part: NativePart) -> bool:
+    """Whether the part's function is `tensor.to_device`s of its arguments, returned in order."""
+    body = part_function(part.module).body
+    ops = body.ops[:-1]
+    return bool(ops) and len(ops) == len(body.args) \
+        and all(isinstance(op, ToDeviceOp) and op.operands[0] is arg for op, arg in zip(ops, body.args)) \
+        and list(body.ops[-1].operands) == [op.results[0] for op in ops]
+
+
+def _run_on_host(op: Operation, arrays: list) -> list:
+    """A CPU user op between device parts: its operands and results are host values (the
+    parts around it download and upload them, as insert-transfers placed)."""
+    return user_op_impl(op).run(op, arrays, checking_inputs_now())
 
 
 def _declares_views(op: Operation) -> bool:

@@ -200,7 +200,6 @@ def test_a_kernel_that_does_not_compile_names_the_op_nvcc_and_the_line(on_gpu):
 def test_a_launch_that_fails_names_the_op_cuda_and_the_line_and_keeps_the_shared_values(on_gpu):
     import irc
     import irc.sandbox.cuda as cuda
-    import irc.tensor as T
     from pycuda.compiler import SourceModule
 
     class BadGrid(irc.Op):
@@ -272,7 +271,6 @@ def test_a_cuda_kernel_op_that_does_not_compile_names_nvccs_line_the_op_and_the_
 
 def test_a_cuda_kernel_op_with_a_bad_grid_names_cudas_error(on_gpu):
     import irc
-    import irc.tensor as T
     ex = _example("cuda_kernel_op")
 
     class TooManyThreads(ex.DoublePtx):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from time import perf_counter
 
 import numpy as np
 import pytest
@@ -24,7 +23,7 @@ from irc.runtime.device_parts import DeviceBackend, DeviceSegmentedExecutor, Use
     device_user_ops, part_function
 from irc.runtime.errors import ExecutionError
 from irc.runtime.kernel_emulator import run_function
-from irc.runtime.profile_timing import TimedUserOp, describe_launches
+from irc.runtime.profile_timing import TimedUserOp, describe_launches, host_clock
 from irc.dialects.gpu import LaunchOp
 
 
@@ -93,13 +92,6 @@ class EmulatedPart:
             else:
                 out.append(on_device(r))
         return out
-
-
-def host_clock(work):
-    t0 = perf_counter()
-    out = work()
-    seconds = perf_counter() - t0
-    return out, lambda: seconds
 
 
 def emulated_backend(log) -> DeviceBackend:
@@ -304,6 +296,38 @@ def test_a_failing_thunk_keeps_the_shared_variables(gpu_log):
     with pytest.raises(ExecutionError, match="WrongOutput"):
         f()
     np.testing.assert_array_equal(w.get_value(), start)
+
+
+class HostScale(irc.Op):
+    """A CPU op (`perform`) in a GPU function: insert-transfers brings its values to the host."""
+
+    __props__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+    def make_node(self, x):
+        x = T.as_tensor_variable(x)
+        return irc.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        assert type(inputs[0]) is np.ndarray
+        output_storage[0][0] = inputs[0] * inputs[0].dtype.type(self.k)
+
+
+def test_a_cpu_op_between_gpu_ops_gets_host_values(gpu_log):
+    x = T.fvector("x")
+    f = irc.function([x], FakeAxpb(1.0, 1.0)(HostScale(3)(T.exp(x))) * 2, profile=True)
+    xv = rand(11)
+    np.testing.assert_allclose(f(xv), (3 * np.exp(xv) + 1) * 2, rtol=1e-6)
+    assert [s for s in f.executor.inner.launch_order() if s.startswith("user op")] == [
+        "user op HostScale{k=3}", "user op FakeAxpb{a=1.0, b=1.0}"]
+    assert gpu_log[:3] == ["upload main.part0#0", "run main.part0", "download main.part0#0"]
+    assert "run main.part1" not in gpu_log  # HostScale's result goes up as it is, no copy kernel
+    f.profile.collect()
+    devices = {st.info.op_name: st.info.device for st in f.profile.applies.values() if "main.part" not in st.info.op_name
+               and "Elemwise" not in st.info.op_name}
+    assert devices == {"HostScale{k=3}": "cpu", "FakeAxpb{a=1.0, b=1.0}": "gpu"}
 
 
 # ------------------------------------------------------------------ what cannot run as device parts
