@@ -58,13 +58,6 @@ def copy_device_array(a: Any) -> DeviceArray:
     return out
 
 
-def capturable(op: Operation) -> bool:
-    """Whether the op declares `_capturable = True` (its launches could be recorded in a CUDA
-    graph). irc does not record thunks yet: the parts around an op are graphs of their own."""
-    impl = user_op_impl(op)
-    return bool(getattr(getattr(impl, "op", None), "_capturable", False))
-
-
 def event_clock(stream: Any) -> Callable[[Callable[[], Any]], tuple[Any, Callable[[], float]]]:
     """`clock(work) -> (result, seconds)`: `work` between two CUDA events on `stream`, the
     seconds read later (when the profile is summed)."""
