@@ -126,17 +126,16 @@ class DeviceSegmentedExecutor:
         self.timers = sources
         self.loop_ir = ""
         results = func.function_type.results
-        device_consts = {s for s in plan.constants}
-        # a constant a user op reads on the device, or a device result, goes up once
+        # a constant a GPU user op reads on the device, or a device result, goes up once
         self.env_constants = dict(plan.constants)
         for step in plan.steps:
-            if not isinstance(step, NativePart):
+            if not isinstance(step, NativePart) and "device" in step.op.attributes:
                 on_host = set(step.op.host_operands)
                 for i, s in enumerate(step.inputs):
-                    if s in device_consts and i not in on_host:
+                    if s in plan.constants and i not in on_host:
                         self.env_constants[s] = backend.to_device(plan.constants[s])
         for k, s in enumerate(plan.results):
-            if s in device_consts and getattr(results[k], "device", None) is not None:
+            if s in plan.constants and getattr(results[k], "device", None) is not None:
                 self.env_constants[s] = backend.to_device(plan.constants[s])
         made_by_views = {s for step in plan.steps if not isinstance(step, NativePart) and _declares_views(step.op)
                          for s in step.outputs}

@@ -244,6 +244,16 @@ def test_a_result_that_is_the_ops_input_is_not_the_callers_array(gpu_log):
     np.testing.assert_allclose(np.asarray(b), w.get_value(), rtol=1e-6)
 
 
+def test_a_constant_read_by_the_op_goes_up_once(gpu_log):
+    x = T.fvector("x")
+    c = T.constant(np.arange(4, dtype="float32"))
+    f = irc.function([x], [FakeAxpb(2.0, 0.0)(c) + x, FakeAxpb(1.0, 1.0)(x)])
+    for _ in range(2):
+        got, other = f(np.ones(4, "float32"))
+        np.testing.assert_allclose(got, 2 * np.arange(4) + 1, rtol=1e-6)
+        np.testing.assert_allclose(other, 2.0, rtol=1e-6)
+
+
 def test_the_profile_shows_the_op_by_name_between_the_parts(gpu_log):
     x = T.fvector("x")
     f = irc.function([x], T.exp(FakeAxpb(2.0, 0.0)(T.sqrt(abs(x)))), profile=True)
