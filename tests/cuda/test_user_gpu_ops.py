@@ -248,7 +248,8 @@ def test_a_cuda_kernel_op_compiles_once_into_the_cache(on_gpu, monkeypatch):
     def no_nvcc(*args):
         raise AssertionError("nvcc ran again")
     monkeypatch.setattr(user_kernels, "compile_with_nvcc", no_nvcc)
-    np.testing.assert_allclose(irc.function([x], ex.Axpb(3, -1)(x) * 2)(xv), 6 * xv - 2, rtol=1e-6)
+    m = T.fmatrix("m")  # other types: a new thunk, which loads the kernel again
+    np.testing.assert_allclose(irc.function([m], ex.Axpb(3, -1)(m) * 2)(xv[None]), 6 * xv[None] - 2, rtol=1e-6)
 
 
 def test_a_cuda_kernel_op_that_does_not_compile_names_nvccs_line_the_op_and_the_users_line(on_gpu):

@@ -14,7 +14,7 @@ import pytest
 
 import irc
 import irc.tensor as T
-from irc.dialects.tensor_custom import user_op_impl, user_op_label
+from irc.dialects.tensor_custom import USER_OPS, user_op_impl, user_op_label
 from irc.passes.device_edges import device_module
 from irc.codegen_ptx.pipeline import lower_for_gpu
 from irc.runtime import targets
@@ -495,6 +495,14 @@ def fake_kernels(launches):
     return load
 
 
+def forget_thunks():
+    """Drop the thunks GPU ops made (they hold their kernels: fakes here, real ones in the
+    cuda tests a process may run too)."""
+    for impl in USER_OPS.values():
+        if hasattr(impl, "_thunks"):
+            impl._thunks.clear()
+
+
 @pytest.fixture
 def kernel_launches(gpu_log, monkeypatch):
     import irc.frontend.cuda_kernel_op as module
@@ -502,7 +510,9 @@ def kernel_launches(gpu_log, monkeypatch):
     monkeypatch.setattr(module, "load_kernel", fake_kernels(launches))
     monkeypatch.setattr(module, "empty", lambda shape, dtype: on_device(np.full(shape, np.nan, dtype)))
     monkeypatch.setattr(module, "current_stream", lambda: STREAM)
-    return launches
+    forget_thunks()
+    yield launches
+    forget_thunks()
 
 
 def test_declarative_ops_launch_from_shapes_between_parts(kernel_launches, gpu_log):
