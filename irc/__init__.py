@@ -46,6 +46,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Apply": ("irc.frontend.graph", "Apply"),
     "Variable": ("irc.frontend.graph", "Variable"),
     "as_op": ("irc.frontend.as_op", "as_op"),
+    "CudaKernelOp": ("irc.frontend.cuda_kernel_op", "CudaKernelOp"),
     "gof": ("irc.gof", None),
 }
 

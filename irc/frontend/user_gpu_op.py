@@ -45,28 +45,33 @@ class ThunkRunner:
 
     def run_on_device(self, ir_op: Any, arrays: list, synchronize: Callable[[], None]) -> list:
         """The op on device arrays (host arrays for its `host_inputs`); `synchronize` waits for
-        irc's stream, before the thunk (its inputs are ready) and after (its outputs are)."""
-        node, thunk, storage = self._thunk(ir_op)
+        irc's stream, before the thunk (its inputs are ready) and after (its outputs are).
+        A CUDA error (a kernel that does not compile, a launch that fails) becomes a
+        ValueError naming the op, with CUDA's or the compiler's own words."""
+        try:
+            node, thunk, storage = self._thunk(ir_op)
+        except Exception as e:
+            _raise_located(e, f"{self.op}.make_thunk", ir_op)
         for v, a in zip(node.inputs, arrays):
             storage[v][0] = a
         for v in node.outputs:  # no recycling: irc may still hold the previous call's results
             storage[v][0] = None
-        synchronize()
         try:
+            synchronize()
             thunk()
-        except (ValueError, ArithmeticError, IndexError) as e:
-            raise ValueError(f"{self.op}'s thunk raised {type(e).__name__}: {e}") from e
+            synchronize()  # (a kernel that failed on the device reports it here)
         except Exception as e:
-            e.add_note(f"raised by {self.op}'s thunk, for the op used at {ir_op.location}")
-            raise
-        synchronize()
+            if isinstance(e, (ValueError, ArithmeticError, IndexError)) and not _from_cuda(e):
+                raise ValueError(f"{self.op}'s thunk raised {type(e).__name__}: {e}") from e
+            _raise_located(e, f"{self.op}'s thunk", ir_op)
+        finally:
+            for v in node.inputs:
+                storage[v][0] = None
         outs = []
         for k, v in enumerate(node.outputs):
             value = storage[v][0]
+            storage[v][0] = None
             outs.append(check_device_output(self.op, k, value, v.type, ir_op.location))
-            storage[v][0] = None
-        for v in node.inputs:
-            storage[v][0] = None
         return outs
 
     def run(self, ir_op: Any, arrays: list, check_inputs: bool, donated: frozenset = frozenset()) -> list:
@@ -76,6 +81,21 @@ class ThunkRunner:
         device_arrays = [a if i in host else gpu.upload(a) for i, a in enumerate(arrays)]
         outs = self.run_on_device(ir_op, device_arrays, gpu.synchronize)
         return [np.asarray(o.get()) for o in outs]
+
+
+def _from_cuda(e: Exception) -> bool:
+    cls = type(e)
+    return cls.__module__.startswith("pycuda") or cls.__name__ == "CudaError"
+
+
+def _raise_located(e: Exception, what: str, ir_op: Any) -> None:
+    """Raise `e` as a ValueError naming `what` when it is CUDA's (PyCUDA's driver or compiler
+    errors, irc's `CudaError`: the runtime adds the op's line); any other exception as it is,
+    with a note naming the op and its line."""
+    if _from_cuda(e):
+        raise ValueError(f"{what} failed with a CUDA error ({type(e).__name__}): {e}") from e
+    e.add_note(f"raised by {what}, for the op used at {ir_op.location}")
+    raise e
 
 
 def check_device_output(op: Any, k: int, value: Any, declared: TensorType, where: Any) -> Any:
@@ -91,6 +111,10 @@ def check_device_output(op: Any, k: int, value: Any, declared: TensorType, where
     if len(value.shape) != declared.ndim:
         raise ValueError(f"{prefix} has shape {value.shape}, but make_node declared {declared} "
                          f"({declared.ndim} dimension(s))")
+    for axis, (n, b) in enumerate(zip(value.shape, declared.broadcastable)):
+        if b and n != 1:
+            raise ValueError(f"{prefix} has shape {value.shape}, but make_node declared dim {axis} "
+                             f"broadcastable (size 1) in {declared}")
     return value
 
 

@@ -1,6 +1,6 @@
 """The disk cache of compiled artefacts: one verified entry per key under `<compiledir>/<kind>/`
 ("cpu": compiled functions' object code, "runtime": irc's own native code, the thread pool;
-a GPU backend adds "ptx" for PTX text).
+a GPU backend adds "ptx" for PTX text, and "cuda-user" for the cubins of users' CUDA C kernels).
 
 The key hashes everything the artefact depends on (the loop IR text, the target, the llvmlite
 and LLVM versions, the code generator's sources, the ABI details), so a hit is used without

@@ -9,6 +9,7 @@ collect, so a source may count in native memory and be read only when a summary 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Protocol, runtime_checkable
 
 from .graph_view import graph_view
@@ -173,3 +174,43 @@ class OneUserOp:
     def collect(self) -> dict[Any, tuple[float, int]]:
         row = self.timing._times.pop(id(self.op), None)
         return {} if row is None else {row[0]: (row[1], row[2])}
+
+
+def host_clock(work: Any) -> tuple[Any, Any]:
+    """`work()` timed by the host's clock, for `TimedUserOp`: (result, seconds getter)."""
+    t0 = perf_counter()
+    out = work()
+    seconds = perf_counter() - t0
+    return out, lambda: seconds
+
+
+class TimedUserOp:
+    """One GPU user op, timed on the device: `timed(work)` runs its thunk between two marks of
+    `clock` (CUDA events on irc's stream; the host's clock in the CPU emulation), read only
+    when the profile is collected. Its row has the op's own name; its kind is "Py", as Theano
+    showed a thunk that `make_thunk` returned, and its device the gpu (the cpu for a CPU user op
+    run between device parts, timed by `host_clock`)."""
+
+    name = "gpu user op"
+
+    def __init__(self, func: Any, op: Any, clock: Any, device: str = "gpu"):
+        self.func, self.op, self.clock, self.device = func, op, clock, device
+        self.pending: list[Any] = []
+
+    def applies(self) -> list[ApplyInfo]:
+        info = describe_ops(self.func, [self.op], "Py")[0]
+        info.device = self.device
+        return [info]
+
+    def timed(self, work: Any) -> Any:
+        out, seconds = self.clock(work)
+        self.pending.append(seconds)
+        return out
+
+    def collect(self) -> dict[Any, tuple[float, int]]:
+        if not self.pending:
+            return {}
+        total = sum(seconds() for seconds in self.pending)
+        calls = len(self.pending)
+        self.pending.clear()
+        return {self.op: (total, calls)}
