@@ -17,6 +17,7 @@ from the host function is an error naming the op: the host cannot read device me
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -34,6 +35,7 @@ from ..ir.types import index
 from .loop_builder import Index, LoopBuilder
 
 VECTOR_WIDTH = 4
+PTX_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_$]")
 REMATERIALIZED = (L.ConstantOp, S.ConstantOp, L.GlobalOp)
 VIEWS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
 # ops that only compute addresses or read memory: scheduled first in a multi-item step
@@ -159,7 +161,8 @@ class KernelOutliner:
         for t in trips:
             work = host.mul(work, t)
         args, remat = self._kernel_inputs([work, *trips, *values_from_above(nest, with_operands=True)], nest)
-        name = f"{self.func.sym_name}_kernel{self.count}"
+        # (PTX names allow letters, digits, _ and $: a user op's part function is "main.part0")
+        name = PTX_NAME_UNSAFE.sub("_", f"{self.func.sym_name}_kernel{self.count}")
         self.count += 1
         kernel = G.GpuFuncOp.create(name, [v.type for v in args], (), location=nest.location)
         aliased = [i for i, v in enumerate(args) if v in self.shared_storage]

@@ -16,7 +16,7 @@ import irc
 import irc.tensor as T
 from irc.dialects.tensor_custom import USER_OPS, user_op_impl, user_op_label
 from irc.passes.device_edges import device_module
-from irc.codegen_ptx.pipeline import lower_for_gpu
+from irc.codegen_ptx.pipeline import compile_kernels, lower_for_gpu
 from irc.runtime import targets
 from irc.passes.device_edges import HostOpsLeft
 from irc.runtime.device_parts import DeviceBackend, DeviceSegmentedExecutor, UserOpsNested, compile_device_parts, \
@@ -25,6 +25,7 @@ from irc.runtime.errors import ExecutionError
 from irc.runtime.kernel_emulator import run_function
 from irc.runtime.profile_timing import TimedUserOp, describe_launches, host_clock
 from irc.dialects.gpu import LaunchOp
+from test_cuda_path_emulated import PTXAS, assemble
 
 
 class FakeDeviceArray(np.ndarray):
@@ -68,6 +69,8 @@ class EmulatedPart:
 
     def __init__(self, placed, edges, log):
         self.gpu = lower_for_gpu(placed)
+        if PTXAS:  # a part's kernels assemble too (its function is named "main.part0")
+            assemble(compile_kernels(self.gpu, "sm_90"), "sm_90")
         self.name = part_function(placed).sym_name
         self.edges, self.log = edges, log
         host = next(op for op in self.gpu.body.ops if type(op).__name__ == "FuncOp")
