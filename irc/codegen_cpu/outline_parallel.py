@@ -30,6 +30,8 @@ from ..ir.core import Block, BlockArgument, Operation, OpResult, Value
 from ..ir.transforms import values_from_above
 from ..codegen_llvm.loop_emit import index_binary
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
+from .kernel_split import KernelSet, describe_inputs, kernel_symbol
+from .outline_kernel import mark_noalias
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
 # ops that cannot run inside an outlined body (they allocate, or return from the function)
@@ -162,9 +164,12 @@ class ParallelOutliner:
         captured = values_from_above(op, with_operands=True)
         flat: list[ir.Value] = []
         slot_of: dict[int, int] = {}
+        kernels = conv.kernels
 
         def add(v: ir.Value) -> None:
-            if not _is_module_level(v) and id(v) not in slot_of:
+            # a kernel in a module of its own cannot name the function's globals: they are passed
+            inline = isinstance(v, ir.Constant) if kernels is not None else _is_module_level(v)
+            if not inline and id(v) not in slot_of:
                 slot_of[id(v)] = len(flat)
                 flat.append(v)
 
@@ -184,8 +189,11 @@ class ParallelOutliner:
 
         name = f"{conv.fn.name}.par{conv.outlined}"
         conv.outlined += 1
-        body_fn = self._body(name + ".body", op, captured, flat, slot_of, dims)
-        wrapper = self._wrapper(name, body_fn, flat)
+        if kernels is None:
+            body_fn = self._body(name + ".body", op, captured, flat, slot_of, dims)
+            wrapper = self._wrapper(name, body_fn, flat)
+        else:
+            wrapper = self._kernel(kernels, op, captured, flat, slot_of, dims)
 
         here = b.block
         b.position_at_start(conv.fn.entry_basic_block)
@@ -200,6 +208,30 @@ class ParallelOutliner:
         # the wrapper as an opaque `ptr` (llvmlite would print a function's typed pointer type)
         b.call(pool, [ir.FormattedConstant(ir.PointerType(), wrapper.get_reference()), ctx, n, work])
 
+    def _kernel(self, kernels: KernelSet, op: L.ParallelOp, captured: list[Value], flat: list[ir.Value],
+                slot_of: dict[int, int], dims: list[tuple]) -> ir.Function:
+        """The nest as a kernel in a module of its own (`kernel_split.py`), emitted only when
+        its key is new; here, a declaration of its callback."""
+        conv = self.conv
+        key = kernels.key(op, captured, describe_inputs([conv.get(v) for v in captured], slot_of, conv.noalias))
+        name = kernel_symbol(key)
+        if kernels.needs_module(key):
+            module = ir.Module(name="kernel")
+            saved = conv.llmod
+            conv.llmod = module  # globals and declarations the body needs go to its module
+            try:
+                with kernels.emitting(key):
+                    body_fn = self._body("kernel.body", op, captured, flat, slot_of, dims)
+                self._wrapper(name, body_fn, flat, exported=True)
+            finally:
+                conv.llmod = saved
+            kernels.add_module(key, module)
+        declared = conv.llmod.globals.get(name)
+        if declared is None:
+            declared = ir.Function(conv.llmod, BODY_TYPE, name=name)
+            declared.attributes.add("nounwind")
+        return declared
+
     def _body(self, name: str, op: L.ParallelOp, captured: list[Value], flat: list[ir.Value],
               slot_of: dict[int, int], dims: list[tuple]) -> ir.Function:
         conv = self.conv
@@ -208,9 +240,7 @@ class ParallelOutliner:
         fn.linkage = "internal"
         fn.attributes.add("alwaysinline")
         fn.attributes.add("nounwind")
-        for arg, v in zip(fn.args, flat):
-            if isinstance(v.type, ir.PointerType) and id(v) in conv.noalias:
-                arg.add_attribute("noalias")
+        mark_noalias(conv, fn, flat)
 
         def remap(v: ir.Value) -> ir.Value:
             k = slot_of.get(id(v))
@@ -243,9 +273,10 @@ class ParallelOutliner:
             conv.b, conv.scalar, conv.values = saved
         return fn
 
-    def _wrapper(self, name: str, body_fn: ir.Function, flat: list[ir.Value]) -> ir.Function:
+    def _wrapper(self, name: str, body_fn: ir.Function, flat: list[ir.Value], exported: bool = False) -> ir.Function:
         fn = ir.Function(self.conv.llmod, BODY_TYPE, name=name)
-        fn.linkage = "internal"
+        if not exported:
+            fn.linkage = "internal"
         fn.attributes.add("nounwind")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         ctx, lo, hi = fn.args
