@@ -165,3 +165,30 @@ def test_a_disk_that_takes_no_entries_costs_only_compile_time(tmp_path, monkeypa
     t = np.tanh(x.astype(np.float64) @ w)
     np.testing.assert_allclose(fn(x, w)[0], t * t, rtol=2e-5, atol=1e-6)
 
+
+def test_products_share_one_register_tile(tmp_path):
+    """Two products of the same layout class (A an argument, read where it lies) that differ in
+    scaling and epilogue call one compiled register tile (the `irc.kernel` loop of the gemm
+    lowering); their own kernels differ."""
+    from irc.codegen_cpu.convert_to_llvm import convert_to_llvm
+    from irc.codegen_cpu.kernel_split import KernelSet
+    from irc.ir.parser import parse_module
+    from irc.runtime.native import lower_module
+    text = """
+func.func @f(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>, %y: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %h = tensor.gemm %x, %w {alpha = 1.0, beta = 0.0, epilogue = "tanh"} : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %o = tensor.gemm %y, %v {alpha = 0.5, beta = 0.0} : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %h, %o : tensor<?x?xf32>, tensor<?x?xf32>
+}"""
+    found = KernelSet("test")
+    convert_to_llvm(lower_module(parse_module(text)), kernels=found)
+    callers = {k: calls for k, calls in found.calls.items() if calls}
+    # per product, a nest for each tile width (n is only known at run time), each calling its tile
+    assert len(callers) == 4
+    calls = [tile for tiles in callers.values() for tile in tiles]
+    assert len(set(calls)) == 2 and len(calls) == 4  # the second product calls the first one's tiles
+    fn = _compile(text, str(tmp_path))
+    x, w, y, v = rand(33, 20), rand(20, 41), rand(17, 41), rand(41, 9)
+    h, o = fn(x, w, y, v)
+    np.testing.assert_allclose(h, np.tanh(x.astype(np.float64) @ w), rtol=2e-5, atol=1e-5)
+    np.testing.assert_allclose(o, 0.5 * (y.astype(np.float64) @ v), rtol=2e-5, atol=1e-5)
