@@ -26,7 +26,7 @@ from ..codegen_cpu.entry_abi import entry_symbol
 from ..codegen_cpu.kernel_split import KernelSet, decode_linked, encode_linked
 from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol
 from ..codegen_cpu import target as cpu_target  # codegen_identity read at each compile
-from ..codegen_cpu.target import emit_object, new_target_machine, parse_and_optimize
+from ..codegen_cpu.target import emit_object, glue_object, new_target_machine, parse_and_optimize
 from ..dialects import loop as L
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
@@ -294,7 +294,7 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[
     found = KernelSet(kernel_salt(), kernels.load)
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
-    main = emit_object(parse_and_optimize(llvm_module))
+    main = glue_object(llvm_module)
     keys = found.keys()
     objects = dict(found.objects)
     for key, module in found.modules.items():
