@@ -87,6 +87,7 @@ class FunctionConverter(LoopEmitter):
         super().__init__(llmod, _target_data())
         self.timers = op_timers
         self.kernels = kernels  # None: outlined nests stay in the function's module
+        self.lifted: set[int] = set()  # ids of constants a kernel being emitted takes as arguments
         self.func = func
         self.asserts = 0
         self.reassoc = reduction_accumulators(func)
@@ -146,6 +147,10 @@ class FunctionConverter(LoopEmitter):
             if self.timers is not None:
                 self.timers.before_op(self.b, op)
             self.op(op)
+
+    def op(self, op: Operation) -> None:
+        if id(op) not in self.lifted:
+            super().op(op)
 
     def op_func_return(self, op: Operation) -> None:
         self.b.ret(ir.Constant(I32, 0))

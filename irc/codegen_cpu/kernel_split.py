@@ -20,12 +20,15 @@ one register tile.
 from __future__ import annotations
 
 import hashlib
+import math
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from llvmlite import ir
 
 from ..codegen_llvm.memref_desc import MemRef
+from ..dialects.loop import KERNEL
+from ..ir.attributes import StringAttr
 from ..ir.core import Operation, Value
 from ..ir.printer import print_op_in_context
 
@@ -52,10 +55,14 @@ class KernelSet:
         self.calls: dict[str, list[str]] = {}       # emitted kernel -> the kernels it calls
         self._emitting: list[str] = []
 
-    def key(self, nest: Operation, captured: list[Value], context: list[str]) -> str:
-        """The kernel's key: its text, the description of its inputs, the salt."""
+    def key(self, nest: Operation, captured: list[Value], context: list[str],
+            lifted: list[Operation] = ()) -> str:
+        """The kernel's key: its text (the `lifted` constants' values left out: they are
+        passed), the description of its inputs, the salt."""
+        with values_hidden(lifted):
+            text = print_op_in_context(nest, captured)
         h = hashlib.sha256()
-        for part in (self.salt, print_op_in_context(nest, captured), *context):
+        for part in (self.salt, text, *context):
             h.update(part.encode())
             h.update(b"\0")
         return h.hexdigest()
@@ -97,6 +104,40 @@ class KernelSet:
             return False
         self.objects[key] = obj
         return True
+
+
+# float constants that stay compiled into a kernel: the ones that shape its arithmetic (an
+# accumulator's start, a sigmoid's 1, a halving), not a model's hyperparameters
+STRUCTURAL_FLOATS = frozenset({0.0, 1.0, -1.0, 0.5, -0.5, 2.0})
+
+
+def liftable_constants(nest: Operation) -> list[Operation]:
+    """The float `scalar.constant`s of a kernel that are passed to it instead of compiled in (a
+    learning rate, a regularization weight, a product's alpha): so that a model with other
+    hyperparameters reuses the kernels of one compiled before. Passing one costs a register
+    (it is loop-invariant) and changes no result."""
+    inner = {id(x) for op in nest.walk() if op is not nest and op.op_name == "loop.for"
+             and KERNEL in op.attributes for x in op.walk()}  # a kernel of its own keeps its constants
+    out = []
+    for op in nest.walk():
+        if op.op_name == "scalar.constant" and op.result.type.is_float and id(op) not in inner:
+            value = op.attributes["value"].value
+            if math.isfinite(value) and value not in STRUCTURAL_FLOATS:
+                out.append(op)
+    return out
+
+
+@contextmanager
+def values_hidden(constants: list[Operation]) -> Iterator[None]:
+    """The constants print `value = "passed"` (no real constant does) for the block."""
+    saved = [op.attributes["value"] for op in constants]
+    for op in constants:
+        op.attributes["value"] = StringAttr("passed")
+    try:
+        yield
+    finally:
+        for op, attr in zip(constants, saved):
+            op.attributes["value"] = attr
 
 
 def encode_linked(kernel_keys: list[str], obj: bytes) -> bytes:

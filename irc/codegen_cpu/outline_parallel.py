@@ -30,7 +30,7 @@ from ..ir.core import Block, BlockArgument, Operation, OpResult, Value
 from ..ir.transforms import values_from_above
 from ..codegen_llvm.loop_emit import index_binary
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
-from .kernel_split import KernelSet, describe_inputs, kernel_symbol
+from .kernel_split import KernelSet, describe_inputs, kernel_symbol, liftable_constants
 from .outline_kernel import mark_noalias
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
@@ -165,6 +165,7 @@ class ParallelOutliner:
         flat: list[ir.Value] = []
         slot_of: dict[int, int] = {}
         kernels = conv.kernels
+        lifted = liftable_constants(op) if kernels is not None else []
 
         def add(v: ir.Value) -> None:
             # a kernel in a module of its own cannot name the function's globals: they are passed
@@ -177,6 +178,11 @@ class ParallelOutliner:
             x = conv.get(v)
             for part in ([x.ptr, x.offset, *x.sizes, *x.strides] if isinstance(x, MemRef) else [x]):
                 add(part)
+        for const in lifted:  # passed like a captured value (see `liftable_constants`)
+            value = conv.scalar_constant(const.result.type, const.attributes["value"].value)
+            conv.values[const.result] = value
+            slot_of[id(value)] = len(flat)
+            flat.append(value)
 
         lbs, ubs, steps = op.bounds()
         dims = [tuple(conv.get(v) for v in d) for d in zip(lbs, ubs, steps)]
@@ -193,7 +199,7 @@ class ParallelOutliner:
             body_fn = self._body(name + ".body", op, captured, flat, slot_of, dims)
             wrapper = self._wrapper(name, body_fn, flat)
         else:
-            wrapper = self._kernel(kernels, op, captured, flat, slot_of, dims)
+            wrapper = self._kernel(kernels, op, captured, flat, slot_of, dims, lifted)
 
         here = b.block
         b.position_at_start(conv.fn.entry_basic_block)
@@ -209,22 +215,25 @@ class ParallelOutliner:
         b.call(pool, [ir.FormattedConstant(ir.PointerType(), wrapper.get_reference()), ctx, n, work])
 
     def _kernel(self, kernels: KernelSet, op: L.ParallelOp, captured: list[Value], flat: list[ir.Value],
-                slot_of: dict[int, int], dims: list[tuple]) -> ir.Function:
+                slot_of: dict[int, int], dims: list[tuple], lifted: list[Operation]) -> ir.Function:
         """The nest as a kernel in a module of its own (`kernel_split.py`), emitted only when
         its key is new; here, a declaration of its callback."""
         conv = self.conv
-        key = kernels.key(op, captured, describe_inputs([conv.get(v) for v in captured], slot_of, conv.noalias))
+        inputs = [*captured, *(c.result for c in lifted)]
+        key = kernels.key(op, captured, describe_inputs([conv.get(v) for v in inputs], slot_of, conv.noalias),
+                          lifted)
         name = kernel_symbol(key)
         if kernels.needs_module(key):
             module = ir.Module(name="kernel")
-            saved = conv.llmod
+            saved = conv.llmod, conv.lifted
             conv.llmod = module  # globals and declarations the body needs go to its module
+            conv.lifted = {id(c) for c in lifted}  # arguments now: not emitted as constants
             try:
                 with kernels.emitting(key):
-                    body_fn = self._body("kernel.body", op, captured, flat, slot_of, dims)
+                    body_fn = self._body("kernel.body", op, inputs, flat, slot_of, dims)
                 self._wrapper(name, body_fn, flat, exported=True)
             finally:
-                conv.llmod = saved
+                conv.llmod, conv.lifted = saved
             kernels.add_module(key, module)
         declared = conv.llmod.globals.get(name)
         if declared is None:

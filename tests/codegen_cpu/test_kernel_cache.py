@@ -99,17 +99,23 @@ def test_a_nest_met_twice_in_a_function_is_compiled_once(tmp_path):
     np.testing.assert_allclose(b, np.exp(y), rtol=1e-15)
 
 
-def test_a_constant_in_the_body_is_part_of_the_key(tmp_path, monkeypatch):
+def test_a_models_constants_are_passed_its_structural_ones_compiled_in(tmp_path, monkeypatch):
+    """exp(x)·3 and exp(x)·0.7 (a learning rate, a weight) run one kernel taking the factor as
+    an argument; exp(x)·2 (a factor that shapes arithmetic: see STRUCTURAL_FLOATS) has its
+    own, with 2 compiled in. Each computes exactly what its constant says."""
     import irc
     import irc.tensor as T
     monkeypatch.setenv("IRC_COMPILEDIR", str(tmp_path))
     x = T.dvector("x")
-    two = irc.function([x], T.exp(x) * 2.0)
     three = irc.function([x], T.exp(x) * 3.0)
+    assert len(_kernels(str(tmp_path))) == 1
+    seven = irc.function([x], T.exp(x) * 0.7)
+    assert len(_kernels(str(tmp_path))) == 1 and not seven.maker.native.stats.cache_hit
+    two = irc.function([x], T.exp(x) * 2.0)
     assert len(_kernels(str(tmp_path))) == 2
     v = rand(100, dtype="float64")
-    np.testing.assert_allclose(two(v), np.exp(v) * 2.0, rtol=1e-15)
-    np.testing.assert_allclose(three(v), np.exp(v) * 3.0, rtol=1e-15)
+    for f, c in ((three, 3.0), (seven, 0.7), (two, 2.0)):
+        np.testing.assert_allclose(f(v), np.exp(v) * c, rtol=1e-15)
 
 
 def test_warm_start_loads_the_kernels_without_llvm(tmp_path, monkeypatch):
