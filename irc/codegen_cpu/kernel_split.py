@@ -3,7 +3,8 @@ emitted into its own LLVM module, named by a hash of what it computes, so that i
 once per machine whatever function or program it appears in.
 
 The key of a kernel is its loop IR (the nest printed with the values it reads from outside
-named by position, no locations) plus how each of those values reaches it: a constant (its
+named by position, no name hints or locations; a model's float constants left out, since they
+are passed: `liftable_constants`) plus how each of those values reaches it: a constant (its
 value, compiled in), or an argument (its LLVM type, whether it is a `noalias` pointer, and
 which other argument it equals). That is everything the nest's LLVM code depends on besides
 the code generator, whose identity the caller adds (`salt`). Loop bounds are arguments unless
@@ -14,8 +15,8 @@ The function that launches a kernel declares `@irc.k.<key>` (the thread pool's c
 `void (ptr ctx, i64 lo, i64 hi)`, or a plain function for an `irc.kernel` loop, see
 `outline_kernel.py`) and its object file is linked with the kernels' objects when they are
 loaded; a kernel may call kernels too (a gemm's parallel nest calls its register tile), and
-its cache entry names them. A key met twice in one function is emitted once: ten gemms share
-one register tile.
+its cache entry names them. A key met twice in one function is emitted once: the products
+of one dtype and layout of A share one register tile.
 """
 from __future__ import annotations
 
