@@ -35,7 +35,9 @@ from ..dialects.func import FuncOp
 from ..ir.core import Block, Operation, Value
 from ..ir.types import ScalarType
 from .entry_abi import I32, PTR, check_entry_abi, entry_arg_layout, entry_symbol, may_alias
+from .kernel_split import KernelSet
 from .numpy_abi import emit_numpy_wrapper
+from .outline_kernel import KernelCallOutliner
 from .outline_parallel import ParallelOutliner, outlinable
 from .target import host_target_machine
 
@@ -44,16 +46,18 @@ TEMP_ALIGN = 64
 
 
 def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None, op_timers=None,
-                    threads: bool = True) -> ir.Module:
+                    threads: bool = True, kernels: KernelSet | None = None) -> ir.Module:
     """Every `func.func` of a loop-dialect module as an exported LLVM function (and, given a
     numpy array layout, its `.np` wrapper taking array objects: see `numpy_abi.py`).
     `op_timers` (profiling, see `op_timers.py`) times the top-level ops of the function;
     `threads` outlines top-level `loop.parallel` nests for the thread pool
-    (`outline_parallel.py`), which splits them at run time when they are large enough."""
+    (`outline_parallel.py`), which splits them at run time when they are large enough;
+    given `kernels`, each such nest goes to a module of its own there, compiled (and cached)
+    apart from the function (`kernel_split.py`)."""
     llmod = ir.Module(name=name)
     for op in module.body.ops:
         if isinstance(op, FuncOp):
-            FunctionConverter(llmod, op, op_timers, threads).convert()
+            FunctionConverter(llmod, op, op_timers, threads, kernels).convert()
             if numpy_layout is not None:
                 emit_numpy_wrapper(llmod, op, numpy_layout)
     return llmod
@@ -78,9 +82,12 @@ class FunctionConverter(LoopEmitter):
     """Emits one function: the entry ABI, allocation (heap or workspace), asserts, and the
     outlining of top-level parallel nests for the thread pool; the rest is `LoopEmitter`'s."""
 
-    def __init__(self, llmod: ir.Module, func: FuncOp, op_timers=None, threads: bool = True):
+    def __init__(self, llmod: ir.Module, func: FuncOp, op_timers=None, threads: bool = True,
+                 kernels: KernelSet | None = None):
         super().__init__(llmod, _target_data())
         self.timers = op_timers
+        self.kernels = kernels  # None: outlined nests stay in the function's module
+        self.lifted: set[int] = set()  # ids of constants a kernel being emitted takes as arguments
         self.func = func
         self.asserts = 0
         self.reassoc = reduction_accumulators(func)
@@ -140,6 +147,10 @@ class FunctionConverter(LoopEmitter):
             if self.timers is not None:
                 self.timers.before_op(self.b, op)
             self.op(op)
+
+    def op(self, op: Operation) -> None:
+        if id(op) not in self.lifted:
+            super().op(op)
 
     def op_func_return(self, op: Operation) -> None:
         self.b.ret(ir.Constant(I32, 0))
@@ -202,7 +213,10 @@ class FunctionConverter(LoopEmitter):
             if isinstance(r.type, MemRefType):
                 self.live_temps[r] = self.get(r).ptr
 
-    def op_loop_for(self, op: Operation) -> None:
+    def op_loop_for(self, op: Operation, outline: bool = True) -> None:
+        if outline and self.kernels is not None and L.KERNEL in op.attributes:
+            KernelCallOutliner(self, self.kernels).emit(op)  # a shared kernel: compiled apart
+            return
         with self.branch_scope():  # a step's buffers do not dominate the code after the loop
             super().op_loop_for(op)
 

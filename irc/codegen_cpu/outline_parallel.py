@@ -30,6 +30,8 @@ from ..ir.core import Block, BlockArgument, Operation, OpResult, Value
 from ..ir.transforms import values_from_above
 from ..codegen_llvm.loop_emit import index_binary
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
+from .kernel_split import KernelSet, describe_inputs, kernel_symbol, liftable_constants
+from .outline_kernel import mark_noalias
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
 # ops that cannot run inside an outlined body (they allocate, or return from the function)
@@ -162,9 +164,13 @@ class ParallelOutliner:
         captured = values_from_above(op, with_operands=True)
         flat: list[ir.Value] = []
         slot_of: dict[int, int] = {}
+        kernels = conv.kernels
+        lifted = liftable_constants(op) if kernels is not None else []
 
         def add(v: ir.Value) -> None:
-            if not _is_module_level(v) and id(v) not in slot_of:
+            # a kernel in a module of its own cannot name the function's globals: they are passed
+            inline = isinstance(v, ir.Constant) if kernels is not None else _is_module_level(v)
+            if not inline and id(v) not in slot_of:
                 slot_of[id(v)] = len(flat)
                 flat.append(v)
 
@@ -172,6 +178,11 @@ class ParallelOutliner:
             x = conv.get(v)
             for part in ([x.ptr, x.offset, *x.sizes, *x.strides] if isinstance(x, MemRef) else [x]):
                 add(part)
+        for const in lifted:  # passed like a captured value (see `liftable_constants`)
+            value = conv.scalar_constant(const.result.type, const.attributes["value"].value)
+            conv.values[const.result] = value
+            slot_of[id(value)] = len(flat)
+            flat.append(value)
 
         lbs, ubs, steps = op.bounds()
         dims = [tuple(conv.get(v) for v in d) for d in zip(lbs, ubs, steps)]
@@ -184,8 +195,11 @@ class ParallelOutliner:
 
         name = f"{conv.fn.name}.par{conv.outlined}"
         conv.outlined += 1
-        body_fn = self._body(name + ".body", op, captured, flat, slot_of, dims)
-        wrapper = self._wrapper(name, body_fn, flat)
+        if kernels is None:
+            body_fn = self._body(name + ".body", op, captured, flat, slot_of, dims)
+            wrapper = self._wrapper(name, body_fn, flat)
+        else:
+            wrapper = self._kernel(kernels, op, captured, flat, slot_of, dims, lifted)
 
         here = b.block
         b.position_at_start(conv.fn.entry_basic_block)
@@ -200,6 +214,33 @@ class ParallelOutliner:
         # the wrapper as an opaque `ptr` (llvmlite would print a function's typed pointer type)
         b.call(pool, [ir.FormattedConstant(ir.PointerType(), wrapper.get_reference()), ctx, n, work])
 
+    def _kernel(self, kernels: KernelSet, op: L.ParallelOp, captured: list[Value], flat: list[ir.Value],
+                slot_of: dict[int, int], dims: list[tuple], lifted: list[Operation]) -> ir.Function:
+        """The nest as a kernel in a module of its own (`kernel_split.py`), emitted only when
+        its key is new; here, a declaration of its callback."""
+        conv = self.conv
+        inputs = [*captured, *(c.result for c in lifted)]
+        key = kernels.key(op, captured, describe_inputs([conv.get(v) for v in inputs], slot_of, conv.noalias),
+                          lifted)
+        name = kernel_symbol(key)
+        if kernels.needs_module(key):
+            module = ir.Module(name="kernel")
+            saved = conv.llmod, conv.lifted
+            conv.llmod = module  # globals and declarations the body needs go to its module
+            conv.lifted = {id(c) for c in lifted}  # arguments now: not emitted as constants
+            try:
+                with kernels.emitting(key):
+                    body_fn = self._body("kernel.body", op, inputs, flat, slot_of, dims)
+                self._wrapper(name, body_fn, flat, exported=True)
+            finally:
+                conv.llmod, conv.lifted = saved
+            kernels.add_module(key, module)
+        declared = conv.llmod.globals.get(name)
+        if declared is None:
+            declared = ir.Function(conv.llmod, BODY_TYPE, name=name)
+            declared.attributes.add("nounwind")
+        return declared
+
     def _body(self, name: str, op: L.ParallelOp, captured: list[Value], flat: list[ir.Value],
               slot_of: dict[int, int], dims: list[tuple]) -> ir.Function:
         conv = self.conv
@@ -208,9 +249,7 @@ class ParallelOutliner:
         fn.linkage = "internal"
         fn.attributes.add("alwaysinline")
         fn.attributes.add("nounwind")
-        for arg, v in zip(fn.args, flat):
-            if isinstance(v.type, ir.PointerType) and id(v) in conv.noalias:
-                arg.add_attribute("noalias")
+        mark_noalias(conv, fn, flat)
 
         def remap(v: ir.Value) -> ir.Value:
             k = slot_of.get(id(v))
@@ -243,9 +282,10 @@ class ParallelOutliner:
             conv.b, conv.scalar, conv.values = saved
         return fn
 
-    def _wrapper(self, name: str, body_fn: ir.Function, flat: list[ir.Value]) -> ir.Function:
+    def _wrapper(self, name: str, body_fn: ir.Function, flat: list[ir.Value], exported: bool = False) -> ir.Function:
         fn = ir.Function(self.conv.llmod, BODY_TYPE, name=name)
-        fn.linkage = "internal"
+        if not exported:
+            fn.linkage = "internal"
         fn.attributes.add("nounwind")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         ctx, lo, hi = fn.args

@@ -202,6 +202,14 @@ class LoopBuilder:
             yield
             self.b.create(L.YieldOp, [], result_types=[])
 
+    @contextmanager
+    def kernel(self, name: str) -> Iterator["ForScope"]:
+        """A one-trip `loop.for` marked `irc.kernel = name`: what is built in it is compiled
+        once as a function of its own and called here (`ForOp`)."""
+        with self.for_(self.const(0), self.const(1)) as scope:
+            scope.op.attributes[L.KERNEL] = StringAttr(name)
+            yield scope
+
     def yield_(self, scope: "ForScope", values: Sequence[Value]) -> None:
         self.b.create(L.YieldOp, list(values), result_types=[])
         scope.yielded = True

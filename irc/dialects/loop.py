@@ -317,13 +317,18 @@ class StoreOp(Operation):
 
 
 # ---------------------------------------------------------------------------- loops
+KERNEL = "irc.kernel"  # on a loop.for: compiled as a shared kernel (see ForOp)
+
+
 class ForOp(Operation):
     """`%r = loop.for %i = %lb to %ub step %s iter_args(%acc = %init) { ... loop.yield %x }`.
 
     Operands: lb, ub, step, inits. The body block takes the induction variable then one
     argument per iter_arg; results are the final iter_args. The attribute `reduction`
     (unit) marks iter_args that are reduction accumulators: codegen gives their float
-    arithmetic `reassoc` so the loop vectorizes."""
+    arithmetic `reassoc` so the loop vectorizes. The attribute `irc.kernel` (a string naming
+    it for a reader) marks a one-trip loop that groups a piece many functions share: the
+    CPU code generator compiles it once as a function of its own (`KERNEL`)."""
 
     name = "loop.for"
 

@@ -59,9 +59,10 @@ class _Scope:
 class Printer:
     """Writes ops into `out` (a list of strings); custom forms call its helpers."""
 
-    def __init__(self, generic: bool = False, debuginfo: bool = False):
+    def __init__(self, generic: bool = False, debuginfo: bool = False, hints: bool = True):
         self.generic = generic
         self.debuginfo = debuginfo
+        self.hints = hints  # False: every value numbered, whatever its name_hint
         self.out: list[str] = []
         self.indent = ""
         self._names: dict[Value, str] = {}
@@ -81,7 +82,7 @@ class Printer:
         if not results:
             return
         hint = results[0].name_hint
-        if hint is not None and usable_hint(hint):
+        if self.hints and hint is not None and usable_hint(hint):
             base = scope.unique(hint)
         else:
             base = f"%{scope.next_value}"
@@ -104,7 +105,7 @@ class Printer:
                 self._blocks[block] = f"^bb{bi}"
                 for arg in block.args:
                     hint = arg.name_hint
-                    if hint is not None and usable_hint(hint):
+                    if self.hints and hint is not None and usable_hint(hint):
                         names[arg] = scope.unique(hint)
                     elif bi == 0:
                         names[arg] = f"%arg{scope.next_arg}"
@@ -263,6 +264,19 @@ def format_location(loc: Location) -> str:
     if isinstance(loc, FileLineColLoc):
         return f" loc({quote_string(loc.filename)}:{loc.line}:{loc.col})"
     return " loc(unknown)"
+
+
+def print_op_in_context(op: Operation, outside: Sequence[Value]) -> str:
+    """The text of `op` with the values it reads from its surroundings named `%outside0`,
+    `%outside1`, ... in the order given and the others numbered (name hints, which the lowering
+    makes unique per function, are not used): two nests that compute the same thing from the
+    same kinds of inputs print the same wherever they sit (a kernel's cache key)."""
+    printer = Printer(hints=False)
+    for k, v in enumerate(outside):
+        printer._names[v] = f"%outside{k}"
+    printer.assign_names(op)
+    printer.print_op(op)
+    return "".join(printer.out)
 
 
 def print_op(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:

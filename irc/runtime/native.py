@@ -23,20 +23,22 @@ import numpy as np
 from ..base.compile_stages import LLVM_IR, LOAD, LOWER, listening, timed
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.entry_abi import entry_symbol
+from ..codegen_cpu.kernel_split import KernelSet, decode_linked, encode_linked
 from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol
 from ..codegen_cpu import target as cpu_target  # codegen_identity read at each compile
-from ..codegen_cpu.target import emit_object, new_target_machine, parse_and_optimize
+from ..codegen_cpu.target import emit_object, glue_object, new_target_machine, parse_and_optimize
 from ..dialects import loop as L
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.printer import print_op
 from ..ir.verifier import verify
 from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower_function
+from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
 from .threads import configure
 
-ABI_VERSION = "irc-cpu-abi-2"  # 2: parallel loops call irc_rt_parallel_for
+ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
 
 
 @functools.lru_cache(maxsize=None)
@@ -207,21 +209,39 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     layout = probe_numpy_layout()
     key = cache_key(ABI_VERSION, text, cpu_target.codegen_identity(), layout.key() if layout else "flat")
     cache = ObjectCache(cache_dir)
-    obj = cache.load(key) if use_cache else None
-    stats.cache_hit = obj is not None
-    if obj is None:
+    kernels = KernelCache(cache_dir, enabled=use_cache)
+    objects = _cached_objects(cache.load(key), kernels) if use_cache else None
+    stats.cache_hit = objects is not None
+    if objects is None:
         t1 = time.perf_counter()
-        obj = build_object(loop_module, layout)
+        keys, main, objects = build_objects(loop_module, layout, kernels)
         stats.llvm_s = time.perf_counter() - t1
         if use_cache:
-            cache.store(key, obj)
-    return bind_native(func, loop_func, text, obj, layout, stats)
+            cache.store(key, encode_linked(keys, main))
+    return bind_native(func, loop_func, text, objects, layout, stats)
 
 
-def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes, layout,
+def _cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | None:
+    """The function's object and its kernels' from the cache; None if any is missing."""
+    linked = decode_linked(entry) if entry is not None else None
+    if linked is None:
+        return None
+    keys, main = linked
+    objects = [main]
+    for k in keys:  # every kernel linked in, those that kernels call included
+        body = kernels.load(k)
+        kernel = decode_linked(body) if body is not None else None
+        if kernel is None:
+            return None
+        objects.append(kernel[1])
+    return objects
+
+
+def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | list[bytes], layout,
                 stats: "CompileStats") -> NativeFunction:
-    """Load object code and wrap its entry point (the numpy-object ABI when `layout` is known,
-    else the flat pointer/size/stride ABI) as a `NativeFunction`."""
+    """Load object code (the function's, then its kernels') and wrap its entry point (the
+    numpy-object ABI when `layout` is known, else the flat pointer/size/stride ABI) as a
+    `NativeFunction`."""
     t2 = time.perf_counter()
     with timed(LOAD):
         engine = load_object(obj)
@@ -261,16 +281,38 @@ def inplace_results(loop_func: FuncOp) -> dict[int, int]:
 
 
 def build_object(loop_module: ModuleOp, layout=None) -> bytes:
-    """convert-to-llvm, the O2 pipeline, object code."""
+    """convert-to-llvm, the O2 pipeline, object code: one object file holding everything."""
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout)
     return emit_object(parse_and_optimize(llvm_module))
 
 
-def load_object(obj: bytes):
-    """An MCJIT engine holding only this object file (no LLVM optimization runs here)."""
+def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[list[str], bytes, list[bytes]]:
+    """(kernel keys, the function's object, every object to load): convert-to-llvm with each
+    parallel nest a kernel of its own (`kernel_split.py`); only kernels that `kernels` does
+    not hold are optimized and compiled, and then stored there."""
+    found = KernelSet(kernel_salt(), kernels.load)
+    with timed(LLVM_IR):
+        llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
+    main = glue_object(llvm_module)
+    keys = found.keys()
+    objects = dict(found.objects)
+    for key, module in found.modules.items():
+        objects[key] = emit_object(parse_and_optimize(module))
+        kernels.store(key, encode_linked(found.calls[key], objects[key]))
+    return keys, main, [main, *(objects[k] for k in keys)]
+
+
+def kernel_salt() -> str:
+    """What a kernel's object depends on besides its IR: the ABI and the code generator."""
+    return ABI_VERSION + "|" + cpu_target.codegen_identity()
+
+
+def load_object(obj: bytes | list[bytes]):
+    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here)."""
     configure()  # the pool's entry point must resolve before the object loads
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    for o in [obj] if isinstance(obj, bytes) else obj:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(o))
     engine.finalize_object()
     return engine

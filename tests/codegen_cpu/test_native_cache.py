@@ -34,7 +34,9 @@ def test_cold_then_warm(tmp_path, monkeypatch):
     def no_llvm(*a, **k):
         raise AssertionError("a warm start must not run LLVM's optimizer")
 
-    monkeypatch.setattr(native, "build_object", no_llvm)
+    monkeypatch.setattr(native, "build_objects", no_llvm)
+    monkeypatch.setattr(native, "parse_and_optimize", no_llvm)
+    monkeypatch.setattr(native, "glue_object", no_llvm)
     warm = _compile("tanh", folder)
     assert warm.stats.cache_hit and warm.stats.llvm_s == 0.0
     x = rand(1000)

@@ -1,14 +1,18 @@
 """The object cache across processes: `config.compiledir` is where it lives, a second process
-starts warm (no LLVM optimization), and two processes compiling the same function at the
-same moment both succeed and leave one complete file."""
+starts warm (no LLVM optimization), two processes compiling the same function (and so the
+same kernels) at the same moment both succeed and leave one complete file per entry, and a
+process killed while compiling leaves nothing that the next one trips over."""
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from irc.runtime.object_cache import decode_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +25,7 @@ import irc.runtime.native as native
 if os.environ.get("FORBID_LLVM"):
     def no_llvm(*a, **k):
         raise AssertionError("a warm start ran LLVM")
-    native.build_object = no_llvm
+    native.build_objects = native.parse_and_optimize = native.glue_object = no_llvm
 x, y = T.fmatrix("x"), T.fvector("y")
 w = irc.shared(np.ones(7, "float32"), name="w")
 p = T.nnet.sigmoid(T.dot(x, w)) if hasattr(T, "nnet") else 1 / (1 + T.exp(-T.dot(x, w)))
@@ -55,8 +59,20 @@ def _result(proc: subprocess.Popen) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def _objects(folder: str) -> list[str]:
-    return sorted(os.listdir(os.path.join(folder, "cpu")))
+def _objects(folder: str, kind: str = "cpu") -> list[str]:
+    path = os.path.join(folder, kind)
+    return sorted(os.listdir(path)) if os.path.isdir(path) else []
+
+
+def _all_whole(folder: str, kind: str, temporaries: bool = False) -> None:
+    """Every file of `<folder>/<kind>` is a complete entry of its key; `temporaries`: but for
+    the temporary files a killed writer leaves (`.tmp-*`, never read as entries)."""
+    for name in _objects(folder, kind):
+        if temporaries and name.startswith(".tmp-"):
+            continue
+        assert not name.startswith("."), name
+        data = Path(folder, kind, name).read_bytes()
+        decode_entry(kind, name.split(".")[0], data)  # raises BadEntry if it is not whole
 
 
 def test_second_process_starts_warm(tmp_path):
@@ -78,5 +94,26 @@ def test_concurrent_writers_are_safe(tmp_path):
     assert results[0]["out"] == results[1]["out"]
     files = _objects(folder)
     assert len(files) == 1 and files[0].endswith(".o")  # one complete file, no temporaries
+    assert _objects(folder, "kernel")
+    _all_whole(folder, "kernel")
     warm = _result(_start(folder, 0, FORBID_LLVM="1"))
     assert warm["hit"] and warm["out"] == results[0]["out"]
+
+
+def test_a_process_killed_while_compiling_leaves_nothing_harmful(tmp_path):
+    """Killed once its first kernel is stored (the function's other kernels and its own object
+    still compiling): the next process computes the same number and completes the cache."""
+    folder = str(tmp_path / "compiledir")
+    reference = _result(_start(str(tmp_path / "other"), 0))
+    victim = _start(folder, 0)
+    deadline = time.time() + 120
+    while not _objects(folder, "kernel") and victim.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate(timeout=60)
+    for kind in ("cpu", "kernel"):
+        _all_whole(folder, kind, temporaries=True)
+    after = _result(_start(folder, 0))
+    assert after["out"] == reference["out"]
+    warm = _result(_start(folder, 0, FORBID_LLVM="1"))
+    assert warm["hit"] and warm["out"] == reference["out"]

@@ -3,8 +3,9 @@
 Each case damages one entry of a primed cache folder the way a power loss, a bad disk or a
 careless copy would, then runs a fresh process on it (a crash there would kill pytest if it
 ran in-process): the process must exit cleanly, warn once naming the file, compute the right
-numbers, and leave a valid entry behind. The per-function cache (`cpu/`) and the thread pool's
-object (`runtime/`) both go through `ObjectCache.load`; both are checked."""
+numbers, and leave a valid entry behind. The per-function cache (`cpu/`), the kernels it links
+with (`kernel/`) and the thread pool's object (`runtime/`) all go through `ObjectCache.load`;
+all are checked."""
 from __future__ import annotations
 
 import json
@@ -56,14 +57,18 @@ def _entries(folder: str, kind: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def primed(tmp_path_factory) -> dict:
-    """A cache folder holding F's and G's objects and the thread pool's, and which is which."""
+    """A cache folder holding F's and G's objects, their kernels' and the thread pool's, and
+    which is which."""
     folder = str(tmp_path_factory.mktemp("primed"))
     assert not _run(folder, "F")["hit"]
     f_entry, = _entries(folder, "cpu")
+    f_kernel, = _entries(folder, "kernel")  # F's one elementwise kernel
     _run(folder, "G")
     g_entry, = _entries(folder, "cpu") - {f_entry}
+    g_kernel, = _entries(folder, "kernel") - {f_kernel}
     pool_entry, = _entries(folder, "runtime")
-    return {"folder": folder, "cpu": f_entry, "other": g_entry, "runtime": pool_entry}
+    return {"folder": folder, "cpu": f_entry, "other": g_entry, "runtime": pool_entry,
+            "kernel": f_kernel, "other kernel": g_kernel}
 
 
 def _garbage(n: int) -> bytes:
@@ -75,8 +80,8 @@ def _body_start(data: bytes) -> int:
 
 
 def _elf_header_garbage_body(data: bytes, other: bytes) -> bytes:
-    start = _body_start(data)
-    assert data[start:start + 4] == b"\x7fELF"
+    start = data.index(b"\x7fELF")  # a function's entry names its kernels before its object
+    assert start in (_body_start(data), data.index(b"\n", _body_start(data)) + 1)
     return data[:start + 64] + _garbage(len(data) - start - 64)  # header line and ELF header kept
 
 
@@ -104,7 +109,7 @@ DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("kind", ["cpu", "runtime"])
+@pytest.mark.parametrize("kind", ["cpu", "kernel", "runtime"])
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_damaged_entry_is_rebuilt_with_one_warning(primed, tmp_path, kind, damage):
     folder = str(tmp_path / "compiledir")
@@ -114,6 +119,8 @@ def test_damaged_entry_is_rebuilt_with_one_warning(primed, tmp_path, kind, damag
     other = Path(primed["other"]).read_bytes()
     if kind == "runtime" and damage == "another_functions_entry":
         other = Path(os.path.join(folder, os.path.relpath(primed["cpu"], primed["folder"]))).read_bytes()
+    if kind == "kernel":  # G's kernel has F's signature: loaded as F's, it would give G's numbers
+        other = Path(primed["other kernel"]).read_bytes()
     Path(entry).write_bytes(DAMAGE[damage](data, other))
 
     run = _run(folder, "F")

@@ -232,8 +232,8 @@ import pickle, sys
 import numpy as np
 import irc.runtime.native as native
 compiled = []
-real = native.build_object
-native.build_object = lambda *a, **k: compiled.append(1) or real(*a, **k)
+real = native.build_objects
+native.build_objects = lambda *a, **k: compiled.append(1) or real(*a, **k)
 with open(sys.argv[1], "rb") as f:
     fn, data, want, w_after = pickle.load(f)
 w = fn.shared[0]

@@ -17,7 +17,9 @@ order of a copy; no transpose is ever materialized):
    while every tile of the block passes over it; the block's KC×rows slice of A stays in L2.
 4. `_tile_to_scratch`, the micro-kernel: one loop over the slice carries an MR×NR tile of sums
    in `iter_args` — registers — updated by MR·NR `fma`s per step (MR·NR/width vector FMAs once
-   LLVM's SLP vectorizer has widened the lanes). The tile is stored into a small scratch
+   LLVM's SLP vectorizer has widened the lanes). This loop is an `irc.kernel`: compiled once,
+   as a function of its own, for every product of its dtype, tile shape and layout of A (LLVM
+   spent ~75% of a training step's cold compile on ten copies of it). The tile is stored into a small scratch
    buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
    alpha·tile + beta·C on the first slice (beta·C folded into the scratch tile first, so no
    loop reads C while writing out), out + alpha·tile on the later ones (so C may be
@@ -345,16 +347,17 @@ def _tile_to_scratch(lb: LoopBuilder, a_of: Callable[[Index, int], Value], packe
     sums carried in `iter_args` (registers) through one loop over the slice. The loop is not
     marked `reduction`: each sum keeps its order, and vectorization is across the lanes t
     (LLVM's SLP vectorizer), not along q."""
-    zero = lb.scalar_const(0, element)
-    with lb.for_(q0, q1, inits=[zero] * (MR * NR)) as loop:
-        q = named(loop, "q")
-        b = [lb.load(packed_b, [p, q, lb.const(t)]) for t in range(NR)]
-        sums = []
+    with lb.kernel(f"gemm tile {MR}x{NR}"):  # one compiled copy for every product it serves
+        zero = lb.scalar_const(0, element)
+        with lb.for_(q0, q1, inits=[zero] * (MR * NR)) as loop:
+            q = named(loop, "q")
+            b = [lb.load(packed_b, [p, q, lb.const(t)]) for t in range(NR)]
+            sums = []
+            for r in range(MR):
+                a = a_of(q, r)
+                for t in range(NR):
+                    sums.append(multiply_add(lb, a, b[t], loop.iter_args[r * NR + t]))
+            lb.yield_(loop, sums)
         for r in range(MR):
-            a = a_of(q, r)
             for t in range(NR):
-                sums.append(multiply_add(lb, a, b[t], loop.iter_args[r * NR + t]))
-        lb.yield_(loop, sums)
-    for r in range(MR):
-        for t in range(NR):
-            lb.store(loop.results[r * NR + t], scratch, [blk, lb.const(r), lb.const(t)])
+                lb.store(loop.results[r * NR + t], scratch, [blk, lb.const(r), lb.const(t)])
