@@ -31,7 +31,7 @@ from ..ir.transforms import values_from_above
 from ..codegen_llvm.loop_emit import index_binary
 from ..codegen_llvm.memref_desc import I64, MemRef, i64, mul
 from .kernel_split import KernelSet, describe_inputs, kernel_symbol, liftable_constants
-from .outline_kernel import mark_noalias
+from .outline_kernel import mark_noalias, remap_captures
 from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 
 # ops that cannot run inside an outlined body (they allocate, or return from the function)
@@ -251,15 +251,12 @@ class ParallelOutliner:
         fn.attributes.add("nounwind")
         mark_noalias(conv, fn, flat)
 
+        values = remap_captures(conv, captured, fn, slot_of)
+
         def remap(v: ir.Value) -> ir.Value:
             k = slot_of.get(id(v))
             return v if k is None else fn.args[k]
 
-        values: dict[Value, object] = {}
-        for v in captured:
-            x = conv.get(v)
-            values[v] = (MemRef(x.type, remap(x.ptr), remap(x.offset), [remap(s) for s in x.sizes],
-                                [remap(s) for s in x.strides]) if isinstance(x, MemRef) else remap(x))
         dims = [tuple(remap(v) for v in d) for d in dims]
         lo, hi = fn.args[-2:]
 
