@@ -34,6 +34,7 @@ from ..ir.core import Operation
 from ..passes.device_edges import HostOpsLeft
 from .profile_timing import CompositeTiming, TimedUserOp, host_clock
 from .reference import run_located
+from .segmented import run_steps
 from .segments import NativePart, SegmentPlan, split, splittable, user_ops
 
 
@@ -148,22 +149,10 @@ class DeviceSegmentedExecutor:
                 for step in self.plan.steps]
 
     def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
-        plan = self.plan
-        if len(args) != plan.num_args:
-            raise TypeError(f"expected {plan.num_args} arguments, got {len(args)}")
-        env: list[Any] = [None] * plan.num_slots
-        env[:plan.num_args] = args
-        for s, v in self.env_constants.items():
-            env[s] = v
-        for k, (step, native) in enumerate(zip(plan.steps, self.natives)):
-            ins = [env[i] for i in step.inputs]
-            if native is not None:
-                values = native.run(ins)
-            else:
-                values = self._user_op(step.op, ins, None if self.timers is None else self.timers[k])
-            for s, v in zip(step.outputs, values):
-                env[s] = v
-        return [self._fresh(env[s]) if copy else env[s] for s, copy in zip(plan.results, self._copied)]
+        timers = self.timers
+        env = run_steps(self.plan, self.natives, args, self.env_constants,
+                        lambda k, step, ins: self._user_op(step.op, ins, None if timers is None else timers[k]))
+        return [self._fresh(env[s]) if copy else env[s] for s, copy in zip(self.plan.results, self._copied)]
 
     def _user_op(self, op: Operation, ins: list, timer: Any) -> list:
         if "device" not in op.attributes:  # a CPU op (`perform`): the parts moved its values

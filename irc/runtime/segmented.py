@@ -32,28 +32,36 @@ class SegmentedExecutor:
         self.loop_ir = "\n".join(n.native.loop_ir for n in natives if getattr(n, "native", None) is not None)
 
     def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
-        plan = self.plan
-        if len(args) != plan.num_args:
-            raise TypeError(f"expected {plan.num_args} arguments, got {len(args)}")
-        env: list[Any] = [None] * plan.num_slots
-        env[:plan.num_args] = args
-        for s, v in self.constants.items():
+        def user_op(k: int, step: Any, ins: list) -> list:
+            t0 = perf_counter()
+            values = run_located(lambda op, arrays: user_op_impl(op).run(
+                op, arrays, checking_inputs_now(), step.donated), step.op, ins)
+            if hook is not None:
+                hook(step.op, perf_counter() - t0)
+            elif self.user_timing is not None:
+                self.user_timing.record_op(step.op, perf_counter() - t0)
+            return values
+
+        env = run_steps(self.plan, self.natives, args, self.constants, user_op)
+        return [env[s] for s in self.plan.results]
+
+
+def run_steps(plan: SegmentPlan, natives: list[Any], args: Sequence[Any], constants: dict[int, Any],
+              user_op: Callable[[int, Any, list], list]) -> list:
+    """Every slot's value after the plan's steps ran on `args`: a compiled part by its
+    executor (`natives[k]`), a user op by `user_op(k, step, inputs)`."""
+    if len(args) != plan.num_args:
+        raise TypeError(f"expected {plan.num_args} arguments, got {len(args)}")
+    env: list[Any] = [None] * plan.num_slots
+    env[:plan.num_args] = args
+    for s, v in constants.items():
+        env[s] = v
+    for k, (step, native) in enumerate(zip(plan.steps, natives)):
+        ins = [env[i] for i in step.inputs]
+        values = native.run(ins) if native is not None else user_op(k, step, ins)
+        for s, v in zip(step.outputs, values):
             env[s] = v
-        for step, native in zip(plan.steps, self.natives):
-            ins = [env[i] for i in step.inputs]
-            if native is not None:
-                values = native.run(ins)
-            else:
-                t0 = perf_counter()
-                values = run_located(lambda op, arrays: user_op_impl(op).run(
-                    op, arrays, checking_inputs_now(), step.donated), step.op, ins)
-                if hook is not None:
-                    hook(step.op, perf_counter() - t0)
-                elif self.user_timing is not None:
-                    self.user_timing.record_op(step.op, perf_counter() - t0)
-            for s, v in zip(step.outputs, values):
-                env[s] = v
-        return [env[s] for s in plan.results]
+    return env
 
 
 def compile_parts(plan: SegmentPlan, compile_part: Callable[[Any, str], Any]) -> SegmentedExecutor:
