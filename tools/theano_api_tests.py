@@ -73,15 +73,16 @@ def test_dependencies(cache: Path) -> Path:
     return deps
 
 
-def build_run_dir(cache: Path, backend: str, files: list[str]) -> Path:
+def build_run_dir(cache: Path, label: str, files: list[str]) -> Path:
     """The throw-away `theano` package, Theano's test packages, and the harness's conftest."""
     source = theano_sources(cache)
-    run = cache / f"run-{backend}"
+    run = cache / f"run-{label}"
     shutil.rmtree(run, ignore_errors=True)
     (run / "theano").mkdir(parents=True)
     shutil.copy(HARNESS / "facade.py", run / "theano" / "__init__.py")
     shutil.copy(HARNESS / "backends.py", run / "theano_api_backends.py")
     shutil.copy(HARNESS / "rule.py", run / "theano_api_rule.py")
+    shutil.copy(HARNESS / "tolerances.py", run / "theano_api_tolerances.py")
     shutil.copy(HARNESS / "conftest_template.py", run / "conftest.py")
     shutil.copytree(HARNESS / "shims", run / "shims")
     shutil.copytree(test_dependencies(cache), run / "deps")
@@ -105,13 +106,14 @@ def _read_events(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def run_file(run: Path, file: str, backend: str, python: str, time_limit: float, results: Path) -> list[dict]:
+def run_file(run: Path, file: str, backend: str, python: str, time_limit: float, results: Path,
+             irc_root: Path = ROOT) -> list[dict]:
     """Run one test file, restarting it after an interpreter crash without the tests already done."""
     events_path = results / (file.replace("/", "__") + ".jsonl")
     events_path.unlink(missing_ok=True)
     env = dict(os.environ, THEANO_API_BACKEND=backend, THEANO_API_RESULTS=str(events_path),
                THEANO_API_TIME_LIMIT=str(time_limit), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-               PYTHONPATH=os.pathsep.join([str(run), str(ROOT)] if backend == "irc" else [str(run)]))
+               PYTHONPATH=os.pathsep.join([str(run), str(irc_root)] if backend == "irc" else [str(run)]))
     done: set[str] = set()
     for _ in range(MAX_RESTARTS):
         deselect = [arg for nodeid in sorted(done) for arg in ("--deselect", nodeid)]
@@ -227,12 +229,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--report-only", action="store_true", help="print the last run's results")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--irc-root", type=Path, default=ROOT, help="the tree whose irc runs (another "
+                        "checkout, to measure a baseline)")
+    parser.add_argument("--label", default=None, help="the results' name (default: the backend's)")
     args = parser.parse_args(argv)
     python = args.python or (sys.executable if args.backend == "irc" else "/work/venv-pt/bin/python")
-    results = args.cache / "results" / args.backend
+    results = args.cache / "results" / (args.label or args.backend)
     results.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        run = build_run_dir(args.cache, args.backend, args.files)
+        run = build_run_dir(args.cache, args.label or args.backend, args.files)
     rows: dict[str, dict] = {}
     failures: list[tuple[str, str]] = []
     for file in args.files:
@@ -240,13 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.report_only:
             events = _read_events(results / (file.replace("/", "__") + ".jsonl"))
         else:
-            events = run_file(run, file, args.backend, python, args.time_limit, results)
+            events = run_file(run, file, args.backend, python, args.time_limit, results, args.irc_root)
         rows[file], file_failures = summarize(events)
         failures += file_failures
         if not args.report_only:
             print(f"{file}: {rows[file]['passed']}/{rows[file]['in']} in {time.time() - started:.0f} s",
                   file=sys.stderr, flush=True)
-    print_report(args.backend, rows, failures, args.top)
+    print_report(args.label or args.backend, rows, failures, args.top)
     (results / "summary.json").write_text(json.dumps({"rows": rows, "failures": failures}, indent=1))
     return 0
 

@@ -18,6 +18,7 @@ import sys
 import types
 
 from theano_api_backends import BACKENDS, backend_candidates
+from theano_api_tolerances import HELPERS
 
 BACKEND = os.environ.get("THEANO_API_BACKEND", "irc")
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,6 +78,8 @@ def _lookup(fullname: str, targets: list, name: str):
                                                             _import_or_none(f"{fullname}.{name}")):
                     return sys.modules[f"{fullname}.{name}"]
                 return value
+    if name in HELPERS.get(fullname, {}):
+        return HELPERS[fullname][name]
     if _own_path(f"{fullname}.{name}"):
         return importlib.import_module(f"{fullname}.{name}")
     return missing(f"{fullname}.{name}")
