@@ -82,11 +82,17 @@ def build_run_dir(cache: Path, label: str, files: list[str]) -> Path:
     shutil.copy(HARNESS / "facade.py", run / "theano" / "__init__.py")
     shutil.copy(HARNESS / "backends.py", run / "theano_api_backends.py")
     shutil.copy(HARNESS / "rule.py", run / "theano_api_rule.py")
-    shutil.copy(HARNESS / "tolerances.py", run / "theano_api_tolerances.py")
+    shutil.copy(HARNESS / "private_names.py", run / "theano_api_private_names.py")
     shutil.copy(HARNESS / "conftest_template.py", run / "conftest.py")
     shutil.copytree(HARNESS / "shims", run / "shims")
     shutil.copytree(test_dependencies(cache), run / "deps")
     shutil.copytree(source / "compat", run / "theano" / "compat")
+    modules = sorted(".".join(("theano",) + p.relative_to(source).with_suffix("").parts).removesuffix(".__init__")
+                     for p in source.rglob("*.py"))
+    (run / "theano_api_modules.txt").write_text("\n".join(modules) + "\n")
+    for sample in (source / "sandbox").glob("samples_*.txt"):   # test_rng_mrg's reference draws
+        (run / "theano" / "sandbox").mkdir(exist_ok=True)
+        shutil.copy(sample, run / "theano" / "sandbox" / sample.name)
     for test_dir in sorted({str(Path(f).parent) for f in files} | {"tests"}):
         shutil.copytree(source / test_dir, run / "theano" / test_dir,
                         ignore=shutil.ignore_patterns("*.pyc", "__pycache__"))

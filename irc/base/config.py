@@ -125,6 +125,9 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
     Flag("unpickle_function", True, _bool, "True, False",
          "unpickling a compiled function rebuilds it (False: it loads as None)"),
+    Flag("cast_policy", "custom", _choice("custom"), "custom",
+         "implicit casting rules: Theano's default ('custom', irc/frontend/dtypes.py); its "
+         "'numpy+floatX' is not implemented"),
     Flag("unittests.rseed", "666", _seed, "an integer, or random",
          "the seed of Theano's test helpers (theano.tests.unittest_tools.fetch_seed)"),
     Flag("dump_ir", "", _path, "a folder path, or empty for no dump",

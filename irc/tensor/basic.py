@@ -17,6 +17,8 @@ from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
 from ..frontend.constructors import CONSTRUCTORS, tensor
 from ..frontend.creation import alloc, arange, eye, identity_like, ones, zeros
+from ..frontend.dtype_names import (all_dtypes, complex_dtypes, continuous_dtypes, discrete_dtypes, float_dtypes,
+                                    int_dtypes, integer_dtypes, uint_dtypes)
 from ..frontend.elemwise import Elemwise
 from ..frontend.graph import Apply, Constant, Op, Variable
 from ..frontend.join import Join
@@ -45,4 +47,6 @@ __all__ = [
     "square", "stack", "std", "sub", "sum", "switch", "tanh", "tensor", "tensordot", "tile", "transpose",
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
     *CONSTRUCTORS,
+    "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
+    "integer_dtypes", "uint_dtypes",
 ]

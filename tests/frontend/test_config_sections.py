@@ -35,3 +35,9 @@ def test_change_flags_decorates_a_function():
 
     before = config.floatX
     assert floatx() == "float32" and config.floatX == before
+
+
+def test_cast_policy_reads_theanos_default_and_refuses_the_numpy_policy():
+    assert config.cast_policy == "custom"
+    with pytest.raises(ConfigError, match="cast_policy"):
+        config.cast_policy = "numpy+floatX"

@@ -13,6 +13,7 @@ BACKENDS: dict[str, dict] = {
         # Theano prefix -> backend module names, most specific first
         "prefixes": {},
         "names": {},
+        "extra": {},
     },
     "pytensor": {
         "root": "pytensor",
@@ -31,6 +32,14 @@ BACKENDS: dict[str, dict] = {
         },
         # Theano's name -> the backend's, where only the name changed
         "names": {"RandomStreams": "RandomStream", "scan_module": "scan", "gof": "graph"},
+        # where PyTensor moved names of these modules (searched after the modules above)
+        "extra": {
+            "theano": ["pytensor.config"],
+            "theano.tensor": ["pytensor.gradient", "pytensor.tensor.special", "pytensor.tensor.math",
+                              "pytensor.tensor.extra_ops", "pytensor.tensor.basic"],
+            "theano.tensor.basic": ["pytensor.tensor.math"],
+            "theano.compile": ["pytensor.compile.function"],
+        },
     },
 }
 
@@ -48,6 +57,7 @@ def backend_candidates(theano_name: str, backend: str) -> list[str]:
             if cut == len(parts) and not spec["prefixes"][prefix]:
                 return []   # the backend has nothing of this module
         candidates.append(".".join([root] + parts[1:cut]))
+    candidates += spec["extra"].get(theano_name, [])
     seen: list[str] = []
     for name in candidates:
         if name not in seen:

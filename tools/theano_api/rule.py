@@ -8,7 +8,7 @@ class-level assignments of the other names it uses (`mode = get_default_mode().i
 `from theano.X import name` line of each imported name it uses. The internals (`INTERNALS`) are:
 the compiled graph (`f.maker.fgraph.toposort()`, `.owner.op`), optimizer selection
 (`.including(...)`, `Mode(...)`, `mode='...'` other than FAST_RUN/FAST_COMPILE, `optimizer=`),
-linkers and C code, DebugMode/profiling, the in-place ops, Op implementation (`make_node`,
+linkers, C code and OpenMP, DebugMode/profiling, the in-place ops, Op implementation (`make_node`,
 `infer_shape`, `destroy_map`), stack-trace checks, and the modules `theano.gof`, `theano.scalar`,
 `theano.sparse`, `theano.gpuarray`, `theano.tensor.{opt,blas,inplace,raw_random,elemwise,
 subtensor}`, `theano.scan_module.scan_op/scan_utils`, `theano.compile.{function_module,
@@ -29,7 +29,7 @@ INTERNALS: dict[str, re.Pattern] = {name: re.compile(pattern) for name, pattern 
                             r"|\bregister_(canonicalize|specialize|stabilize)\b|\bget_mode\(|\bMode\("
                             r"|\bmode\s*=\s*['\"](?!FAST_RUN['\"]|FAST_COMPILE['\"])"),
     "linker or C code": (r"\blinker\b|\bc_code\b|CLinker\b|PerformLinker|VM_Linker|\bconfig\.cxx\b"
-                         r"|\bcthunk|\bc_support_code|\.c_[a-z_]+\("),
+                         r"|\bcthunk|\bc_support_code|\.c_[a-z_]+\(|\bopenmp"),
     "debug or profile mode": r"DebugMode|DEBUG_MODE|ProfileMode|\bdebugmode\b|ProfileStats",
     "in-place op": r"\binplace\.\w|\w_inplace\b",
     "Op implementation": (r"\bmake_node\b|\binfer_shape\b|_compile_and_check|InferShapeTester"
