@@ -159,9 +159,11 @@ def reachable_text(function, cls: type | None, roots: tuple[str, ...]) -> str:
     if cls is not None:
         todo += [getattr(cls, name) for name in ("setUp", "setup_method", "setUpClass", "setup_class")
                  if hasattr(cls, name)]
-        filename = inspect.getsourcefile(function) if _is_theanos_test_code(function, roots) else None
-        if filename:
-            texts.append(_module_names(filename)[0].get(cls.__name__, ""))
+        module = sys.modules.get(cls.__module__)
+        filename = getattr(module, "__file__", None)
+        if filename and filename.startswith(roots):   # a generated class: the line that made it
+            assigned = _module_names(filename)[0]
+            texts += [assigned.get(name, "") for name, value in vars(module).items() if value is cls]
     class_assigned = _class_assignments(cls) if cls is not None else {}
     seen: set[int] = set()
     while todo:
