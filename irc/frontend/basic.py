@@ -193,14 +193,17 @@ sign = sgn
 inv = reciprocal
 
 
+@elemwise_function("log2")
 def log2(x: Any) -> Variable:
     return true_div(log(x), float(np.log(2.0)))
 
 
+@elemwise_function("log10")
 def log10(x: Any) -> Variable:
     return true_div(log(x), float(np.log(10.0)))
 
 
+@elemwise_function("exp2")
 def exp2(x: Any) -> Variable:
     return exp(mul(x, float(np.log(2.0))))
 
@@ -233,15 +236,18 @@ def round(x: Any, mode: str = "half_to_even") -> Variable:  # noqa: A001
     raise ValueError(f"round: mode must be 'half_to_even' or 'half_away_from_zero', got {mode!r}")
 
 
+@elemwise_function("round")
 def round_half_to_even(x: Any) -> Variable:
     """numpy's rint (Theano's default rounding)."""
     return round(x, "half_to_even")
 
 
+@elemwise_function("round_away")
 def round_half_away_from_zero(x: Any) -> Variable:
     return round(x, "half_away_from_zero")
 
 
+@elemwise_function("logical_not")
 def invert(x: Any) -> Variable:
     """`~x`: logical not of a bool tensor, bitwise not of an integer tensor."""
     x = as_tensor_variable(x)
@@ -252,6 +258,7 @@ def invert(x: Any) -> Variable:
     return xor(x, -1)
 
 
+@elemwise_function("select")
 def switch(cond: Any, a: Any, b: Any) -> Variable:
     """Elementwise `a if cond else b` (cond is tested for nonzero), with broadcasting."""
     return elemwise("select", cond, a, b)

@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes
 from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
                     shape, sqrt, sub, true_div)
+from .elemwise_function import elemwise_function
 from .graph import Constant, Variable
 from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
 from .reduce import REDUCERS
@@ -139,6 +140,7 @@ def outer(a: Any, b: Any) -> Variable:
     return mul(dimshuffle(a, (0, "x")), dimshuffle(b, ("x", 0)))
 
 
+@elemwise_function("clip")
 def clip(x: Any, lo: Any, hi: Any) -> Variable:
     """`x` limited to [lo, hi]; the gradient flows where lo <= x <= hi."""
     return minimum(maximum(x, lo), hi)

@@ -17,10 +17,19 @@ from .tensor_type import TensorType, floatX
 
 class Container:
     """The storage cell of a shared variable; `value` is a numpy array, or a runtime's device
-    array (anything numpy can convert with `np.asarray`)."""
+    array (anything numpy can convert with `np.asarray`). As in Theano, the cell is the
+    one-element list `storage` and `value` reads and writes `storage[0]`."""
 
     def __init__(self, value: Any):
-        self.value = value
+        self.storage = [value]
+
+    @property
+    def value(self) -> Any:
+        return self.storage[0]
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self.storage[0] = value
 
     def __repr__(self) -> str:
         return f"Container({self.value!r})"

@@ -33,10 +33,11 @@ from ..frontend.tensor_type import TensorType
 
 TensorVariable = Variable
 TensorConstant = Constant
+Tensor = TensorType  # Theano's old name of the type
 
 __all__ = [
     "Alloc", "Apply", "Argmax", "CAReduce", "Constant", "DimShuffle", "Dot", "Elemwise", "Join", "Op", "Reshape",
-    "Sum", "TensorConstant", "TensorType", "TensorVariable", "Variable",
+    "Sum", "Tensor", "TensorConstant", "TensorType", "TensorVariable", "Variable",
     "abs_", "add", "addbroadcast", "all", "alloc", "and_", "any", "arange", "argmax", "argmin", "as_tensor_variable",
     "batched_dot", "batched_tensordot", "cast", "ceil", "clip", "concatenate", "constant", "cos", "diag", "dot", "eq", "erf", "erfc",
     "erfcinv", "erfinv", "exp", "exp2", "expm1", "eye", "fill", "flatten", "floor", "gamma", "gammaln", "ge",

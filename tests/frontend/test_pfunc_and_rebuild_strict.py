@@ -38,3 +38,8 @@ def test_a_replacement_of_another_dtype_is_refused_and_a_more_broadcastable_one_
     f = irc.function([row], m + 1, givens=[(m, row)])
     np.testing.assert_allclose(f(np.ones((1, 4))), np.full((1, 4), 2.0), rtol=0, atol=0)
 
+
+
+def test_irc_compile_pfunc_is_the_function_as_in_theano():
+    import irc.compile
+    assert irc.compile.pfunc is pfunc and callable(irc.compile.pfunc)

@@ -29,6 +29,10 @@ for _name, _value in {"float": float, "int": int, "bool": bool, "complex": compl
                       "str": str, "long": int, "unicode": str}.items():
     if not hasattr(np, _name):   # numpy 2 removed these; np.bool came back as np.bool_
         setattr(np, _name, _value)
+if not hasattr(np, "find_common_type"):   # removed in numpy 2; Theano's test helpers call it
+    np.find_common_type = lambda array_types, scalar_types: np.result_type(*array_types, *scalar_types)
+if not hasattr(np, "cast"):   # np.cast[dtype](x), removed in numpy 2
+    np.cast = type("Cast", (), {"__getitem__": lambda self, dtype: lambda x: np.asarray(x, dtype=dtype)})()
 if not hasattr(np, "asscalar"):
     np.asscalar = lambda a: np.asarray(a).item()
 if not hasattr(np.testing, "dec"):   # numpy's nose decorators, gone in numpy 2: only skipif is used

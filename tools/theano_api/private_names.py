@@ -1,7 +1,8 @@
 """Names of Theano's internals that its test files read outside any test (at import, in a
 class body) or through its test helpers, supplied by the harness for every backend alike so
-that the files import: the test tolerances (`theano.tensor.basic._allclose`, `_get_atol_rtol`)
-and the dtype lists of `theano.scalar` (tests that name `theano.scalar` are out by the rule).
+that the files import: the test tolerances (`theano.tensor.basic._allclose`, `_get_atol_rtol`),
+`theano._asarray`, and the dtype lists of `theano.scalar` (tests that name `theano.scalar` are
+out by the rule).
 
 The values are Theano's defaults (`config.tensor.cmp_sloppy = 0`): float16 1e-3/1e-3,
 float32 (and complex64) 1e-5/1e-5, float64 numpy's 1e-8/1e-5 (atol/rtol).
@@ -37,6 +38,12 @@ SCALAR_TYPES = {"int_types": _INT, "uint_types": _UINT, "float_types": _FLOAT, "
                 "integer_types": _INT + _UINT, "discrete_types": ["bool"] + _INT + _UINT,
                 "continuous_types": _FLOAT + _COMPLEX, "all_types": ["bool"] + _INT + _UINT + _FLOAT + _COMPLEX}
 
-HELPERS = {"theano.tensor.basic": {"_allclose": _allclose, "_get_atol_rtol": _get_atol_rtol},
+def _asarray(a, dtype, order=None) -> np.ndarray:
+    """Theano's `theano._asarray` (misc/safe_asarray.py): `np.asarray` with the dtype by name."""
+    return np.asarray(a, dtype=np.dtype(dtype), order=order)
+
+
+HELPERS = {"theano": {"_asarray": _asarray},
+           "theano.tensor.basic": {"_allclose": _allclose, "_get_atol_rtol": _get_atol_rtol},
            "theano.tensor": {"_allclose": _allclose},
            "theano.scalar": SCALAR_TYPES}

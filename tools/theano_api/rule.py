@@ -28,7 +28,8 @@ from functools import lru_cache
 INTERNALS: dict[str, re.Pattern] = {name: re.compile(pattern) for name, pattern in {
     "compiled graph": r"\.maker\b|\bfgraph\b|\.toposort\(|assertFunctionContains|\.owner\.op\b",
     "optimizer selection": (r"\.including\(|\.excluding\(|\.requiring\(|\boptimizer\s*=|\boptdb\b"
-                            r"|\bregister_(canonicalize|specialize|stabilize)\b|\bget_mode\(|\bMode\("),
+                            r"|\bregister_(canonicalize|specialize|stabilize)\b|\bget_mode\(|\bMode\("
+                            r"|\bon_opt_error\b|\boptimizer_(verbose|including|excluding)\b"),
     "linker or C code": (r"\blinker\b|\bc_code\b|CLinker\b|PerformLinker|VM_Linker|\bconfig\.cxx\b"
                          r"|\bcthunk|\bc_support_code|\.c_[a-z_]+\(|\bopenmp"),
     "debug or profile mode": r"DebugMode|DEBUG_MODE|ProfileMode|PROFILE_MODE|NanGuardMode|\bdebugmode\b|ProfileStats",
