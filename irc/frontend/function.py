@@ -197,6 +197,9 @@ def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]],
                      no_default_updates: Any = False) -> list[tuple[Any, Variable]]:
     """The default updates the graph asks for, unless `no_default_updates` is True or lists
     the shared variable (`shared.default_updates`)."""
+    if not isinstance(no_default_updates, (bool, list)):
+        raise TypeError(f"no_default_updates must be True, False or a list of shared variables, got "
+                        f"{type(no_default_updates).__name__} {no_default_updates!r}")
     if no_default_updates is True:
         return []
     extra = default_updates(roots, upd, skip=list(no_default_updates or ()))

@@ -73,6 +73,12 @@ def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
     return reduce(x, "min", axis, keepdims)
 
 
+def ptp(a: Any, axis: Any = None) -> Variable:
+    """The range `max - min` along `axis` (all axes when None), numpy's and Theano's `ptp`."""
+    a = as_tensor_variable(a)
+    return sub(max(a, axis), min(a, axis))
+
+
 def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
     x = as_tensor_variable(x)
     if axis is None:

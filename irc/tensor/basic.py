@@ -22,7 +22,7 @@ from ..frontend.dtype_names import (all_dtypes, complex_dtypes, continuous_dtype
 from ..frontend.elemwise import Elemwise
 from ..frontend.graph import Apply, Constant, Op, Variable
 from ..frontend.join import Join
-from ..frontend.mathops import (all, any, argmax, argmin, clip, max, mean, min, outer, prod, std,  # noqa: A004
+from ..frontend.mathops import (all, any, argmax, argmin, clip, max, mean, min, outer, prod, ptp, std,  # noqa: A004
                                 sum, var)
 from ..frontend.matrix_products import dot, tensordot
 from ..frontend.products import batched_dot, batched_tensordot
@@ -43,7 +43,7 @@ __all__ = [
     "erfcinv", "erfinv", "exp", "exp2", "expm1", "eye", "fill", "flatten", "floor", "gamma", "gammaln", "ge",
     "gt", "identity_like", "int_div", "inv", "invert", "isinf", "isnan", "join", "le", "log", "log10", "log1p",
     "log2", "lt", "max", "maximum", "mean", "min", "minimum", "mod", "mul", "neg", "neq", "ones", "ones_like",
-    "or_", "outer", "patternbroadcast", "pow", "prod", "psi", "reshape", "round", "round_half_away_from_zero",
+    "or_", "outer", "patternbroadcast", "pow", "prod", "ptp", "psi", "reshape", "round", "round_half_away_from_zero",
     "round_half_to_even", "sgn", "shape", "shape_padleft", "shape_padright", "sin", "split", "sqr", "sqrt",
     "square", "stack", "std", "sub", "sum", "switch", "tanh", "tensor", "tensordot", "tile", "transpose",
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
