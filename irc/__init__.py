@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 # public name -> (module, attribute or None for the module itself)
 _LAZY: dict[str, tuple[str, str | None]] = {
     "config": ("irc.config", None),
+    "change_flags": ("irc.config", "change_flags"),
     "function": ("irc.frontend.function", "function"),
     "In": ("irc.frontend.function", "In"),
     "Out": ("irc.frontend.function", "Out"),

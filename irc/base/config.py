@@ -81,6 +81,14 @@ def _path(v: Any) -> str:
     return os.path.expanduser(str(v)) if str(v) else ""
 
 
+def _seed(v: Any) -> str:
+    """An integer seed or `random`, kept as text (Theano's flag is a string)."""
+    s = str(v).strip()
+    if s != "random":
+        int(s)
+    return s
+
+
 def _default_compiledir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "irc")
@@ -117,6 +125,11 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
     Flag("unpickle_function", True, _bool, "True, False",
          "unpickling a compiled function rebuilds it (False: it loads as None)"),
+    Flag("cast_policy", "custom", _choice("custom"), "custom",
+         "implicit casting rules: Theano's default ('custom', irc/frontend/dtypes.py); its "
+         "'numpy+floatX' is not implemented"),
+    Flag("unittests.rseed", "666", _seed, "an integer, or random",
+         "the seed of Theano's test helpers (theano.tests.unittest_tools.fetch_seed)"),
     Flag("dump_ir", "", _path, "a folder path, or empty for no dump",
          "write the IR after every pass of every compiled function there"),
 )}
@@ -163,6 +176,8 @@ class Config:
         values = object.__getattribute__(self, "_values")
         if name in values:
             return FLAGS[name].show(values[name])
+        if any(flag.startswith(name + ".") for flag in values):
+            return FlagSection(self, name)
         raise AttributeError(f"unknown config flag '{name}'; known flags: {', '.join(sorted(FLAGS))}")
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -227,6 +242,24 @@ class Config:
         return sorted(set(super().__dir__()) | set(FLAGS))
 
 
+class FlagSection:
+    """A dotted flag's section, so that `config.unittests.rseed` reads and writes the flag
+    `unittests.rseed` (Theano's sections)."""
+
+    def __init__(self, owner: Config, prefix: str) -> None:
+        object.__setattr__(self, "_owner", owner)
+        object.__setattr__(self, "_prefix", prefix)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._owner, f"{self._prefix}.{name}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._owner.set(f"{self._prefix}.{name}", value, "code")
+
+    def __repr__(self) -> str:
+        return f"<config section '{self._prefix}'>"
+
+
 # Read-only values computed from flags (properties of `Config`).
 DERIVED = ("requested_device", "device_kind", "device_index")
 
@@ -245,7 +278,7 @@ class ConfigModule(types.ModuleType):
     `import irc.config`) or the object."""
 
     def __getattr__(self, name: str) -> Any:
-        if name in FLAGS or name in DERIVED:
+        if name in FLAGS or name in DERIVED or any(flag.startswith(name + ".") for flag in FLAGS):
             return getattr(config, name)
         raise AttributeError(f"module 'irc.config' has no attribute '{name}'")
 

@@ -1,9 +1,10 @@
-"""`irc.compile` (Theano's `theano.compile`): `function`, `In`, `Out`, `shared`, the modes, `ops.as_op`."""
+"""`irc.compile` (Theano's `theano.compile`): `function`, `pfunc`, `In`, `Out`, `shared`, the modes, `ops.as_op`."""
 from __future__ import annotations
 
 from ..frontend.function import In, Out, UnusedInputError, function
-from ..frontend.shared import shared
+from ..frontend.shared import SharedVariable, shared
 from . import mode, ops
 from .mode import Mode, ProfileMode, get_default_mode
+from .pfunc import pfunc  # the function, as in Theano (the module stays importable)
 
-__all__ = ["In", "Mode", "Out", "ProfileMode", "function", "UnusedInputError", "get_default_mode", "mode", "ops", "shared"]
+__all__ = ["In", "Mode", "Out", "SharedVariable", "ProfileMode", "function", "UnusedInputError", "get_default_mode", "mode", "ops", "pfunc", "shared"]

@@ -13,6 +13,7 @@ from . import dtypes
 from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .creation_ops import AllocShape
 from .elemwise import Cast, Elemwise
+from .elemwise_function import ElemwiseFunction, elemwise_function
 from .graph import Apply, Constant, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .integer_power import refuse_negative_integer_exponent
@@ -136,20 +137,20 @@ def _broadcast_scalar(value: Any, dtype: str, ndim: int) -> Variable:
     return DimShuffle(("x",) * ndim)(c) if ndim else c
 
 
-def _unary(name: str):
+def _unary(name: str) -> ElemwiseFunction:
     def fn(x: Any) -> Variable:
         return elemwise(name, x)
     fn.__name__ = name
     fn.__doc__ = f"Elementwise `{name}` (table row '{name}')."
-    return fn
+    return ElemwiseFunction(fn, name)
 
 
-def _binary(name: str):
+def _binary(name: str) -> ElemwiseFunction:
     def fn(x: Any, y: Any) -> Variable:
         return elemwise(name, x, y)
     fn.__name__ = name
     fn.__doc__ = f"Elementwise `{name}` with broadcasting (table row '{name}')."
-    return fn
+    return ElemwiseFunction(fn, name)
 
 
 neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
@@ -162,12 +163,14 @@ sub, true_div, int_div, mod, maximum, minimum = (
     _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum"))
 
 
+@elemwise_function("pow")
 def pow(x: Any, y: Any) -> Variable:
     """Elementwise `x ** y` with broadcasting (table row 'pow'); integers to a constant
     negative power are refused here, as numpy refuses them (irc/frontend/integer_power.py)."""
     return refuse_negative_integer_exponent(elemwise("pow", x, y))
 
 
+@elemwise_function("add")
 def add(x: Any, y: Any, *more: Any) -> Variable:
     """Elementwise sum of two or more tensors, with broadcasting (Theano's add is variadic)."""
     out = elemwise("add", x, y)
@@ -176,6 +179,7 @@ def add(x: Any, y: Any, *more: Any) -> Variable:
     return out
 
 
+@elemwise_function("mul")
 def mul(x: Any, y: Any, *more: Any) -> Variable:
     """Elementwise product of two or more tensors, with broadcasting."""
     out = elemwise("mul", x, y)
@@ -189,14 +193,17 @@ sign = sgn
 inv = reciprocal
 
 
+@elemwise_function("log2")
 def log2(x: Any) -> Variable:
     return true_div(log(x), float(np.log(2.0)))
 
 
+@elemwise_function("log10")
 def log10(x: Any) -> Variable:
     return true_div(log(x), float(np.log(10.0)))
 
 
+@elemwise_function("exp2")
 def exp2(x: Any) -> Variable:
     return exp(mul(x, float(np.log(2.0))))
 
@@ -229,15 +236,18 @@ def round(x: Any, mode: str = "half_to_even") -> Variable:  # noqa: A001
     raise ValueError(f"round: mode must be 'half_to_even' or 'half_away_from_zero', got {mode!r}")
 
 
+@elemwise_function("round")
 def round_half_to_even(x: Any) -> Variable:
     """numpy's rint (Theano's default rounding)."""
     return round(x, "half_to_even")
 
 
+@elemwise_function("round_away")
 def round_half_away_from_zero(x: Any) -> Variable:
     return round(x, "half_away_from_zero")
 
 
+@elemwise_function("logical_not")
 def invert(x: Any) -> Variable:
     """`~x`: logical not of a bool tensor, bitwise not of an integer tensor."""
     x = as_tensor_variable(x)
@@ -248,6 +258,7 @@ def invert(x: Any) -> Variable:
     return xor(x, -1)
 
 
+@elemwise_function("select")
 def switch(cond: Any, a: Any, b: Any) -> Variable:
     """Elementwise `a if cond else b` (cond is tested for nonzero), with broadcasting."""
     return elemwise("select", cond, a, b)

@@ -16,7 +16,7 @@ from .basic import (add, as_tensor_variable, cast, ceil, constant, dimshuffle, d
 from .creation_ops import AllocShape, Iota
 from .graph import Variable
 from .mathops import maximum
-from .tensor_type import floatX
+from .tensor_type import INT_DTYPES, floatX
 
 
 def _size(n: Any, what: str) -> Variable:
@@ -66,14 +66,18 @@ def ones(shape: Any, dtype: str | None = None) -> Variable:
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None) -> Variable:
-    """numpy's arange: `start + step * k` for k in 0..ceil((stop - start) / step) - 1. The dtype
-    follows the arguments (int64 for Python ints, floatX with a Python float)."""
+    """numpy's arange: `start + k * delta` for k in 0..ceil((stop - start) / step) - 1, with
+    numpy's `delta = (start + step) - start` (so the values are numpy's, bit for bit). The dtype
+    follows the arguments (floatX with a Python float); an integer one is int64, as Theano's
+    ("don't be stingy": a narrow count overflows)."""
     if stop is None:
         start, stop = 0, start
     args = [start, stop, step]
-    strong = [a.dtype for a in args if isinstance(a, Variable)]
-    weak = [dtypes.weak_kind(a) for a in args if not isinstance(a, Variable)]
+    strong = [as_tensor_variable(a).dtype for a in args if not dtypes.is_weak(a)]  # numpy scalars too
+    weak = [dtypes.weak_kind(a) for a in args if dtypes.is_weak(a)]
     out_dtype = dtypes_name(dtype) if dtype else dtypes.upcast(strong, weak)
+    if not dtype and out_dtype in INT_DTYPES:
+        out_dtype = "int64"
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
         if step == 0:
             raise ValueError("arange: step cannot be zero")
@@ -90,8 +94,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None
     k = Iota()(count)
     if isinstance(start, int) and start == 0 and isinstance(step, int) and step == 1:
         return cast(k, out_dtype)
-    return cast(add(mul(cast(k, out_dtype), cast(as_tensor_variable(step), out_dtype)),
-                    cast(as_tensor_variable(start), out_dtype)), out_dtype)
+    first = cast(as_tensor_variable(start), out_dtype)
+    delta = sub(add(first, cast(as_tensor_variable(step), out_dtype)), first)
+    return cast(add(mul(cast(k, out_dtype), delta), first), out_dtype)
 
 
 def eye(n: Any, m: Any = None, k: int = 0, dtype: str | None = None) -> Variable:

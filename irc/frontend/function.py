@@ -197,6 +197,9 @@ def _default_updates(roots: list[Variable], upd: list[tuple[Any, Variable]],
                      no_default_updates: Any = False) -> list[tuple[Any, Variable]]:
     """The default updates the graph asks for, unless `no_default_updates` is True or lists
     the shared variable (`shared.default_updates`)."""
+    if not isinstance(no_default_updates, (bool, list)):
+        raise TypeError(f"no_default_updates must be True, False or a list of shared variables, got "
+                        f"{type(no_default_updates).__name__} {no_default_updates!r}")
     if no_default_updates is True:
         return []
     extra = default_updates(roots, upd, skip=list(no_default_updates or ()))
@@ -239,13 +242,15 @@ def _check_float64(func: Any) -> None:
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None,
-             no_default_updates: Any = False, accept_inplace: bool = False) -> Any:
+             no_default_updates: Any = False, accept_inplace: bool = False, rebuild_strict: bool = True) -> Any:
     """Compile `outputs` as a function of `inputs` (Theano's `theano.function`); `mode` is a
     mode name or an `irc.Mode`. `no_default_updates`: True, or a list of shared variables whose
     `default_update` (a random draw's state, for one) is not applied. `accept_inplace`: Theano
     refuses a graph that holds inplace ops before optimization unless it is True; no op the
     frontend builds is inplace (only the `inplace` pass makes ops write over their inputs, and
-    never over a user's input), so there is nothing to refuse and both values compile alike."""
+    never over a user's input), so there is nothing to refuse and both values compile alike.
+    `rebuild_strict`: a `givens` replacement must have the type of the variable it replaces
+    (True), or the graph is rebuilt for the replacement's type (False)."""
     location = user_location()
     check_mode(mode)
     in_specs = _inputs(inputs)
@@ -265,7 +270,8 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
                                    f"input y and givens={{x: g(y)}}")
             replace[old] = new if isinstance(new, Variable) else as_tensor_variable(new)
         try:
-            rebuilt = clone_replace(out_vars + [v for _, v in state] + [v for _, v in upd], replace)
+            rebuilt = clone_replace(out_vars + [v for _, v in state] + [v for _, v in upd], replace,
+                                    strict=rebuild_strict)
         except GraphCycleError as e:
             raise GraphCycleError(f"irc.function: givens {e}") from None
         n_out, n_state = len(out_vars), len(state)

@@ -242,10 +242,19 @@ def Lop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
 
 
 def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
-        eval_points: Variable | Sequence[Variable]) -> Any:
+        eval_points: Variable | Sequence[Variable], disconnected_outputs: str = "raise",
+        return_disconnected: str = "zero") -> Any:
     """The Jacobian-vector product (d f / d wrt) . v by forward mode: `eval_points` (one per
-    `wrt`, of its type) pushed through each op's R-op rule; the result has f's structure (an
-    output that does not depend on `wrt` gets zeros)."""
+    `wrt`, of its type) pushed through each op's R-op rule; the result has f's structure.
+
+    An output no tangent reaches — it does not depend on `wrt`, or only through an op that is
+    not differentiable (argmax, a shape, a user op whose `R_op` gives None) — is, as in Theano,
+    a `DisconnectedInputError` (a ValueError) with `disconnected_outputs="raise"`; with "warn"
+    or "ignore" it is zeros (`return_disconnected="zero"`), None or `disconnected_type()`."""
+    _check_policy(disconnected_outputs)
+    if return_disconnected not in ("zero", "None", "Disconnected"):
+        raise ValueError("return_disconnected must be 'zero', 'None' or 'Disconnected', "
+                         f"got {return_disconnected!r}")
     single_f = isinstance(f, Variable)
     fs = [f] if single_f else list(f)
     _, wrt_list = _as_wrt_list(wrt, "Rop")
@@ -269,8 +278,25 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
         for out, t in zip(node.outputs, op_rop(node, ins)):
             if t is not None:
                 tangents[id(out)] = t
-    results = [tangents[id(o)] if id(o) in tangents else zeros_like(o) for o in fs]
+    results = [tangents[id(o)] if id(o) in tangents else
+               _disconnected_output(k, o, disconnected_outputs, return_disconnected) for k, o in enumerate(fs)]
     return results[0] if single_f else results
+
+
+def _disconnected_output(k: int, out: Variable, policy: str, give: str) -> Any:
+    """What `Rop` returns for output #k that no tangent reaches, or the error it raises."""
+    message = (f"Rop: output #{k} ({out}) does not change with the variables it is differentiated "
+               f"with respect to (it does not depend on them, or only through an op that is not "
+               f"differentiable); pass disconnected_outputs='ignore' to get zeros")
+    if policy == "raise":
+        raise DisconnectedInputError(message)
+    if policy == "warn":
+        warnings.warn(message, stacklevel=3)
+    if give == "None":
+        return None
+    if give == "Disconnected":
+        return disconnected_type()
+    return zeros_like(out)
 
 
 def _flat_elements(v: Variable, n: int) -> list[Variable]:

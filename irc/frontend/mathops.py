@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes
 from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
                     shape, sqrt, sub, true_div)
+from .elemwise_function import elemwise_function
 from .graph import Constant, Variable
 from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
 from .reduce import REDUCERS
@@ -70,6 +71,12 @@ def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
     return reduce(x, "min", axis, keepdims)
+
+
+def ptp(a: Any, axis: Any = None) -> Variable:
+    """The range `max - min` along `axis` (all axes when None), numpy's and Theano's `ptp`."""
+    a = as_tensor_variable(a)
+    return sub(max(a, axis), min(a, axis))
 
 
 def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
@@ -139,6 +146,7 @@ def outer(a: Any, b: Any) -> Variable:
     return mul(dimshuffle(a, (0, "x")), dimshuffle(b, ("x", 0)))
 
 
+@elemwise_function("clip")
 def clip(x: Any, lo: Any, hi: Any) -> Variable:
     """`x` limited to [lo, hi]; the gradient flows where lo <= x <= hi."""
     return minimum(maximum(x, lo), hi)

@@ -17,10 +17,19 @@ from .tensor_type import TensorType, floatX
 
 class Container:
     """The storage cell of a shared variable; `value` is a numpy array, or a runtime's device
-    array (anything numpy can convert with `np.asarray`)."""
+    array (anything numpy can convert with `np.asarray`). As in Theano, the cell is the
+    one-element list `storage` and `value` reads and writes `storage[0]`."""
 
     def __init__(self, value: Any):
-        self.value = value
+        self.storage = [value]
+
+    @property
+    def value(self) -> Any:
+        return self.storage[0]
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self.storage[0] = value
 
     def __repr__(self) -> str:
         return f"Container({self.value!r})"
@@ -28,6 +37,8 @@ class Container:
 
 class SharedVariable(Variable):
     """A leaf of the graph holding a value (`get_value`/`set_value`)."""
+
+    default_update: Variable | None = None  # what `del sv.default_update` leaves
 
     def __init__(self, type: TensorType, value: np.ndarray, name: str | None = None, strict: bool = False,
                  allow_downcast: bool | None = None):
@@ -100,10 +111,17 @@ def default_updates(roots: Any, given: Sequence[tuple[Any, Any]], skip: Sequence
                     blockers: Sequence[Any] = ()) -> list[tuple[Any, Any]]:
     """Theano's `default_update`: (shared variable, its default update) for each shared variable
     the graph of `roots` reads (down to `blockers`) that carries one, unless `given` updates it
-    or it is in `skip`."""
+    or it is in `skip` — also those that the default updates found read, as Theano chains them."""
     taken = {id(v) for v, _ in given} | {id(v) for v in skip}
-    return [(v, v.default_update) for v in ancestors(roots, blockers=blockers)  # (each variable once)
-            if isinstance(v, SharedVariable) and v.default_update is not None and id(v) not in taken]
+    found: list[tuple[Any, Any]] = []
+    frontier = list(roots)
+    while frontier:  # a default update may read shared variables with default updates of their own
+        new = [(v, v.default_update) for v in ancestors(frontier, blockers=blockers)  # (each once)
+               if isinstance(v, SharedVariable) and v.default_update is not None and id(v) not in taken]
+        taken |= {id(v) for v, _ in new}
+        found += new
+        frontier = [update for _, update in new]
+    return found
 
 
 def shared(value: Any, name: str | None = None, strict: bool = False, allow_downcast: bool | None = None,

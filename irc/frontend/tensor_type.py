@@ -91,8 +91,8 @@ class TensorType:
         """Check `value` against this type and return it as a numpy array of this dtype.
 
         Without `allow_downcast`, only lossless conversions are made (numpy's 'safe' casting,
-        Python numbers the dtype holds exactly, Python floats to a float dtype); `strict`
-        refuses any conversion at all."""
+        Python numbers the dtype holds exactly, and — with `allow_downcast=None` — a Python
+        float to floatX, as Theano); `strict` refuses any conversion at all."""
         if isinstance(value, np.ndarray) or not strict:
             arr = value if isinstance(value, np.ndarray) else np.asarray(value)
         else:
@@ -100,8 +100,9 @@ class TensorType:
         if arr.dtype.name != self.dtype:
             if strict:
                 raise TypeError(f"expected dtype {self.dtype}, got {arr.dtype.name} (strict input)")
-            python_float = (not isinstance(value, np.ndarray) and arr.dtype.kind == "f"
-                            and self.is_float and allow_downcast is None)
+            # Theano's one exception: a Python float literal may round to floatX (not a list of
+            # them, not to another float dtype) unless allow_downcast=False says no
+            python_float = type(value) is float and allow_downcast is None and self.dtype == floatX()
             if not (allow_downcast or python_float or np.can_cast(arr.dtype, self.dtype, "safe")
                     or _lossless_python_value(value, arr, self.dtype)):
                 raise TypeError(

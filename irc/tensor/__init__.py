@@ -21,6 +21,7 @@ from ..frontend.mathops import norm  # noqa: F401
 from ..frontend.nnet import binary_crossentropy, categorical_crossentropy, log_softmax, softmax  # noqa: F401
 from ..frontend.opview import AdvancedIncSubtensor1, AdvancedSubtensor1  # noqa: F401
 from ..frontend.order import argsort, cumprod, cumsum, sort  # noqa: F401
+from ..frontend.topk import argtopk, topk, topk_and_argtopk  # noqa: F401
 from ..frontend.reduce import Argmin, Max, Min, Prod  # noqa: F401
 from ..frontend.shape_functions import repeat, specify_shape  # noqa: F401
 from ..frontend.shape_ops import Shape_i  # noqa: F401

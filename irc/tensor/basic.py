@@ -17,10 +17,12 @@ from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
 from ..frontend.constructors import CONSTRUCTORS, tensor
 from ..frontend.creation import alloc, arange, eye, identity_like, ones, zeros
+from ..frontend.dtype_names import (all_dtypes, complex_dtypes, continuous_dtypes, discrete_dtypes, float_dtypes,
+                                    int_dtypes, integer_dtypes, uint_dtypes)
 from ..frontend.elemwise import Elemwise
 from ..frontend.graph import Apply, Constant, Op, Variable
 from ..frontend.join import Join
-from ..frontend.mathops import (all, any, argmax, argmin, clip, max, mean, min, outer, prod, std,  # noqa: A004
+from ..frontend.mathops import (all, any, argmax, argmin, clip, max, mean, min, outer, prod, ptp, std,  # noqa: A004
                                 sum, var)
 from ..frontend.matrix_products import dot, tensordot
 from ..frontend.products import batched_dot, batched_tensordot
@@ -31,18 +33,21 @@ from ..frontend.tensor_type import TensorType
 
 TensorVariable = Variable
 TensorConstant = Constant
+Tensor = TensorType  # Theano's old name of the type
 
 __all__ = [
     "Alloc", "Apply", "Argmax", "CAReduce", "Constant", "DimShuffle", "Dot", "Elemwise", "Join", "Op", "Reshape",
-    "Sum", "TensorConstant", "TensorType", "TensorVariable", "Variable",
+    "Sum", "Tensor", "TensorConstant", "TensorType", "TensorVariable", "Variable",
     "abs_", "add", "addbroadcast", "all", "alloc", "and_", "any", "arange", "argmax", "argmin", "as_tensor_variable",
     "batched_dot", "batched_tensordot", "cast", "ceil", "clip", "concatenate", "constant", "cos", "diag", "dot", "eq", "erf", "erfc",
     "erfcinv", "erfinv", "exp", "exp2", "expm1", "eye", "fill", "flatten", "floor", "gamma", "gammaln", "ge",
     "gt", "identity_like", "int_div", "inv", "invert", "isinf", "isnan", "join", "le", "log", "log10", "log1p",
     "log2", "lt", "max", "maximum", "mean", "min", "minimum", "mod", "mul", "neg", "neq", "ones", "ones_like",
-    "or_", "outer", "patternbroadcast", "pow", "prod", "psi", "reshape", "round", "round_half_away_from_zero",
+    "or_", "outer", "patternbroadcast", "pow", "prod", "ptp", "psi", "reshape", "round", "round_half_away_from_zero",
     "round_half_to_even", "sgn", "shape", "shape_padleft", "shape_padright", "sin", "split", "sqr", "sqrt",
     "square", "stack", "std", "sub", "sum", "switch", "tanh", "tensor", "tensordot", "tile", "transpose",
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
     *CONSTRUCTORS,
+    "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
+    "integer_dtypes", "uint_dtypes",
 ]

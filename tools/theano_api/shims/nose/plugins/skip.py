@@ -1,0 +1,1 @@
+from unittest import SkipTest  # noqa: F401
