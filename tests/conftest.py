@@ -3,8 +3,8 @@
 Each RUN line (a trailing `\\` continues it on the next RUN line) runs through
 `bash -o pipefail -c`, with `%s` the file, `%S` its folder, `%t` a scratch path, `%T` a
 scratch folder and `%%` a percent sign, and with lit's `not` (succeeds when its command fails).
-`irc-opt` and `filecheck` come from PATH; without an installed `irc-opt`, a shim running
-`python -m irc.cli.opt` on this checkout stands in. Files under `Inputs/` are data, not tests.
+`filecheck` comes from PATH; `irc-opt` is this checkout's, each one a process forked from a
+server that imported irc once (irc_opt_forkserver.py). Files under `Inputs/` are data, not tests.
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+import irc_opt_forkserver
 
 ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = 'not() { ! "$@"; }\n'
@@ -46,21 +48,52 @@ def run_lines(text: str) -> list[str]:
 
 
 _shim_dir: str | None = None
+_server: subprocess.Popen | None = None
 
 
 def tool_env() -> dict[str, str]:
-    """The environment for RUN lines: `irc-opt` on PATH (a shim if not installed)."""
+    """The environment for RUN lines: `irc-opt` on PATH, the fork server's client (see
+    irc_opt_forkserver.py; a shim running `python -m irc.cli.opt` where the server cannot
+    start), then this interpreter's own scripts (`filecheck`) ahead of version-manager shims,
+    which cost a shell and a lookup per command."""
     global _shim_dir
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    if shutil.which("irc-opt") is None:
-        if _shim_dir is None:
-            _shim_dir = tempfile.mkdtemp(prefix="irc-tools-")
-            shim = Path(_shim_dir, "irc-opt")
+    if _shim_dir is None:
+        _shim_dir = tempfile.mkdtemp(prefix="irc-tools-")
+        shim = Path(_shim_dir, "irc-opt")
+        socket_path = os.path.join(_shim_dir, "server")
+        if _start_server(socket_path, env):
+            shim.write_text(irc_opt_forkserver.client_script(socket_path))
+        else:
             shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m irc.cli.opt "$@"\n')
-            shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-        env["PATH"] = _shim_dir + os.pathsep + env.get("PATH", "")
+        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    scripts = os.path.dirname(sys.executable)
+    env["PATH"] = os.pathsep.join([_shim_dir, scripts, env.get("PATH", "")])
     return env
+
+
+def _start_server(socket_path: str, env: dict[str, str]) -> bool:
+    """Start the fork server and wait for its "ready"; False if it could not start."""
+    global _server
+    try:
+        _server = subprocess.Popen([sys.executable, irc_opt_forkserver.__file__, socket_path], env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        if _server.stdout.readline().strip() == "ready":
+            return True
+    except OSError:
+        pass
+    _stop_server()
+    return False
+
+
+def _stop_server() -> None:
+    global _server
+    if _server is not None:
+        _server.kill()
+        _server.wait()
+        _server.stdout.close()
+        _server = None
 
 
 class RunFailure(Exception):
@@ -127,6 +160,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _stop_server()
+    if _shim_dir is not None:
+        shutil.rmtree(_shim_dir, ignore_errors=True)
     saved = config.stash.get(_COMPILEDIR, None)
     if saved is None:
         return
