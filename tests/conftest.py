@@ -197,3 +197,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     profile = sys.modules.get("irc.runtime.profile")
     if profile is not None:
         profile._AT_EXIT.clear()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`-n` runs hand out work by stealing (`--dist worksteal`) instead of xdist's default
+    `load`: a worker that runs out takes half of the other's queue, so the run does not end
+    with one worker alone on a few long tests. Any other `--dist` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling  # only under pytest-xdist
+    return WorkStealingScheduling(config, log)
