@@ -26,6 +26,12 @@ PRELUDE = 'not() { ! "$@"; }\n'
 _RUN = re.compile(r"^\s*//\s*RUN:\s?(.*?)\s*$")
 _SUBST = re.compile(r"%[%sStT]")
 _COMPILEDIR = pytest.StashKey[tuple]()
+_SPEED_LEVEL = pytest.StashKey[str | None]()
+# The numerics tests' LLVM level (IRC_LLVM_SPEED_LEVEL, unless the caller set one): O1 runs the
+# same IR, passes and machine-code path as the default O2, with about a sixth less LLVM time.
+# The code generator's tests (tests/codegen_cpu) and irc-opt's RUN lines keep the default.
+TEST_SPEED_LEVEL = "1"
+SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"  # irc.codegen_cpu.target's (importing it loads llvmlite)
 
 
 def run_lines(text: str) -> list[str]:
@@ -55,9 +61,10 @@ def tool_env() -> dict[str, str]:
     """The environment for RUN lines: `irc-opt` on PATH, the fork server's client (see
     irc_opt_forkserver.py; a shim running `python -m irc.cli.opt` where the server cannot
     start), then this interpreter's own scripts (`filecheck`) ahead of version-manager shims,
-    which cost a shell and a lookup per command."""
+    which cost a shell and a lookup per command; LLVM at its default level."""
     global _shim_dir
     env = dict(os.environ)
+    env.pop(SPEED_LEVEL_VARIABLE, None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     if _shim_dir is None:
         _shim_dir = tempfile.mkdtemp(prefix="irc-tools-")
@@ -157,6 +164,8 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")
     config.stash[_COMPILEDIR] = (folder, os.environ.get("IRC_COMPILEDIR"))
     os.environ["IRC_COMPILEDIR"] = folder
+    config.stash[_SPEED_LEVEL] = os.environ.get(SPEED_LEVEL_VARIABLE)
+    os.environ.setdefault(SPEED_LEVEL_VARIABLE, TEST_SPEED_LEVEL)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -167,11 +176,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if saved is None:
         return
     folder, old = saved
-    if old is None:
-        os.environ.pop("IRC_COMPILEDIR", None)
-    else:
-        os.environ["IRC_COMPILEDIR"] = old
+    _restore("IRC_COMPILEDIR", old)
+    _restore(SPEED_LEVEL_VARIABLE, config.stash.get(_SPEED_LEVEL, None))
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _restore(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 @pytest.fixture
