@@ -90,14 +90,23 @@ def _run_child(conn: socket.socket, request: dict, fds: list[int]) -> None:
 
 
 def serve(socket_path: str) -> None:
+    """Serve until killed, or until the pytest process that started it is gone."""
     preload()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)
     listener.listen(64)
+    listener.settimeout(5.0)
     print("ready", flush=True)
     while True:
-        conn, _ = listener.accept()
+        try:
+            conn, _ = listener.accept()
+        except socket.timeout:
+            if os.getppid() != parent:
+                return
+            continue
+        conn.settimeout(None)
         try:
             request, fds = _receive(conn)
         except (EOFError, OSError, ValueError):
