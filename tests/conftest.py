@@ -3,8 +3,8 @@
 Each RUN line (a trailing `\\` continues it on the next RUN line) runs through
 `bash -o pipefail -c`, with `%s` the file, `%S` its folder, `%t` a scratch path, `%T` a
 scratch folder and `%%` a percent sign, and with lit's `not` (succeeds when its command fails).
-`irc-opt` and `filecheck` come from PATH; without an installed `irc-opt`, a shim running
-`python -m irc.cli.opt` on this checkout stands in. Files under `Inputs/` are data, not tests.
+`filecheck` comes from PATH; `irc-opt` is this checkout's, each one a process forked from a
+server that imported irc once (irc_opt_forkserver.py). Files under `Inputs/` are data, not tests.
 """
 from __future__ import annotations
 
@@ -19,11 +19,19 @@ from pathlib import Path
 
 import pytest
 
+import irc_opt_forkserver
+
 ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = 'not() { ! "$@"; }\n'
 _RUN = re.compile(r"^\s*//\s*RUN:\s?(.*?)\s*$")
 _SUBST = re.compile(r"%[%sStT]")
 _COMPILEDIR = pytest.StashKey[tuple]()
+_SPEED_LEVEL = pytest.StashKey[str | None]()
+# The numerics tests' LLVM level (IRC_LLVM_SPEED_LEVEL, unless the caller set one): O1 runs the
+# same IR, passes and machine-code path as the default O2, with about a sixth less LLVM time.
+# The code generator's tests (tests/codegen_cpu) and irc-opt's RUN lines keep the default.
+TEST_SPEED_LEVEL = "1"
+SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"  # irc.codegen_cpu.target's (importing it loads llvmlite)
 
 
 def run_lines(text: str) -> list[str]:
@@ -46,21 +54,53 @@ def run_lines(text: str) -> list[str]:
 
 
 _shim_dir: str | None = None
+_server: subprocess.Popen | None = None
 
 
 def tool_env() -> dict[str, str]:
-    """The environment for RUN lines: `irc-opt` on PATH (a shim if not installed)."""
+    """The environment for RUN lines: `irc-opt` on PATH, the fork server's client (see
+    irc_opt_forkserver.py; a shim running `python -m irc.cli.opt` where the server cannot
+    start), then this interpreter's own scripts (`filecheck`) ahead of version-manager shims,
+    which cost a shell and a lookup per command; LLVM at its default level."""
     global _shim_dir
     env = dict(os.environ)
+    env.pop(SPEED_LEVEL_VARIABLE, None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    if shutil.which("irc-opt") is None:
-        if _shim_dir is None:
-            _shim_dir = tempfile.mkdtemp(prefix="irc-tools-")
-            shim = Path(_shim_dir, "irc-opt")
+    if _shim_dir is None:
+        _shim_dir = tempfile.mkdtemp(prefix="irc-tools-")
+        shim = Path(_shim_dir, "irc-opt")
+        socket_path = os.path.join(_shim_dir, "server")
+        if _start_server(socket_path, env):
+            shim.write_text(irc_opt_forkserver.client_script(socket_path))
+        else:
             shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m irc.cli.opt "$@"\n')
-            shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-        env["PATH"] = _shim_dir + os.pathsep + env.get("PATH", "")
+        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    scripts = os.path.dirname(sys.executable)
+    env["PATH"] = os.pathsep.join([_shim_dir, scripts, env.get("PATH", "")])
     return env
+
+
+def _start_server(socket_path: str, env: dict[str, str]) -> bool:
+    """Start the fork server and wait for its "ready"; False if it could not start."""
+    global _server
+    try:
+        _server = subprocess.Popen([sys.executable, irc_opt_forkserver.__file__, socket_path], env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        if _server.stdout.readline().strip() == "ready":
+            return True
+    except OSError:
+        pass
+    _stop_server()
+    return False
+
+
+def _stop_server() -> None:
+    global _server
+    if _server is not None:
+        _server.kill()
+        _server.wait()
+        _server.stdout.close()
+        _server = None
 
 
 class RunFailure(Exception):
@@ -124,18 +164,28 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")
     config.stash[_COMPILEDIR] = (folder, os.environ.get("IRC_COMPILEDIR"))
     os.environ["IRC_COMPILEDIR"] = folder
+    config.stash[_SPEED_LEVEL] = os.environ.get(SPEED_LEVEL_VARIABLE)
+    os.environ.setdefault(SPEED_LEVEL_VARIABLE, TEST_SPEED_LEVEL)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _stop_server()
+    if _shim_dir is not None:
+        shutil.rmtree(_shim_dir, ignore_errors=True)
     saved = config.stash.get(_COMPILEDIR, None)
     if saved is None:
         return
     folder, old = saved
-    if old is None:
-        os.environ.pop("IRC_COMPILEDIR", None)
-    else:
-        os.environ["IRC_COMPILEDIR"] = old
+    _restore("IRC_COMPILEDIR", old)
+    _restore(SPEED_LEVEL_VARIABLE, config.stash.get(_SPEED_LEVEL, None))
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _restore(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 @pytest.fixture
@@ -161,3 +211,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     profile = sys.modules.get("irc.runtime.profile")
     if profile is not None:
         profile._AT_EXIT.clear()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`-n` runs hand out work by stealing (`--dist worksteal`) instead of xdist's default
+    `load`: a worker that runs out takes half of the other's queue, so the run does not end
+    with one worker alone on a few long tests. Any other `--dist` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling  # only under pytest-xdist
+    return WorkStealingScheduling(config, log)

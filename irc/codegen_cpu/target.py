@@ -7,6 +7,7 @@ name and features, the llvmlite/LLVM versions and the code generator's own sourc
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -20,6 +21,9 @@ from ..codegen_llvm import optimize as llvm_optimize
 # 0.93 s against 0.48 s) and made no kernel measurably faster (gemm, exp, the LR and MLP
 # steps, column sums: CPU time on one thread within 1.5%)
 HOST_SPEED_LEVEL = 2
+# `IRC_LLVM_SPEED_LEVEL=0..3` replaces it (part of the cache key): the test suite runs its
+# numerics tests at O1, a third less LLVM time for the same IR, passes and machine code path
+SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"
 # A function's launch code (its loops are kernels compiled apart) gets two passes and O1 code
 # generation: the O2 pipeline took 0.73 s over a training step's ~5,000 lines of it (work
 # estimates, clamps, context stores), these 0.11 s; its object is smaller (23 KB against 27)
@@ -67,16 +71,31 @@ def host_identity() -> str:
                      host_features(), llvm_versions()))
 
 
-@functools.lru_cache(maxsize=None)
 def codegen_identity() -> str:
-    """`host_identity()` plus a hash of the sources that turn loop IR into LLVM IR."""
+    """`host_identity()`, a hash of the sources that turn loop IR into LLVM IR, and the
+    optimization level."""
+    return f"{_sources_identity()}|O{speed_level()}"
+
+
+@functools.lru_cache(maxsize=None)
+def _sources_identity() -> str:
     return host_identity() + "|" + sources_hash(Path(__file__).parent)
+
+
+def speed_level() -> int:
+    """O2, or the level `IRC_LLVM_SPEED_LEVEL` names."""
+    text = os.environ.get(SPEED_LEVEL_VARIABLE, "")
+    if not text:
+        return HOST_SPEED_LEVEL
+    if text not in ("0", "1", "2", "3"):
+        raise ValueError(f"{SPEED_LEVEL_VARIABLE}={text!r}: the LLVM optimization level must be 0, 1, 2 or 3")
+    return int(text)
 
 
 def parse_and_optimize(module: ir.Module) -> "llvm.ModuleRef":
     """Parse the llvmlite module and run the O2 pipeline (with both vectorizers) over it."""
     with timed(LLVM_OPT):
-        return llvm_optimize.parse_and_optimize(module, host_target_machine(), HOST_SPEED_LEVEL,
+        return llvm_optimize.parse_and_optimize(module, host_target_machine(), speed_level(),
                                                 vectorize=True)
 
 

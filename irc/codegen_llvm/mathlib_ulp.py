@@ -204,25 +204,47 @@ def ulp_error(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return np.where(finite, err, np.where(same, 0.0, np.inf))
 
 
-def random_bits(dtype, n: int, seed: int = 0) -> np.ndarray:
-    """Random bit patterns as floats: every exponent about equally likely (NaNs included)."""
+def random_bits(dtype, n: int, seed: int = 0, stratified: bool = False) -> np.ndarray:
+    """Random bit patterns as floats: every exponent about equally likely (NaNs included).
+    `stratified`: one pattern drawn in each of n equal slices of the bit patterns, so every
+    sign and exponent gets its share exactly (a smaller n covers the format as evenly)."""
     rng = np.random.default_rng(seed)
-    if np.dtype(dtype) == np.float32:
-        return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    return rng.integers(0, 2**64, n, dtype=np.uint64).view(np.float64)
+    width = 32 if np.dtype(dtype) == np.float32 else 64
+    if stratified:
+        step = (1 << width) // n
+        bits = rng.permutation(np.arange(n, dtype=np.uint64) * np.uint64(step)
+                               + rng.integers(0, step, n, dtype=np.uint64))
+    else:
+        bits = rng.integers(0, 2**width, n, dtype=np.uint64)
+    if width == 32:
+        return bits.astype(np.uint32).view(np.float32)
+    return bits.view(np.float64)
 
 
-def uniform(dtype, lo: float, hi: float, n: int, seed: int = 1) -> np.ndarray:
+def _unit(rng: np.random.Generator, n: int, stratified: bool) -> np.ndarray:
+    """n draws in [0, 1): independent, or `stratified` (one in each of n equal slices)."""
+    if stratified:  # in random order, so that the sets of two-argument functions pair at random
+        return rng.permutation((np.arange(n) + rng.uniform(0.0, 1.0, n)) / n)
+    return rng.uniform(0.0, 1.0, n)
+
+
+def uniform(dtype, lo: float, hi: float, n: int, seed: int = 1, stratified: bool = False) -> np.ndarray:
     rng = np.random.default_rng(seed)
     with np.errstate(over="ignore"):
+        if stratified:
+            return (lo + (hi - lo) * _unit(rng, n, True)).astype(dtype)
         return rng.uniform(lo, hi, n).astype(dtype)
 
 
 def log_uniform(dtype, lo_exp: float, hi_exp: float, n: int, seed: int = 2,
-                signed: bool = True) -> np.ndarray:
-    """|x| = 2^u with u uniform in [lo_exp, hi_exp]; random signs if ``signed``."""
+                signed: bool = True, stratified: bool = False) -> np.ndarray:
+    """|x| = 2^u with u uniform in [lo_exp, hi_exp] (`stratified`: one u in each of n equal
+    slices); random signs if ``signed``."""
     rng = np.random.default_rng(seed)
-    x = np.exp2(rng.uniform(lo_exp, hi_exp, n))
+    if stratified:
+        x = np.exp2(lo_exp + (hi_exp - lo_exp) * _unit(rng, n, True))
+    else:
+        x = np.exp2(rng.uniform(lo_exp, hi_exp, n))
     if signed:
         x = x * np.where(rng.integers(0, 2, n) == 0, 1.0, -1.0)
     with np.errstate(over="ignore"):
@@ -245,27 +267,29 @@ def edge_values(dtype) -> np.ndarray:
         return np.array(list(EDGE_VALUES) + extra, dtype=np.float64).astype(dtype)
 
 
-def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tuple]]:
+def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = False) -> list[tuple[str, tuple]]:
     """Labelled input sets (tuples of arrays, one per argument) covering ``name``'s domain.
 
     ``n`` is the size of the random-bits set (all finite and special floats, every exponent);
-    the focused ranges get n/4 each."""
+    the focused ranges get n/4 each. `stratified`: every set drawn one value per equal slice
+    of its range (the GPU's tests: the same ranges and bounds from fewer values)."""
     dtype = np.dtype(dtype)
     m = max(n // 4, 1)
-    bits = random_bits(dtype, n, seed)
+    draw = {"stratified": stratified}
+    bits = random_bits(dtype, n, seed, **draw)
     if name == "pow":
         hi = 20.0 if dtype == np.float32 else 60.0
         ys = 30.0 if dtype == np.float32 else 17.0
-        neg_x = -log_uniform(dtype, -hi, hi, m, seed + 1, signed=False)
-        int_y = np.round(uniform(dtype, -ys, ys, m, seed + 2)).astype(dtype)
-        near1 = (1.0 + uniform(np.float64, -1e-3, 1e-3, m, seed + 3)).astype(dtype)
-        big_y = uniform(dtype, -1e4, 1e4, m, seed + 4)
+        neg_x = -log_uniform(dtype, -hi, hi, m, seed + 1, signed=False, **draw)
+        int_y = np.round(uniform(dtype, -ys, ys, m, seed + 2, **draw)).astype(dtype)
+        near1 = (1.0 + uniform(np.float64, -1e-3, 1e-3, m, seed + 3, **draw)).astype(dtype)
+        big_y = uniform(dtype, -1e4, 1e4, m, seed + 4, **draw)
         edge = edge_values(dtype)
         ex, ey = np.meshgrid(edge, edge)
-        return [("random bits", (bits, random_bits(dtype, n, seed + 9))),
+        return [("random bits", (bits, random_bits(dtype, n, seed + 9, **draw))),
                 (f"|x| in 2^[-{hi:g},{hi:g}], |y| < {ys:g}",
-                 (log_uniform(dtype, -hi, hi, m, seed + 5, signed=False),
-                  uniform(dtype, -ys, ys, m, seed + 6))),
+                 (log_uniform(dtype, -hi, hi, m, seed + 5, signed=False, **draw),
+                  uniform(dtype, -ys, ys, m, seed + 6, **draw))),
                 ("x < 0, integer y", (neg_x, int_y)),
                 ("x near 1, |y| < 1e4", (near1, big_y)),
                 ("special pairs", (ex.ravel(), ey.ravel()))]
@@ -274,18 +298,18 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
         inside = bits[~(np.abs(bits) > lim)]  # keeps NaN
         edge = np.concatenate([edge_values(dtype), np.array([np.inf, -np.inf], dtype)])
         return [(f"random bits, |x| <= 2^{int(np.log2(lim))}", (inside,)),
-                ("|x| < 10", (uniform(dtype, -10, 10, m, seed + 1),)),
+                ("|x| < 10", (uniform(dtype, -10, 10, m, seed + 1, **draw),)),
                 (f"|x| log-uniform to 2^{int(np.log2(lim))}",
-                 (log_uniform(dtype, -30, np.log2(lim), m, seed + 2),)),
+                 (log_uniform(dtype, -30, np.log2(lim), m, seed + 2, **draw),)),
                 ("edge values", (edge[~(np.abs(edge) > lim)],))]
     if name in ("gammaln", "psi"):  # ulps on x > 0 (negative x: absolute error, near the roots)
         positive = bits[~(bits <= 0)]
         edge = edge_values(dtype)
         return [("random bits, x > 0", (positive,)),
-                ("uniform (0, 30]", (uniform(dtype, 1e-6, 30, m, seed + 1),)),
-                ("x log-uniform in 2^[-60, 20]", (log_uniform(dtype, -60, 20, m, seed + 2, signed=False),)),
+                ("uniform (0, 30]", (uniform(dtype, 1e-6, 30, m, seed + 1, **draw),)),
+                ("x log-uniform in 2^[-60, 20]", (log_uniform(dtype, -60, 20, m, seed + 2, signed=False, **draw),)),
                 ("x near 0.5, 1, 1.5, 2, 2.5, 10, 12",
-                 (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 3 + k)
+                 (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 3 + k, **draw)
                                   for k, c in enumerate((0.5, 1, 1.5, 2, 2.5, 10, 12))]),)),
                 ("edge values, x > 0", (edge[~(edge <= 0)],))]
     if name == "gamma":
@@ -293,51 +317,51 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0) -> list[tuple[str, tupl
         edge = edge_values(dtype)
         top = 35.0 if dtype == np.float32 else 171.6
         return [(f"random bits, x > {low:g}", (bits[~(bits <= low)],)),
-                (f"uniform (0, {top:g})", (uniform(dtype, 1e-6, top, m, seed + 1),)),
-                (f"uniform ({low:g}, 0)", (uniform(dtype, low, -1e-6, m, seed + 2),)),
-                ("|x| log-uniform in 2^[-60, 5]", (log_uniform(dtype, -60, 5, m, seed + 3),)),
+                (f"uniform (0, {top:g})", (uniform(dtype, 1e-6, top, m, seed + 1, **draw),)),
+                (f"uniform ({low:g}, 0)", (uniform(dtype, low, -1e-6, m, seed + 2, **draw),)),
+                ("|x| log-uniform in 2^[-60, 5]", (log_uniform(dtype, -60, 5, m, seed + 3, **draw),)),
                 ("x near 0.5, 1, 1.5, 2, 2.5, 10, 12",
-                 (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 4 + k)
+                 (np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 7, seed + 4 + k, **draw)
                                   for k, c in enumerate((0.5, 1, 1.5, 2, 2.5, 10, 12))]),)),
                 (f"edge values, x > {low:g}", (edge[~(edge <= low)],))]
     if name == "erfcinv":
         p = 1074 if dtype == np.float64 else 149
         if dtype == np.float64:
             m = max(m // 4, 1)  # its mpmath reference (a Newton step on erfc) is the slow part
-        tiny = log_uniform(np.float64, -p, 0, m, seed + 2, signed=False).astype(dtype)
-        return [("random bits", (bits,)), ("uniform [0, 2]", (uniform(dtype, 0, 2, m, seed + 1),)),
+        tiny = log_uniform(np.float64, -p, 0, m, seed + 2, signed=False, **draw).astype(dtype)
+        return [("random bits", (bits,)), ("uniform [0, 2]", (uniform(dtype, 0, 2, m, seed + 1, **draw),)),
                 (f"x log-uniform in 2^[-{p}, 0]", (tiny,)),
                 ("2 - x log-uniform in 2^[-p, 0]",
                  ((2 - log_uniform(np.float64, -53 if dtype == np.float64 else -24, 0, m, seed + 3,
-                                   signed=False)).astype(dtype),)),
+                                   signed=False, **draw)).astype(dtype),)),
                 ("edge values", (edge_values(dtype),))]
     if name == "erfinv":
         edge = edge_values(dtype)
-        near1 = 1 - log_uniform(np.float64, -53 if dtype == np.float64 else -24, -1, m, seed + 3, signed=False)
-        return [("random bits", (bits,)), ("uniform [-1, 1]", (uniform(dtype, -1, 1, m, seed + 1),)),
-                ("|x| log-uniform in 2^[-60, 0]", (log_uniform(dtype, -60, 0, m, seed + 2),)),
+        near1 = 1 - log_uniform(np.float64, -53 if dtype == np.float64 else -24, -1, m, seed + 3, signed=False, **draw)
+        return [("random bits", (bits,)), ("uniform [-1, 1]", (uniform(dtype, -1, 1, m, seed + 1, **draw),)),
+                ("|x| log-uniform in 2^[-60, 0]", (log_uniform(dtype, -60, 0, m, seed + 2, **draw),)),
                 ("1 - x log-uniform in 2^[-p, -1]", (near1.astype(dtype),)), ("edge values", (edge,))]
     focus = {"exp": (-750, 750), "expm1": (-50, 90), "log": (0, 10), "log1p": (-1, 4),
              "tanh": (-20, 20), "sigmoid": (-750, 100), "softplus": (-750, 100),
              "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28)}[name]
     sets = [("random bits", (bits,)),
-            (f"uniform [{focus[0]}, {focus[1]}]", (uniform(dtype, *focus, m, seed + 1),)),
-            ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2),)),
+            (f"uniform [{focus[0]}, {focus[1]}]", (uniform(dtype, *focus, m, seed + 1, **draw),)),
+            ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2, **draw),)),
             ("edge values", (edge_values(dtype),))]
     if name in ("log1p", "expm1", "tanh"):
-        sets.append(("|x| < 1e-3", (uniform(dtype, -1e-3, 1e-3, m, seed + 3),)))
+        sets.append(("|x| < 1e-3", (uniform(dtype, -1e-3, 1e-3, m, seed + 3, **draw),)))
     if name == "exp":  # where the two-factor scaling matters: denormal results, overflow
         lo, den, hi = (-104, -87, 89) if dtype == np.float32 else (-746, -708, 710)
-        edge = np.concatenate([uniform(dtype, lo, den, m // 2, seed + 4),
-                               uniform(dtype, hi - 2, hi, m // 2, seed + 5)])
+        edge = np.concatenate([uniform(dtype, lo, den, m // 2, seed + 4, **draw),
+                               uniform(dtype, hi - 2, hi, m // 2, seed + 5, **draw)])
         sets.append((f"x in [{lo}, {den}] or [{hi - 2}, {hi}]", (edge,)))
     if name == "tanh":  # where the polynomial hands over to 1 - 2/(e^2x + 1)
         signs = np.where(np.arange(m) % 2, 1, -1).astype(dtype)
-        sets.append(("|x| in [0.45, 0.65]", (uniform(dtype, 0.45, 0.65, m, seed + 4) * signs,)))
+        sets.append(("|x| in [0.45, 0.65]", (uniform(dtype, 0.45, 0.65, m, seed + 4, **draw) * signs,)))
     if name in ("sigmoid", "softplus"):
-        sets.append(("uniform [-20, 20]", (uniform(dtype, -20, 20, m, seed + 4),)))
+        sets.append(("uniform [-20, 20]", (uniform(dtype, -20, 20, m, seed + 4, **draw),)))
     if name in ("erf", "erfc"):  # where one piece hands over to the next
-        ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 3, seed + 4 + k)
+        ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 3, seed + 4 + k, **draw)
                                for k, c in enumerate((0.75, 2.0, 4.0))])
         sets.append(("|x| near 0.75, 2, 4", (ends * np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype),)))
     return sets

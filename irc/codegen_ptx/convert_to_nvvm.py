@@ -40,10 +40,16 @@ def kernels(module: ModuleOp) -> list[G.GpuFuncOp]:
 
 def convert_to_nvvm(module: ModuleOp, name: str = "irc_kernels") -> ir.Module:
     """Every `gpu.func` of `module` as a kernel of one LLVM module."""
+    return convert_kernels_to_nvvm(kernels(module), name)
+
+
+def convert_kernels_to_nvvm(funcs: list[G.GpuFuncOp], name: str = "irc_kernels") -> ir.Module:
+    """The given kernels (distinct names) as one LLVM module: a kernel's code depends on its own
+    body only, so any subset of a module's kernels converts to the same functions."""
     llmod = ir.Module(name=name)
     llmod.triple = TRIPLE
     llmod.data_layout = DATA_LAYOUT
-    for k in kernels(module):
+    for k in funcs:
         KernelConverter(llmod, k).convert()
     return llmod
 

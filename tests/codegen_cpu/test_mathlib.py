@@ -333,3 +333,22 @@ def test_reference_series_ends_agree_with_the_full_reference(name, dtype):
     assert finite.sum() >= 200
     assert rel.max() <= 1e-3 * info.eps, rel.max() / info.eps
     np.testing.assert_array_equal(got[~finite], want[~finite])
+
+
+@pytest.mark.parametrize("dtype", [F32, F64], ids=dtype_id)
+def test_stratified_draws_cover_their_ranges_evenly(dtype):
+    """The GPU's ulp tests draw `sample_sets(..., stratified=True)`: every sign and exponent gets
+    exactly its share of the bit patterns, every slice of a range exactly one value, in random
+    order (the two arguments of pow pair at random)."""
+    bits = random_bits(dtype, 1 << 16, seed=3, stratified=True)
+    width, exponent_bits = (32, 8) if dtype == F32 else (64, 11)
+    raw = bits.view(np.uint32 if dtype == F32 else np.uint64).astype(np.uint64)
+    sign_and_exponent = (raw >> np.uint64(width - 1 - exponent_bits)).astype(np.int64)
+    slots = 1 << (exponent_bits + 1)
+    assert np.bincount(sign_and_exponent, minlength=slots).tolist() == [(1 << 16) // slots] * slots
+    x = uniform(np.float64, -3.0, 5.0, 1000, seed=4, stratified=True)
+    assert np.array_equal(np.sort(np.floor((x + 3.0) / 8.0 * 1000)), np.arange(1000))
+    assert not np.all(np.diff(x) > 0)  # shuffled
+    for label, xs in sample_sets("pow", dtype, 4000, stratified=True):
+        assert all(len(v) == len(xs[0]) for v in xs), label
+    assert abs(np.corrcoef(*sample_sets("pow", dtype, 4000, stratified=True)[1][1])[0, 1]) < 0.1

@@ -78,5 +78,6 @@ def test_key_follows_the_code_generator(tmp_path, monkeypatch):
 
 def test_identity_hashes_the_sources():
     from irc.codegen_cpu.target import codegen_identity, host_identity
-    ident = codegen_identity()
+    ident, level = codegen_identity().rsplit("|", 1)
     assert ident.startswith(host_identity() + "|") and len(ident.rsplit("|", 1)[1]) == 16
+    assert level == "O2"
