@@ -23,14 +23,14 @@ LANES = {F32: 8, F64: 4}
 N_F32 = 2_000_000
 N_F64 = 500_000
 
-ERF_BOUND, ERFC_BOUND = 1.5, 3.5  # measured: docs/mathlib.md ("erf and erfc")
+ERF_BOUND, ERFC_BOUND, ERFC_F64_BOUND = 1.5, 3.5, 3.6  # measured: docs/mathlib.md ("erf and erfc")
 # Stated bounds (max ulp over the domain; measured values in docs/mathlib.md: sampled, and
 # for float32 exhaustively: exp 0.90, tanh 1.59, sigmoid 1.65, softplus 1.70).
 BOUNDS = {
     "exp": (1.0, 1.0), "log": (1.0, 1.0), "log1p": (1.0, 1.0), "expm1": (1.5, 1.5),
     "tanh": (1.75, 1.75), "sigmoid": (1.75, 1.75), "softplus": (1.75, 1.75), "sin": (2.5, 1.5),
     "cos": (2.5, 1.5), "pow": (0.501, 1.5), "sqrt": (0.5, 0.5), "erf": (ERF_BOUND, ERF_BOUND),
-    "erfc": (ERFC_BOUND, ERFC_BOUND), "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),  # (x > 0)
+    "erfc": (ERFC_BOUND, ERFC_F64_BOUND), "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),  # (x > 0)
     "erfinv": (3.0, 2.5), "erfcinv": (1.0, 2.0), "gamma": (6.5, 7.0),  # gamma: x > -34 (f32), -170 (f64)
 }
 
