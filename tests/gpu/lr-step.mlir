@@ -2,11 +2,12 @@
 // RUN: irc-opt %s -p "insert-transfers{device=cuda},device-edges,specialize-device,fuse-elementwise,inplace" -t ptx | filecheck %s --check-prefix=PTX
 
 // The tutorial's logistic-regression step (examples/logistic_regression.py, as `dump_ir` wrote it
-// after canonicalize) compiles for the GPU whole: both products are cuBLAS calls, the second
-// one accumulating into w (the SGD update folded in); everything else is kernels.
+// after canonicalize) compiles for the GPU whole: x·w is a device reduction of the products
+// along x's rows (no cuBLAS call), the gradient's product a cuBLAS call accumulating into w (the
+// SGD update folded in); everything else is kernels.
 // GPU-LABEL: func.func @train(
-// GPU:         gpu.gemm %x, %w
-// GPU:         gpu.launch @train_kernel
+// GPU-NOT:     gpu.gemm %x, %w
+// GPU:         gpu.launch @train_kernel0({{.*}}%x, %w
 // GPU:         gpu.gemm {{.*}}, %w {alpha = -0.{{[0-9]+}}, beta = 0.9998
 // GPU:         func.return
 // PTX:       .target sm_90

@@ -10,7 +10,9 @@ cannot do is one kernel after it: a C that broadcasts (a bias row) and an epilog
 the product) are applied together in one elementwise pass over the result. An operand whose
 layout has no unit stride (a view with steps, a broadcast) is copied to a dense buffer first.
 
-A dot product of two vectors is a device reduction (`device_reduce.py`), and products of
+A dot product of two vectors, and a row-major matrix times a vector (`X·w`), are device
+reductions (`device_reduce.py`: a warp per row, at memory bandwidth and without a library
+call's overhead), and products of
 integers, which cuBLAS does not do, are a parallel nest with one thread per result element.
 """
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ...ir.core import Operation, Value
 from ...ir.types import f32
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, inplace_target
+from .device_epilogue import absorb_consumer
 from .device_reduce import device_reduce
 from .linalg_common import dot_loop, scale
 
@@ -45,6 +48,17 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
         out = ctx.alloc(t, [])
         device_reduce(ctx, "sum", [a_sizes[0]], [0],
                       lambda idx: [lb.scalar("mul", [lb.load(a, idx), lb.load(b, idx)])], [out], t.element)
+        return out
+    if (a.type.rank == 2 and b.type.rank == 1 and c is None and alpha == 1.0 and epilogue is None
+            and t.element.is_float and a in ctx.contiguous):
+        # a row-major matrix times a vector: a device reduction of the products along the rows
+        # (a warp per row, read at memory bandwidth), with the first elementwise reader of the
+        # result computed in its last pass where it can be: no library call
+        out = ctx.alloc(t, [a_sizes[0]])
+        ctx.bind(op.results[0], out, ctx.sizes_of(out), contiguous=True)
+        device_reduce(ctx, "sum", [a_sizes[0], a_sizes[1]], [1],
+                      lambda idx: [lb.scalar("mul", [lb.load(a, idx), lb.load(b, [idx[1]])])], [out], t.element,
+                      epilogue=absorb_consumer(ctx, op, [op.results[0]]))
         return out
     sizes = a_sizes[:-1] + b_sizes[1:]
     out = inplace_target(ctx, op, 0) or ctx.alloc(t, sizes)
