@@ -5,13 +5,14 @@ inspects the compiled graph while keeping one that only uses the API."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "tools" / "theano_api"
+sys.path.insert(0, str(ROOT / "tools"))
+from theano_api_tests import install_harness  # noqa: E402  (the harness is a tool, not a package)
 
 TINY_TEST = '''
 import numpy as np
@@ -40,13 +41,8 @@ def test_names_a_missing_op():
 
 def test_the_mapping_and_the_rule_on_a_tiny_file(tmp_path):
     run = tmp_path / "run"
-    (run / "theano" / "tests").mkdir(parents=True)
-    shutil.copy(HARNESS / "facade.py", run / "theano" / "__init__.py")
-    shutil.copy(HARNESS / "backends.py", run / "theano_api_backends.py")
-    shutil.copy(HARNESS / "rule.py", run / "theano_api_rule.py")
-    shutil.copy(HARNESS / "private_names.py", run / "theano_api_private_names.py")
-    shutil.copy(HARNESS / "conftest_template.py", run / "conftest.py")
-    shutil.copytree(HARNESS / "shims", run / "shims")
+    install_harness(run)
+    (run / "theano" / "tests").mkdir()
     (run / "theano_api_modules.txt").write_text("theano\ntheano.tensor\ntheano.tensor.extra_ops\ntheano.tests\n"
                                                 "theano.tests.test_tiny\n")
     (run / "theano" / "tests" / "__init__.py").write_text("")

@@ -73,18 +73,23 @@ def test_dependencies(cache: Path) -> Path:
     return deps
 
 
-def build_run_dir(cache: Path, label: str, files: list[str]) -> Path:
-    """The throw-away `theano` package, Theano's test packages, and the harness's conftest."""
-    source = theano_sources(cache)
-    run = cache / f"run-{label}"
-    shutil.rmtree(run, ignore_errors=True)
-    (run / "theano").mkdir(parents=True)
+def install_harness(run: Path) -> None:
+    """The throw-away `theano` package and the harness's own modules, conftest and shims in `run`."""
+    (run / "theano").mkdir(parents=True, exist_ok=True)
     shutil.copy(HARNESS / "facade.py", run / "theano" / "__init__.py")
     shutil.copy(HARNESS / "backends.py", run / "theano_api_backends.py")
     shutil.copy(HARNESS / "rule.py", run / "theano_api_rule.py")
     shutil.copy(HARNESS / "private_names.py", run / "theano_api_private_names.py")
     shutil.copy(HARNESS / "conftest_template.py", run / "conftest.py")
     shutil.copytree(HARNESS / "shims", run / "shims")
+
+
+def build_run_dir(cache: Path, label: str, files: list[str]) -> Path:
+    """The throw-away `theano` package, Theano's test packages, and the harness's conftest."""
+    source = theano_sources(cache)
+    run = cache / f"run-{label}"
+    shutil.rmtree(run, ignore_errors=True)
+    install_harness(run)
     shutil.copytree(test_dependencies(cache), run / "deps")
     shutil.copytree(source / "compat", run / "theano" / "compat")
     modules = sorted(".".join(("theano",) + p.relative_to(source).with_suffix("").parts).removesuffix(".__init__")
