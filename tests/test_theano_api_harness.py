@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HARNESS = ROOT / "tools" / "theano_api"
 sys.path.insert(0, str(ROOT / "tools"))
 from theano_api_tests import install_harness  # noqa: E402  (the harness is a tool, not a package)
 
