@@ -12,6 +12,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.runtime import native_executor
 from irc.runtime.errors import ExecutionError
 
 RNG = np.random.default_rng(3)
@@ -123,7 +124,9 @@ def test_gradients_match_finite_differences(build):
     np.testing.assert_allclose(g, _fd_grad(lambda v: f_cost(v), X), rtol=1e-6, atol=1e-8)
 
 
-def test_size_read_from_data_warns_and_still_computes():
+def test_size_read_from_data_warns_and_still_computes(monkeypatch):
+    # (the warning is given once per op name and process: a test before this one may have had it)
+    monkeypatch.setattr(native_executor, "_warned", set())
     n = T.lscalar("n")
     with pytest.warns(RuntimeWarning, match="size read from the data"):
         f = irc.function([n], T.arange(n))
