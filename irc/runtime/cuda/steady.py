@@ -29,7 +29,7 @@ class SteadyRun:
         self.execs = plan.graphs.execs
         self.launch_graph = plan.graphs.launch_graph
         self.stream = plan.graphs.stream
-        self.staged = plan.staged or ()  # host results the graph copies into staging buffers
+        self.staged = plan.staged or ()  # host results the graph leaves in the plan's mapped host block
         self.wait = driver().cuStreamSynchronize if self.staged else None
         if not self.fresh:  # every buffer fixed: one graph, one result list
             self.key = tuple([b.address for b in self.bufs])
