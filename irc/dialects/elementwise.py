@@ -111,6 +111,10 @@ def _per_element(fn: Callable[[float], float]) -> Callable:
 
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # d erf / dx = 2/sqrt(pi) exp(-x^2)
+_HALF_EXP_SQUARED = ("mul", ("exp", ("mul", 0.5, ("abs", "x"))), ("mul", 0.5, ("exp", ("mul", 0.5, ("abs", "x")))))
+_HUGE = 268435456.0  # 2^28: past it, x² + 1 is x² in float64 (and asinh x = log 2|x|)
+_LOG_2 = math.log(2.0)
+_DEG, _RAD = math.pi / 180.0, 180.0 / math.pi
 
 
 def _erfinv(y: float) -> float:
@@ -261,6 +265,35 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("gammaln", 1, _per_element(_lgamma), ("mul", "gz", ("psi", "x")), kinds=_U),
     _row("gamma", 1, _per_element(_gamma), ("mul", "gz", ("mul", "out", ("psi", "x"))), kinds=_U),
     _row("psi", 1, _per_element(_digamma), None, kinds=_U),  # no trigamma: no gradient (as Theano)
+    # hyperbolic and inverse hyperbolic functions, tan, as expansions over the rows above: where
+    # a form would overflow early or cancel, another takes over (|x| ≥ 80: e·(e/2), e = exp(|x|/2);
+    # |x| ≥ 2^28: log|x| + log 2; the odd ones on |x|), every form computed and one selected; tan
+    # is sin/cos, as accurate as they are (their range reduction: |x| below about 10^5)
+    _row("sinh", 1, np.sinh, ("mul", "gz", ("cosh", "x")), kinds=_U,
+         expansion=("select", ("lt", ("abs", "x"), 80.0),
+                    ("mul", 0.5, ("sub", ("expm1", "x"), ("expm1", ("neg", "x")))),
+                    ("mul", ("sign", "x"), _HALF_EXP_SQUARED))),
+    _row("cosh", 1, np.cosh, ("mul", "gz", ("sinh", "x")), kinds=_U,
+         expansion=("select", ("lt", ("abs", "x"), 80.0),
+                    ("mul", 0.5, ("add", ("exp", "x"), ("exp", ("neg", "x")))),
+                    _HALF_EXP_SQUARED)),
+    _row("tan", 1, np.tan, ("mul", "gz", ("add", 1.0, ("square", "out"))), kinds=_U,
+         expansion=("div", ("sin", "x"), ("cos", "x"))),
+    _row("arcsinh", 1, np.arcsinh, ("div", "gz", ("sqrt", ("add", ("square", "x"), 1.0))), kinds=_U,
+         expansion=("mul", ("sign", "x"), ("select", ("lt", ("abs", "x"), _HUGE),
+                                          ("log1p", ("add", ("abs", "x"), ("div", ("square", "x"),
+                                                     ("add", 1.0, ("sqrt", ("add", 1.0, ("square", "x"))))))),
+                                          ("add", ("log", ("abs", "x")), _LOG_2)))),
+    _row("arccosh", 1, np.arccosh, ("div", "gz", ("sqrt", ("sub", ("square", "x"), 1.0))), kinds=_U,
+         expansion=("select", ("lt", "x", _HUGE),
+                    ("log1p", ("add", ("sub", "x", 1.0), ("mul", ("sqrt", ("sub", "x", 1.0)), ("sqrt", ("add", "x", 1.0))))),
+                    ("add", ("log", "x"), _LOG_2))),
+    _row("arctanh", 1, np.arctanh, ("div", "gz", ("sub", 1.0, ("square", "x"))), kinds=_U,
+         expansion=("mul", ("mul", 0.5, ("sign", "x")),
+                    ("log1p", ("div", ("mul", 2.0, ("abs", "x")), ("sub", 1.0, ("abs", "x")))))),
+    _row("trunc", 1, np.trunc, _ZERO, kinds=_U, expansion=("select", ("lt", "x", 0.0), ("ceil", "x"), ("floor", "x"))),
+    _row("deg2rad", 1, np.deg2rad, ("mul", "gz", _DEG), kinds=_U, expansion=("mul", "x", _DEG)),
+    _row("rad2deg", 1, np.rad2deg, ("mul", "gz", _RAD), kinds=_U, expansion=("mul", "x", _RAD)),
     _row("relu", 1, _relu, ("select", ("gt", "x", 0.0), "gz", 0.0),
          expansion=("maximum", "x", 0.0)),
     _row("sign", 1, np.sign, _ZERO),

@@ -159,6 +159,8 @@ neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
 sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
 erf, erfc, erfinv, erfcinv, gamma, gammaln, psi = (
     _unary(n) for n in ("erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
+tan, sinh, cosh, arcsinh, arccosh, arctanh, trunc, deg2rad, rad2deg = (
+    _unary(n) for n in ("tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg"))
 sub, true_div, int_div, mod, maximum, minimum = (
     _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum"))
 

@@ -12,6 +12,7 @@ from ..frontend.basic import (
     log, log10, log1p, log2, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, psi, reshape, round,
     round_half_away_from_zero, round_half_to_even, sgn, shape_padleft, shape_padright, sin, sqr, sqrt, square,
     stack, sub, switch, tanh, transpose, true_div, where, xor, zeros_like)
+from ..frontend.basic import arccosh, arcsinh, arctanh, cosh, deg2rad, rad2deg, sinh, tan, trunc
 from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
 from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
@@ -47,6 +48,7 @@ __all__ = [
     "round_half_to_even", "sgn", "shape", "shape_padleft", "shape_padright", "sin", "split", "sqr", "sqrt",
     "square", "stack", "std", "sub", "sum", "switch", "tanh", "tensor", "tensordot", "tile", "transpose",
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
+    "tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg",
     *CONSTRUCTORS,
     "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
     "integer_dtypes", "uint_dtypes",

@@ -20,7 +20,8 @@ from irc.sandbox.cuda.basic_ops import gpu_from_host
 UNARY = {"neg": lambda x: -x, "abs": abs, "exp": T.exp, "log": T.log, "log1p": T.log1p,
          "expm1": T.expm1, "sqrt": T.sqrt, "sin": T.sin, "cos": T.cos, "tanh": T.tanh,
          "sigmoid": T.nnet.sigmoid, "softplus": T.nnet.softplus, "floor": T.floor, "ceil": T.ceil,
-         "sqr": T.sqr, "sgn": T.sgn}
+         "sqr": T.sqr, "sgn": T.sgn, "tan": T.tan, "sinh": T.sinh, "cosh": T.cosh, "arcsinh": T.arcsinh,
+         "trunc": T.trunc, "deg2rad": T.deg2rad, "rad2deg": T.rad2deg}
 POSITIVE = {"log", "sqrt", "log1p"}
 BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
           "div": lambda a, b: a / b, "pow": lambda a, b: a ** b, "maximum": T.maximum,
