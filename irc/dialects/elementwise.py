@@ -112,8 +112,8 @@ def _per_element(fn: Callable[[float], float]) -> Callable:
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # d erf / dx = 2/sqrt(pi) exp(-x^2)
 _HALF_EXP_SQUARED = ("mul", ("exp", ("mul", 0.5, ("abs", "x"))), ("mul", 0.5, ("exp", ("mul", 0.5, ("abs", "x")))))
-_HUGE = 268435456.0  # 2^28: past it, x² + 1 is x² in float64 (and asinh x = log 2|x|)
-_LOG_2 = math.log(2.0)
+
+
 _DEG, _RAD = math.pi / 180.0, 180.0 / math.pi
 
 
@@ -267,8 +267,8 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("psi", 1, _per_element(_digamma), None, kinds=_U),  # no trigamma: no gradient (as Theano)
     # hyperbolic and inverse hyperbolic functions, tan, as expansions over the rows above: where
     # a form would overflow early or cancel, another takes over (|x| ≥ 80: e·(e/2), e = exp(|x|/2);
-    # |x| ≥ 2^28: log|x| + log 2; the odd ones on |x|), every form computed and one selected; tan
-    # is sin/cos, as accurate as they are (their range reduction: |x| below about 10^5)
+    # |x| ≥ 2: log|x| + log1p(√(1 ± 1/x²)), no square of x; the odd ones on |x|), every form
+    # computed and one selected; tan is sin/cos, as accurate as they are (within their reduced range)
     _row("sinh", 1, np.sinh, ("mul", "gz", ("cosh", "x")), kinds=_U,
          expansion=("select", ("lt", ("abs", "x"), 80.0),
                     ("mul", 0.5, ("sub", ("expm1", "x"), ("expm1", ("neg", "x")))),
@@ -280,14 +280,16 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("tan", 1, np.tan, ("mul", "gz", ("add", 1.0, ("square", "out"))), kinds=_U,
          expansion=("div", ("sin", "x"), ("cos", "x"))),
     _row("arcsinh", 1, np.arcsinh, ("div", "gz", ("sqrt", ("add", ("square", "x"), 1.0))), kinds=_U,
-         expansion=("mul", ("sign", "x"), ("select", ("lt", ("abs", "x"), _HUGE),
+         expansion=("mul", ("sign", "x"), ("select", ("lt", ("abs", "x"), 2.0),
                                           ("log1p", ("add", ("abs", "x"), ("div", ("square", "x"),
                                                      ("add", 1.0, ("sqrt", ("add", 1.0, ("square", "x"))))))),
-                                          ("add", ("log", ("abs", "x")), _LOG_2)))),
+                                          ("add", ("log", ("abs", "x")),
+                                           ("log1p", ("sqrt", ("add", 1.0, ("reciprocal", ("square", "x"))))))))),
     _row("arccosh", 1, np.arccosh, ("div", "gz", ("sqrt", ("sub", ("square", "x"), 1.0))), kinds=_U,
-         expansion=("select", ("lt", "x", _HUGE),
+         expansion=("select", ("lt", "x", 2.0),
                     ("log1p", ("add", ("sub", "x", 1.0), ("mul", ("sqrt", ("sub", "x", 1.0)), ("sqrt", ("add", "x", 1.0))))),
-                    ("add", ("log", "x"), _LOG_2))),
+                    ("add", ("log", "x"), ("log1p", ("sqrt", ("mul", ("sub", 1.0, ("reciprocal", "x")),
+                                                            ("add", 1.0, ("reciprocal", "x")))))))),
     _row("arctanh", 1, np.arctanh, ("div", "gz", ("sub", 1.0, ("square", "x"))), kinds=_U,
          expansion=("mul", ("mul", 0.5, ("sign", "x")),
                     ("log1p", ("div", ("mul", 2.0, ("abs", "x")), ("sub", 1.0, ("abs", "x")))))),
