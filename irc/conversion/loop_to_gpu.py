@@ -60,11 +60,12 @@ def _is_const(v: Value, value: int) -> bool:
 
 class SizeFacts:
     """Which index values are known equal in a host function: the same value, or two sizes a
-    top-level `loop.assert_eq` compared (the function stops before any launch if they differ)."""
+    `loop.assert_eq` compared (the host plan checks them all, those of a loop's steps too,
+    before any launch: the function stops first if they differ)."""
 
     def __init__(self, func: FuncOp):
         self.parent: dict[int, Value] = {}
-        for op in func.body.ops:
+        for op in func.walk():
             if isinstance(op, L.AssertEqOp):
                 a, b = (self.find(v) for v in op.operands)
                 if a is not b:
@@ -140,9 +141,7 @@ class KernelOutliner:
         self.shared_storage = inplace_buffers(func)
 
     def run(self) -> None:
-        for op in list(self.func.body.ops):
-            if isinstance(op, L.ParallelOp) and touches_device(op):
-                self.outline(op)
+        self._outline_nests_in(self.func.body)
         for op in self.func.walk():
             if op is self.func or isinstance(op, G.LaunchOp):
                 continue
@@ -151,10 +150,22 @@ class KernelOutliner:
                                    f"only whole 'loop.parallel' nests run on the device (this one "
                                    f"is not in a top-level nest: not supported on the GPU yet)", op)
 
+    def _outline_nests_in(self, block) -> None:
+        """The device nests of `block`, and of the host loops and branches in it (a device
+        scan's steps: the host runs the loop, launching the step's kernels)."""
+        for op in list(block.ops):
+            if isinstance(op, L.ParallelOp):
+                if touches_device(op):
+                    self.outline(op)
+            elif isinstance(op, (L.ForOp, L.IfOp)) and touches_device(op):
+                for region in op.regions:
+                    for inner in region.blocks:
+                        self._outline_nests_in(inner)
+
     # ------------------------------------------------------------------ one nest
     def outline(self, nest: L.ParallelOp) -> None:
         shape = NestShape(*nest.bounds())
-        host = LoopBuilder(self.func.body, nest.location)
+        host = LoopBuilder(nest.parent, nest.location)
         host.b.insertion_point = InsertionPoint.before(nest)
         trips = [self._trip_count(host, lb, ub, st) for lb, ub, st in zip(*nest.bounds())]
         work = host.const(1)
@@ -175,7 +186,7 @@ class KernelOutliner:
         self.module.body.insert_before(self.func, kernel)
         launch = G.LaunchOp.create(name, work, args)
         launch.location = nest.location
-        self.func.body.insert_before(nest, launch)
+        nest.parent.insert_before(nest, launch)
         nest.erase()
 
     def _kernel_inputs(self, values: list[Value], nest: Operation) -> tuple[list[Value], list[Operation]]:
@@ -191,7 +202,7 @@ class KernelOutliner:
                 return
             if isinstance(owner, REMATERIALIZED):
                 remat.append(owner)
-            elif isinstance(owner, VIEWS) and owner.parent is self.func.body:
+            elif isinstance(owner, VIEWS):  # (a host view: the nest is outside any kernel)
                 for o in owner.operands:
                     need(o)
                 remat.append(owner)

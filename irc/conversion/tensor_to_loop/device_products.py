@@ -143,20 +143,40 @@ def _blas_operand(ctx: FuncLowering, m: Value) -> Value:
 
 
 def _unit_stride(ctx: FuncLowering, m: Value) -> bool:
+    """Does view `m` keep a unit stride: walking its views back to a dense buffer, the buffer's
+    innermost axis survives into `m` (not dropped by indexing) and no axis that survives is
+    stepped? (A transpose or a permutation moves axes; indexing drops them: a row of a
+    sequence, even of a reversed one, keeps its unit stride; a column does not.)"""
+    live = list(range(m.type.rank))  # m's axes, as axes of the view being walked
     while m not in ctx.contiguous:
         owner = m.owner
         if isinstance(owner, L.TransposeOp):
-            pass
-        elif isinstance(owner, L.BroadcastOp) and sorted(owner.dims) == list(range(m.type.rank)):
-            pass  # a permutation, nothing broadcast
+            live = [owner.perm[a] for a in live]
+        elif isinstance(owner, L.BroadcastOp) and (sorted(owner.dims) == list(range(m.type.rank))
+                                                   or _drops_indexed_axes(owner)):
+            live = [owner.dims[a] for a in live]
         elif isinstance(owner, L.SubviewOp):
-            rank = owner.operand(0).type.rank
-            if any(LoopBuilder.static_value(s) != 1 for s in owner.operands[1 + 2 * rank:]):
+            steps = owner.operands[1 + 2 * owner.operand(0).type.rank:]
+            if any(LoopBuilder.static_value(steps[a]) != 1 for a in live):
                 return False
         else:
             return False
         m = owner.operand(0)
-    return True
+    return m.type.rank - 1 in live
+
+
+def _drops_indexed_axes(view: L.BroadcastOp) -> bool:
+    """Is `view` `indexed_view`'s form: a subview whose indexed axes (count 1) it drops, keeping
+    the other axes at the subview's own sizes (nothing broadcast, the strides kept)?"""
+    sub = view.operand(0).owner
+    dims = list(view.dims)
+    if not isinstance(sub, L.SubviewOp) or any(d < 0 for d in dims) or dims != sorted(set(dims)):
+        return False
+    rank = sub.operand(0).type.rank
+    counts = sub.operands[1 + rank:1 + 2 * rank]
+    dropped = [a for a in range(rank) if a not in dims]
+    return all(LoopBuilder.static_value(counts[a]) == 1 for a in dropped) \
+        and all(view.operand(1 + i) is counts[d] for i, d in enumerate(dims))
 
 
 def _integer_product(ctx: FuncLowering, a: Value, b: Value, out: Value, sizes: list[Index],
