@@ -160,7 +160,7 @@ def device_scan(op: Operation) -> bool:
     for inner in op.regions[0].blocks[0].ops:
         if inner.op_name in SCAN_BODY_NEUTRAL or not is_tensor_op(inner):
             continue
-        if placement_rule(inner) == HOST:
+        if placement_rule(inner) == HOST or inner.op_name == "tensor.custom":  # (a user op: cut around)
             return False
     return True
 

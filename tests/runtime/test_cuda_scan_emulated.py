@@ -3,11 +3,13 @@ row of each result per step (no host fallback). Checked with the kernel emulator
 Tolerances: float32 rtol 1e-5 (float64 numpy references)."""
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 
 import irc
 import irc.tensor as T
-from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
+from test_cuda_path_emulated import ROOT, cuda_emulated, rand  # noqa: F401  (the fixture)
 
 
 def no_host_ops():
@@ -26,3 +28,94 @@ def test_an_elementwise_recurrence_runs_on_the_device(cuda_emulated):
         h = np.tanh(xv[t] + 0.5 * h)
         want.append(h)
     np.testing.assert_allclose(out, np.array(want), rtol=1e-5, atol=1e-6)
+
+
+def rnn_reference(xv, h0v, Wv, Uv):
+    h, states = h0v.astype("float64"), [h0v.astype("float64")]
+    for xt in xv:
+        h = np.tanh(xt @ Wv + h @ Uv)
+        states.append(h)
+    return states
+
+
+def test_an_rnn_training_step_runs_on_the_device(cuda_emulated):
+    """Forward scan, backpropagation through time (the backward scan reads reversed views of
+    the sequences) and SGD, with W and U device-resident shared variables: no host op."""
+    rng = np.random.RandomState(0)
+    W = irc.shared(rng.uniform(-.5, .5, (3, 5)).astype("float32"), name="W")
+    U = irc.shared(rng.uniform(-.5, .5, (5, 5)).astype("float32"), name="U")
+    x, h0, y = T.ftensor3("x"), T.fmatrix("h0"), T.ftensor3("y")
+    hs, _ = irc.scan(lambda xt, h: T.tanh(T.dot(xt, W) + T.dot(h, U)), sequences=x, outputs_info=h0)
+    cost = T.mean((hs - y) ** 2)
+    gW, gU = T.grad(cost, [W, U])
+    with no_host_ops():
+        f = irc.function([x, h0, y], cost, updates=[(W, W - 0.1 * gW), (U, U - 0.1 * gU)])
+    for n in (6, 1):
+        xv, hv, yv = rand(n, 4, 3, seed=n), rand(4, 5, seed=7), rand(n, 4, 5, seed=8)
+        Wv, Uv = W.get_value().astype("float64"), U.get_value().astype("float64")
+        H = rnn_reference(xv, hv, Wv, Uv)
+        Hs = np.array(H[1:])
+        np.testing.assert_allclose(f(xv, hv, yv), np.mean((Hs - yv) ** 2), rtol=1e-5)
+        dH, gWn, gUn, dh = 2 * (Hs - yv) / Hs.size, np.zeros_like(Wv), np.zeros_like(Uv), 0.0
+        for t in reversed(range(n)):
+            da = (dh + dH[t]) * (1 - H[t + 1] ** 2)
+            gWn, gUn, dh = gWn + xv[t].T @ da, gUn + H[t].T @ da, da @ Uv.T
+        np.testing.assert_allclose(W.get_value(), Wv - 0.1 * gWn, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(U.get_value(), Uv - 0.1 * gUn, rtol=1e-5, atol=1e-6)
+
+
+def test_taps_truncated_gradients_and_a_step_count_from_the_caller(cuda_emulated):
+    """Two taps back (a window of two states), `n_steps` a user input (the host plan runs that
+    many steps), and the gradient of the initial window with `truncate_gradient`."""
+    x0, n, c = T.fmatrix("x0"), T.lscalar("n"), T.fvector("c")
+    seq, _ = irc.scan(lambda a, b, c: a * 0.5 + T.sin(b) * c, outputs_info=dict(initial=x0, taps=[-2, -1]),
+                      non_sequences=c, n_steps=n)
+    g_full = T.grad(T.sum(seq ** 2), x0)
+    seq_t, _ = irc.scan(lambda a, b, c: a * 0.5 + T.sin(b) * c, outputs_info=dict(initial=x0, taps=[-2, -1]),
+                        non_sequences=c, n_steps=n, truncate_gradient=2)
+    g_cut = T.grad(T.sum(seq_t ** 2), c)
+    with no_host_ops():
+        f = irc.function([x0, n, c], [seq, g_full, g_cut])
+    x0v, cv = rand(2, 3, seed=3), rand(3, seed=4)
+    with irc.config.change_flags(device="cpu"):
+        g = irc.function([x0, n, c], [seq, g_full, g_cut])
+    for steps in (5, 1):
+        for got, want in zip(f(x0v, steps, cv), g(x0v, steps, cv)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_scan_inside_a_scan_and_a_map(cuda_emulated):
+    """A nested scan (the host runs both loops) and a map with no state."""
+    m = T.ftensor3("m")
+
+    def row_prefix(mat):
+        out, _ = irc.scan(lambda r, acc: acc + r, sequences=mat, outputs_info=T.zeros_like(mat[0]))
+        return out[-1]
+
+    totals, _ = irc.scan(row_prefix, sequences=m)
+    doubled, _ = irc.map(lambda r: T.exp(r) * 2, sequences=m)
+    with no_host_ops():
+        f = irc.function([m], [totals, doubled])
+    mv = rand(4, 3, 2, seed=5)
+    got_totals, got_doubled = f(mv)
+    np.testing.assert_allclose(got_totals, mv.sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(got_doubled, np.exp(mv.astype("float64")) * 2, rtol=1e-5)
+
+
+def test_the_elman_rnn_example_trains_on_the_device_as_on_the_cpu(cuda_emulated):
+    """examples/dlt_programs.py's Elman RNN (minibatch windows by `givens`, a vector step by
+    `dot`s, softmax and the tutorials' NLL): every op on the device, numbers as on the cpu."""
+    spec = importlib.util.spec_from_file_location("dlt_programs", ROOT / "examples" / "dlt_programs.py")
+    dlt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dlt)
+    runs = {}
+    for device in ("cpu", "cuda"):
+        with irc.config.change_flags(device=device, floatX="float32",
+                                     assert_no_cpu_op="raise" if device == "cuda" else "ignore"):
+            train_x, train_y = dlt.make_dataset(n=60)
+            model, train = dlt.elman_rnn(train_x, train_y, batch_size=20)
+            costs = [float(train(i)) for i in (0, 1, 2, 0)]
+            runs[device] = costs, [p.get_value() for p in model.params]
+    np.testing.assert_allclose(runs["cuda"][0], runs["cpu"][0], rtol=1e-5)
+    for got, want in zip(runs["cuda"][1], runs["cpu"][1]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)

@@ -38,7 +38,7 @@ def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tupl
     zero, one = lb.const(0), lb.const(1)
     rank = len(sizes)
     view = lb.create(L.SubviewOp, [buf, first, *([zero] * (rank - 1)), count, *sizes[1:], *([one] * rank)], {},
-                     L.view_type((None, *shape[1:]), buf.type.element))
+                     L.view_type((None, *shape[1:]), buf.type.element, buf.type.device))
     ctx.sizes[view] = [count, *sizes[1:]]
     return view
 
