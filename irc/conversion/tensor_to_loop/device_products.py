@@ -23,7 +23,7 @@ from ...dialects.builtin import MemRefType, TensorType
 from ...base.config import config
 from ...ir.attributes import FloatAttr, UnitAttr
 from ...ir.core import Operation, Value
-from ...ir.types import f32
+from ...ir.types import f32, i64
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, inplace_target
 from .device_epilogue import absorb_consumer
@@ -75,16 +75,74 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
             bias = c  # a broadcast row: added after the product, with the epilogue
     if not t.element.is_float:
         _integer_product(ctx, a, b, out, sizes, alpha, beta if c is not None else 0.0)
+        return out
+    accumulated = c_in if c_in is not None else (c if c is out else None)
+    if t.element.bitwidth >= 32:  # (float16 products keep cuBLAS's float32 accumulation)
+        small = _is_small(ctx, sizes, a_sizes[-1])
+        with lb.when(small):
+            _thread_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
+        with lb.when(lb.scalar("eq", [small, lb.scalar_const(0, small.type)])):
+            _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
     else:
-        read_c = c is not None and bias is None
-        attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if read_c else 0.0)}
-        if config.allow_tf32 and t.element == f32:
-            attrs["tf32"] = UnitAttr()
-        operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
-        lb.b.create(G.GemmOp, operands, attrs, result_types=[])
+        _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
+    return out
+
+
+# A product this small runs as one kernel of irc's own, a thread per result element walking
+# the inner dimension, its accumulator, bias and activation in the same kernel: no library
+# call and no epilogue kernel after it. A scan's step (32×128 by 128×128) is one such kernel
+# instead of a cuBLAS call and an elementwise pass. Larger ones go to cuBLAS, whose tiles win.
+SMALL_OUTPUTS = 1 << 16  # result elements (threads)
+SMALL_DEPTH = 256        # inner dimension (the length of each thread's loop)
+
+
+def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index) -> Value:
+    """An i1 the host computes from the sizes: the product takes `_thread_per_element`."""
+    lb = ctx.lb
+    outputs = lb.const(1)
+    for n in sizes:
+        outputs = lb.mul(outputs, n)
+    fits = [lb.scalar("le", [lb.cast(outputs, i64), lb.scalar_const(SMALL_OUTPUTS, i64)]),
+            lb.scalar("le", [lb.cast(depth, i64), lb.scalar_const(SMALL_DEPTH, i64)])]
+    return lb.scalar("and", fits)
+
+
+def _thread_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
+                        alpha: float, beta: float, c: Value | None, bias: Value | None,
+                        epilogue: str | None) -> None:
+    """out = f(alpha·a·b + beta·(c or the broadcast bias)), one thread per element of out."""
+    lb = ctx.lb
+    k = ctx.sizes_of(a)[-1]
+    zero = lb.const(0)
+    element = out.type.element
+    if bias is not None:
+        _check_accumulator(ctx, op, bias, sizes)
+    with ctx.nest(sizes, out.type.device) as ivs:
+        rows, cols = (ivs[:1], ivs[1:]) if a.type.rank == 2 else ([], ivs)
+        acc = scale(lb, dot_loop(lb, k, lambda q: lb.load(a, rows + [q]), lambda q: lb.load(b, [q] + cols),
+                                 element), alpha)
+        if c is not None:
+            acc = lb.scalar("add", [acc, scale(lb, lb.load(c, ivs), beta)])
+        elif bias is not None:
+            at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
+            acc = lb.scalar("add", [acc, scale(lb, lb.load(bias, at), beta)])
+        if epilogue is not None:
+            acc = lb.scalar(epilogue, [acc])
+        lb.store(acc, out, ivs)
+
+
+def _library_call(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
+                  alpha: float, beta: float, c: Value | None, c_in: Value | None, bias: Value | None,
+                  epilogue: str | None) -> None:
+    """One `gpu.gemm` (cuBLAS), then the bias and the epilogue in one elementwise pass."""
+    read_c = c is not None and bias is None
+    attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if read_c else 0.0)}
+    if config.allow_tf32 and out.type.element == f32:
+        attrs["tf32"] = UnitAttr()
+    operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
+    ctx.lb.b.create(G.GemmOp, operands, attrs, result_types=[])
     if epilogue is not None or bias is not None:
         _after(ctx, op, out, sizes, epilogue, bias, beta)
-    return out
 
 
 def _after(ctx: FuncLowering, op: Operation, out: Value, sizes: list[Index], epilogue: str | None,
