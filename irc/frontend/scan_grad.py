@@ -4,7 +4,8 @@ The backward scan runs the steps in reverse (t = N-1 ... 0), reading what step t
 rows of reversed views (its sequences), so no step indexes by a counter.
 At step t it pulls the adjoint of each output back through the step function (`Lop` of the
 inner graph, its placeholders replaced by the values step t read: the sequences' row t, the
-taps' rows of `initial window ++ outputs`, the non-sequences). Its states are, per recurrent
+taps' rows of `initial window ++ outputs`, the non-sequences; and the step's results by their
+rows of the forward outputs, so that nothing the forward pass computed is computed again). Its states are, per recurrent
 output, the adjoints still pending for the `window` rows before the current one (what later
 steps' taps sent back), and per non-sequence the sum of its per-step gradients; it yields the
 gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
@@ -53,14 +54,20 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     # by a counter: the steps' kernels read their rows where they lie, on the host or a GPU)
     given = [k for k in seeded if output_grads[k] is not None]
     tap_keys = [(k, tap) for k in recurrent for tap in info.taps[k]]
+    # the step's own results, read back instead of computed again (tanh' from tanh's value)
+    placeholders = set(op.inner_inputs)
+    reread = [k for k, out in enumerate(op.inner_outputs)
+              if out.owner is not None and out not in placeholders and out not in op.inner_outputs[:k]]
     backward_seqs = [s[:n][::-1] for s in seqs] + [output_grads[k][::-1] for k in given] + \
-        [fulls[k][widths[k] + tap:widths[k] + tap + n][::-1] for k, tap in tap_keys]
+        [fulls[k][widths[k] + tap:widths[k] + tap + n][::-1] for k, tap in tap_keys] + \
+        [outputs[k][::-1] for k in reread]
 
     def step(*args: Variable) -> tuple:
         rows = iter(args)
         values: dict[Variable, Variable] = {p: next(rows) for p in seq_phs}
         og = {k: next(rows) for k in given}
         tap_values = {key: next(rows) for key in tap_keys}
+        results = {op.inner_outputs[k]: next(rows) for k in reread}
         states = list(rows)
         pending = dict(zip(carried, states[:len(carried)]))
         sums = states[len(carried):len(carried) + len(wrt_ns)]
@@ -68,6 +75,7 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
             for tap, p in zip(info.taps[k], tap_phs[k]):
                 values[p] = tap_values[(k, tap)]
         values.update(zip(non_seq_phs, non_seqs))
+        values.update(results)
         seeds = []
         for k in seeded:
             g = og.get(k)

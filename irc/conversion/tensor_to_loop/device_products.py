@@ -93,7 +93,7 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
 # call and no epilogue kernel after it. A scan's step (32×128 by 128×128) is one such kernel
 # instead of a cuBLAS call and an elementwise pass. Larger ones go to cuBLAS, whose tiles win.
 SMALL_OUTPUTS = 1 << 16  # result elements (threads)
-SMALL_DEPTH = 256        # inner dimension (the length of each thread's loop)
+SMALL_DEPTH = 128        # inner dimension (the length of each thread's loop)
 
 
 def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index) -> Value:
@@ -119,8 +119,8 @@ def _thread_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, ou
         _check_accumulator(ctx, op, bias, sizes)
     with ctx.nest(sizes, out.type.device) as ivs:
         rows, cols = (ivs[:1], ivs[1:]) if a.type.rank == 2 else ([], ivs)
-        acc = scale(lb, dot_loop(lb, k, lambda q: lb.load(a, rows + [q]), lambda q: lb.load(b, [q] + cols),
-                                 element), alpha)
+        acc = scale(lb, _interleaved_dot(lb, k, lambda q: lb.load(a, rows + [q]),
+                                         lambda q: lb.load(b, [q] + cols), element), alpha)
         if c is not None:
             acc = lb.scalar("add", [acc, scale(lb, lb.load(c, ivs), beta)])
         elif bias is not None:
@@ -129,6 +129,28 @@ def _thread_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, ou
         if epilogue is not None:
             acc = lb.scalar(epilogue, [acc])
         lb.store(acc, out, ivs)
+
+
+DOT_LANES = 4  # independent partial sums per thread: four loads in flight, not one
+
+
+def _interleaved_dot(lb: LoopBuilder, n: Index, load_a, load_b, element) -> Value:
+    """Σ_q a[q]·b[q] as `DOT_LANES` partial sums over q ≡ 0..3 (mod 4), combined pairwise,
+    then the last n mod 4 terms: a fixed order, so the same bits on every run, with loads
+    that do not wait on the previous term's addition (a single chain is latency-bound)."""
+    lanes = lb.const(DOT_LANES)
+    whole = lb.mul(lb.floordiv(n, lanes), lanes)
+    zero = lb.scalar_const(0, element)
+    with lb.for_(lb.const(0), whole, lanes, inits=[zero] * DOT_LANES) as loop:
+        terms = [lb.scalar("mul", [load_a(q), load_b(q)])
+                 for q in (lb.add(loop.iv, lb.const(i)) for i in range(DOT_LANES))]
+        lb.yield_(loop, [lb.scalar("add", [acc, t]) for acc, t in zip(loop.iter_args, terms)])
+    p = loop.results
+    total = lb.scalar("add", [lb.scalar("add", [p[0], p[1]]), lb.scalar("add", [p[2], p[3]])])
+    with lb.for_(whole, n, inits=[total]) as tail:
+        lb.yield_(tail, [lb.scalar("add", [tail.iter_args[0],
+                                           lb.scalar("mul", [load_a(tail.iv), load_b(tail.iv)])])])
+    return tail.results[0]
 
 
 def _library_call(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
