@@ -80,7 +80,7 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
     if t.element.bitwidth >= 32:  # (float16 products keep cuBLAS's float32 accumulation)
         small = _is_small(ctx, sizes, a_sizes[-1])
         with lb.when(small):
-            _thread_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
+            _warp_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
         with lb.when(lb.scalar("eq", [small, lb.scalar_const(0, small.type)])):
             _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
     else:
@@ -88,16 +88,18 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
     return out
 
 
-# A product this small runs as one kernel of irc's own, a thread per result element walking
-# the inner dimension, its accumulator, bias and activation in the same kernel: no library
-# call and no epilogue kernel after it. A scan's step (32×128 by 128×128) is one such kernel
-# instead of a cuBLAS call and an elementwise pass. Larger ones go to cuBLAS, whose tiles win.
-SMALL_OUTPUTS = 1 << 16  # result elements (threads)
-SMALL_DEPTH = 128        # inner dimension (the length of each thread's loop)
+# A product this small runs as one kernel of irc's own: each result element is a sum over the
+# inner dimension done by a warp (`device_reduce`'s warp pass: the lanes read the terms
+# interleaved and combine them by shuffles, in a fixed order), its accumulator, bias and
+# activation applied by lane 0 in the same kernel: no library call and no epilogue kernel
+# after it. A scan's step (32×128 by 128×128) is one such kernel instead of a cuBLAS call and
+# an elementwise pass. Larger products go to cuBLAS, whose tiles win.
+SMALL_OUTPUTS = 1 << 16  # result elements (warps)
+SMALL_DEPTH = 128        # inner dimension (terms per result element)
 
 
 def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index) -> Value:
-    """An i1 the host computes from the sizes: the product takes `_thread_per_element`."""
+    """An i1 the host computes from the sizes: the product takes `_warp_per_element`."""
     lb = ctx.lb
     outputs = lb.const(1)
     for n in sizes:
@@ -107,50 +109,37 @@ def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index) -> Value:
     return lb.scalar("and", fits)
 
 
-def _thread_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
-                        alpha: float, beta: float, c: Value | None, bias: Value | None,
-                        epilogue: str | None) -> None:
-    """out = f(alpha·a·b + beta·(c or the broadcast bias)), one thread per element of out."""
+def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
+                      alpha: float, beta: float, c: Value | None, bias: Value | None,
+                      epilogue: str | None) -> None:
+    """out = f(alpha·a·b + beta·(c or the broadcast bias)), a warp per element of out."""
     lb = ctx.lb
     k = ctx.sizes_of(a)[-1]
     zero = lb.const(0)
-    element = out.type.element
+    n_rows = 1 if a.type.rank == 2 else 0
     if bias is not None:
         _check_accumulator(ctx, op, bias, sizes)
-    with ctx.nest(sizes, out.type.device) as ivs:
-        rows, cols = (ivs[:1], ivs[1:]) if a.type.rank == 2 else ([], ivs)
-        acc = scale(lb, _interleaved_dot(lb, k, lambda q: lb.load(a, rows + [q]),
-                                         lambda q: lb.load(b, [q] + cols), element), alpha)
+    finish = alpha != 1.0 or c is not None or bias is not None or epilogue is not None
+    # (the sums land in a buffer of their own where the result overwrites its accumulator)
+    sums = ctx.alloc(op.results[0].type, sizes) if c is out else out
+
+    def terms(idx: list[Index]) -> list[Value]:
+        rows, cols, q = idx[:n_rows], idx[n_rows:-1], idx[-1]
+        return [lb.scalar("mul", [lb.load(a, rows + [q]), lb.load(b, [q] + cols)])]
+
+    def apply(ivs: list[Index], values: list[Value]) -> None:
+        v = scale(lb, values[0], alpha)
         if c is not None:
-            acc = lb.scalar("add", [acc, scale(lb, lb.load(c, ivs), beta)])
+            v = lb.scalar("add", [v, scale(lb, lb.load(c, ivs), beta)])
         elif bias is not None:
             at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
-            acc = lb.scalar("add", [acc, scale(lb, lb.load(bias, at), beta)])
+            v = lb.scalar("add", [v, scale(lb, lb.load(bias, at), beta)])
         if epilogue is not None:
-            acc = lb.scalar(epilogue, [acc])
-        lb.store(acc, out, ivs)
+            v = lb.scalar(epilogue, [v])
+        lb.store(v, out, ivs)
 
-
-DOT_LANES = 4  # independent partial sums per thread: four loads in flight, not one
-
-
-def _interleaved_dot(lb: LoopBuilder, n: Index, load_a, load_b, element) -> Value:
-    """Σ_q a[q]·b[q] as `DOT_LANES` partial sums over q ≡ 0..3 (mod 4), combined pairwise,
-    then the last n mod 4 terms: a fixed order, so the same bits on every run, with loads
-    that do not wait on the previous term's addition (a single chain is latency-bound)."""
-    lanes = lb.const(DOT_LANES)
-    whole = lb.mul(lb.floordiv(n, lanes), lanes)
-    zero = lb.scalar_const(0, element)
-    with lb.for_(lb.const(0), whole, lanes, inits=[zero] * DOT_LANES) as loop:
-        terms = [lb.scalar("mul", [load_a(q), load_b(q)])
-                 for q in (lb.add(loop.iv, lb.const(i)) for i in range(DOT_LANES))]
-        lb.yield_(loop, [lb.scalar("add", [acc, t]) for acc, t in zip(loop.iter_args, terms)])
-    p = loop.results
-    total = lb.scalar("add", [lb.scalar("add", [p[0], p[1]]), lb.scalar("add", [p[2], p[3]])])
-    with lb.for_(whole, n, inits=[total]) as tail:
-        lb.yield_(tail, [lb.scalar("add", [tail.iter_args[0],
-                                           lb.scalar("mul", [load_a(tail.iv), load_b(tail.iv)])])])
-    return tail.results[0]
+    device_reduce(ctx, "sum", [*sizes, k], [len(sizes)], terms, [sums], out.type.element,
+                  epilogue=apply if finish else None)
 
 
 def _library_call(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
