@@ -120,8 +120,9 @@ def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out:
     if bias is not None:
         _check_accumulator(ctx, op, bias, sizes)
     finish = alpha != 1.0 or c is not None or bias is not None or epilogue is not None
-    # (the sums land in a buffer of their own where the result overwrites its accumulator)
-    sums = ctx.alloc(op.results[0].type, sizes) if c is out else out
+    # (the sums land in a buffer of their own where there is an accumulator: it may be the
+    # result's own storage at run time, as an in-place update of a shared variable makes it)
+    sums = ctx.alloc(op.results[0].type, sizes) if c is not None else out
 
     def terms(idx: list[Index]) -> list[Value]:
         rows, cols, q = idx[:n_rows], idx[n_rows:-1], idx[-1]
