@@ -1,8 +1,9 @@
-"""The recurrent rows of `bench_gpu.py`: an Elman RNN `h = tanh(x_t·W + h·U)` written with
+"""The control-flow rows of `bench_gpu.py`: an Elman RNN `h = tanh(x_t·W + h·U)` written with
 `irc.scan` (batch 32, 128 inputs, hidden 128), forward over 1000 steps and a training step
 (forward, backpropagation through time and SGD) over 100 steps, each beside jax's `lax.scan`
 under `jit` (with `value_and_grad` for training) and a torch loop (autograd), in the same
-process, with the same math."""
+process, with the same math; and the tutorial's `ifelse` against `switch` (the conditions
+page: the mean of one of two 10000×1000 matrices passed from the host)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -11,6 +12,7 @@ import numpy as np
 
 import irc
 import irc.tensor as T
+from irc.ifelse import ifelse
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 
 BATCH, N_IN, HIDDEN = 32, 128, 128
@@ -133,3 +135,19 @@ def bench_rnn(t, repeat: int, torch, jax, device_us, irc_sync) -> None:
         ts = torch.cuda.synchronize
         t.add("RNN forward, 1000 steps: torch loop", device_us(rnn_torch(torch, 1000, False), ts, repeat, 2))
         t.add("RNN training step, 100 steps: torch autograd", device_us(rnn_torch(torch, 100, True), ts, repeat, 5))
+
+
+def bench_ifelse(t, repeat: int, device_us, irc_sync) -> None:
+    """The tutorial's program as written (float32 matrices, as floatX=float32 asks): the lazy
+    `ifelse` computes and moves one matrix, `switch` both."""
+    a, b = T.scalars("a", "b")
+    x, y = T.matrices("x", "y")
+    f_switch = irc.function([a, b, x, y], T.switch(T.lt(a, b), T.mean(x), T.mean(y)))
+    f_lazy = irc.function([a, b, x, y], ifelse(T.lt(a, b), T.mean(x), T.mean(y)))
+    big1, big2 = np.ones((10000, 1000), "float32"), 2 * np.ones((10000, 1000), "float32")
+    assert f_lazy(0.0, 1.0, big1, big2) == 1.0 and f_lazy(1.0, 0.0, big1, big2) == 2.0
+    switch = t.add("tutorial ifelse page: switch (both means)",
+                   device_us(lambda: f_switch(0.0, 1.0, big1, big2), irc_sync, repeat, 3))
+    lazy = t.add("tutorial ifelse page: ifelse (one mean)",
+                 device_us(lambda: f_lazy(0.0, 1.0, big1, big2), irc_sync, repeat, 3))
+    t.ratio("  ifelse vs switch", lazy, switch, "of switch's time")

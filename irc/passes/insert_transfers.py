@@ -26,6 +26,9 @@ Where an op runs comes from one table, `PLACEMENT`:
   (the step count, on the device like a `dynamic_slice`'s bounds, is computed there too) and
   launches the step's kernels; its body is placed as a function's is. Else the whole loop
   runs on the host.
+* `tensor.if` in a function's body runs its branches on the device when every op of both
+  has a device kernel (`device_branches`): its condition stays on the host (a device one is
+  copied back), and the runtime cuts the function there and runs the taken branch only.
 * `HOST` — everything else (fused_matvec, integer indexing by an index
   computed from device data, sort, cumulative, conv2d and pool2d with their gradients, ...)
   until they get kernels: their operands are copied to the host.
@@ -78,7 +81,6 @@ PLACEMENT: dict[str, str] = {
     "tensor.dim": FOLLOW,
     "tensor.alloc": DEVICE,  # a broadcast view of the value (sizes traced from shapes)
     "tensor.iota": DEVICE,  # arange(n): one nest
-    "tensor.if": HOST,  # a branch on the host (its regions' ops stay host ops for now)
     # advanced indexing: indices checked on the device (flags read back after the call); a
     # scatter walks the indices per result element (deterministic, no atomics)
     "tensor.gather": DEVICE,
@@ -132,6 +134,8 @@ def placement_rule(op: Operation) -> str:
     rule = PLACEMENT.get(op.op_name)
     if op.op_name == "tensor.scan":
         return DEVICE if device_scan(op) else HOST
+    if op.op_name == "tensor.if":
+        return DEVICE if device_branches(op) else HOST
     if op.op_name in HOST_INDEXED:
         first = INDEX_OPERANDS[op.op_name]
         known = all(known_on_host(v) for v in op.operands[first:])
@@ -160,8 +164,24 @@ def device_scan(op: Operation) -> bool:
     for inner in op.regions[0].blocks[0].ops:
         if inner.op_name in SCAN_BODY_NEUTRAL or not is_tensor_op(inner):
             continue
-        if placement_rule(inner) == HOST or inner.op_name == "tensor.custom":  # (a user op: cut around)
-            return False
+        if placement_rule(inner) == HOST or inner.op_name in ("tensor.custom", "tensor.if"):
+            return False  # (a user op is cut around; a branch needs the host between steps)
+    return True
+
+
+def device_branches(op: Operation) -> bool:
+    """Can this `tensor.if` run its branches on the device? It must be in a function's body
+    (the runtime cuts the function there, reads the condition back and runs the taken branch
+    as a device function of its own) and every op of both branches must have a device kernel
+    or follow its data; nested region ops other than device scans keep it on the host."""
+    if not isinstance(op.parent_op, FuncOp):
+        return False
+    for region in op.regions:
+        for inner in region.blocks[0].ops:
+            if inner.op_name in SCAN_BODY_NEUTRAL + ("tensor.yield",) or not is_tensor_op(inner):
+                continue
+            if inner.op_name in ("tensor.custom", "tensor.if") or placement_rule(inner) == HOST:
+                return False
     return True
 
 
@@ -214,7 +234,7 @@ class _Placer:
             if isinstance(op, ReturnOp):
                 for k, v in enumerate(op.operands):
                     op.set_operand(k, self.on(v, result_placement(self.func, k)))
-            elif op.op_name == "tensor.scan_yield":  # a device scan's step: its values stay there
+            elif op.op_name in ("tensor.scan_yield", "tensor.yield"):  # a device step's or branch's values
                 for k, v in enumerate(op.operands):
                     op.set_operand(k, self.on(v, self.device))
             elif not is_tensor_op(op):
@@ -246,13 +266,17 @@ class _Placer:
                 or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
         on_host = set(getattr(op, "host_operands", ()))  # a user GPU op's launch sizes
+        if op.op_name == "tensor.if":
+            on_host = {0}  # the condition: read on the host, which picks the branch
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
                 op.set_operand(i, self.on(v, None if i in on_host else where))
         if op.regions and where is None:  # a host region op (`tensor.if`): its branches too
             self._bring_captures_to_host(op)
-        elif op.regions:
+        elif op.op_name == "tensor.scan":
             self._place_scan_body(op)
+        elif op.regions:
+            self._place_branches(op)
         for r in op.results:
             if isinstance(r.type, TensorType) and r.type.device != where:
                 self.original.setdefault(r, r.type.device)
@@ -277,6 +301,13 @@ class _Placer:
         for arg in body.args:
             arg.type = arg.type.with_device(self.device)
         _Placer(self.func, self.device, self.stats, body).run()
+
+    def _place_branches(self, op: Operation) -> None:
+        """A device `tensor.if`'s branches are placed like function bodies, their yielded
+        values on the device. A host value a branch reads is copied inside the branch, so only
+        the taken branch's inputs cross (Theano's lazy `ifelse` over big host matrices)."""
+        for region in op.regions:
+            _Placer(self.func, self.device, self.stats, region.blocks[0]).run()
 
     def feeds_device_only(self, op: Operation) -> bool:
         """A view whose every reader runs on the device (through other views, maybe): it runs

@@ -2,7 +2,7 @@
 of the whole call) against the same programs on the CPU backend, with
 `assert_no_cpu_op='raise'`: an RNN's forward pass and its training step (backpropagation
 through time, SGD on device-resident weights), taps two steps back with a step count from the
-caller, a nested scan. Tolerances: float32, rtol 1e-4 / atol 1e-5 (products in other orders)."""
+caller, a nested scan; and the tutorial's `ifelse` (its branches on the device). Tolerances: float32, rtol 1e-4 / atol 1e-5 (products in other orders)."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,11 +62,26 @@ def _nested(device):
     return [f(np.random.RandomState(2).rand(9, 7, 3).astype("float32"))]
 
 
+def _tutorial_ifelse(device):
+    """The tutorial's conditions page (float32 matrices), lazy and eager, both outcomes."""
+    from irc.ifelse import ifelse
+    a, b = T.scalars("a", "b")
+    x, y = T.matrices("x", "y")
+    policy = "raise" if device == "cuda" else "ignore"
+    with irc.config.change_flags(device=device, floatX="float32", assert_no_cpu_op=policy):
+        lazy = irc.function([a, b, x, y], ifelse(T.lt(a, b), T.mean(x), T.mean(y) * 2))
+        switch = irc.function([a, b, x, y], T.switch(T.lt(a, b), T.mean(x), T.mean(y) * 2))
+    rng = np.random.RandomState(3)
+    xv, yv = rng.rand(300, 40).astype("float32"), rng.rand(300, 40).astype("float32")
+    return [f(p, q, xv, yv) for f in (lazy, switch) for p, q in ((0.0, 1.0), (1.0, 0.0))]
+
+
 PROGRAMS = {"rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _rnn(d, True),
-            "taps": _taps, "nested": _nested}
+            "taps": _taps, "nested": _nested, "ifelse": _tutorial_ifelse}
 
 
 @pytest.mark.parametrize("program", list(PROGRAMS))
 def test_scan_runs_on_the_gpu_as_on_the_cpu(program):
     for got, want in zip(PROGRAMS[program]("cuda"), PROGRAMS[program]("cpu")):
         np.testing.assert_allclose(np.asarray(got), want, **TOL)
+
