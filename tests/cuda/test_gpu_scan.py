@@ -10,6 +10,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.ifelse import ifelse
 
 TOL = dict(rtol=1e-4, atol=1e-5)
 
@@ -64,7 +65,6 @@ def _nested(device):
 
 def _tutorial_ifelse(device):
     """The tutorial's conditions page (float32 matrices), lazy and eager, both outcomes."""
-    from irc.ifelse import ifelse
     a, b = T.scalars("a", "b")
     x, y = T.matrices("x", "y")
     policy = "raise" if device == "cuda" else "ignore"
@@ -81,7 +81,7 @@ PROGRAMS = {"rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _
 
 
 @pytest.mark.parametrize("program", list(PROGRAMS))
-def test_scan_runs_on_the_gpu_as_on_the_cpu(program):
+def test_control_flow_runs_on_the_gpu_as_on_the_cpu(program):
     for got, want in zip(PROGRAMS[program]("cuda"), PROGRAMS[program]("cpu")):
         np.testing.assert_allclose(np.asarray(got), want, **TOL)
 
