@@ -106,7 +106,7 @@ def compile_device_parts(module: Any, func: Any, backend: DeviceBackend, profili
                 sources.append(program.timing)
         elif isinstance(step, BranchStep):
             compiled = [backend.compile_part(part.module, profiling) for part in step.branches]
-            natives.append(TakenBranch(step.op, compiled[0][0], compiled[1][0]))
+            natives.append(TakenBranch(step, compiled[0][0], compiled[1][0]))
             programs += [program for _, program in compiled]
             if profiling:  # (the branches' kernels are not rows of the profile yet)
                 sources.append(_NoRows())
@@ -190,12 +190,15 @@ class TakenBranch:
     compiled function, which alone runs (Theano's lazy `ifelse` on the GPU: one small copy of
     the condition back, the untaken branch never launched)."""
 
-    def __init__(self, op: Operation, then: Any, otherwise: Any):
-        self.op, self.then, self.otherwise = op, then, otherwise
+    def __init__(self, step: BranchStep, then: Any, otherwise: Any):
+        self.op = step.op
+        given = {s: k for k, s in enumerate(step.inputs[1:], start=1)}
+        # per branch: its executor, and where its arguments are among the step's inputs
+        self.branches = [(ex, [given[s] for s in part.inputs]) for ex, part in zip((then, otherwise), step.branches)]
 
     def run(self, arrays: list) -> list:
-        taken = self.then if bool(np.asarray(arrays[0]).reshape(-1)[0]) else self.otherwise
-        return taken.run(arrays[1:])
+        executor, picks = self.branches[0 if bool(np.asarray(arrays[0]).reshape(-1)[0]) else 1]
+        return executor.run([arrays[k] for k in picks])
 
 
 class Uploads:

@@ -55,7 +55,8 @@ class UserStep:
 class BranchStep:
     """A `tensor.if` whose branches run on a device: the host reads the condition (slot
     `inputs[0]`) and runs `branches[0]` (then) or `branches[1]` (else), each a function of
-    its own over the slots `inputs[1:]`, into `outputs`."""
+    its own over its `inputs` slots (the step's `inputs[1:]` are both branches' together),
+    into `outputs`."""
 
     op: Operation
     inputs: tuple[int, ...]
@@ -186,12 +187,13 @@ def _native_part(func: Operation, ops: list[Operation], index: int, slot: Any,
 
 
 def _branch_step(func: Operation, op: Operation, index: int, slot: Any, constant_ops: dict) -> BranchStep:
-    """A device `tensor.if` as two functions over the same arguments, the values its branches
-    read from above (constants copied in), each returning what its branch yields."""
-    reads = [v for v in values_from_above(op) if v not in constant_ops]
+    """A device `tensor.if` as two functions, each over the values its own branch reads from
+    above (constants copied in; an argument only the other branch reads is not moved), each
+    returning what its branch yields."""
     parts = []
     for k, what in enumerate(("then", "else")):
         block = op.regions[k].blocks[0]
+        reads = [v for v in _block_reads(block) if v not in constant_ops]
         name = f"{func.sym_name}.if{index}.{what}"
         part = FuncOp.create(name, [v.type for v in reads], [], None, None, op.location)
         value_map: dict[Value, Value] = dict(zip(reads, part.body.args))
@@ -202,12 +204,22 @@ def _branch_step(func: Operation, op: Operation, index: int, slot: Any, constant
             copy = inner.clone(value_map)
             part.body.append(copy)
             _keep_arguments(copy, part.body.args)
-        part.body.append(ReturnOp([value_map.get(v, v) for v in block.terminator.operands], [], {}, (), (),
-                                  op.location))
+        part.body.append(ReturnOp([value_map[v] for v in block.terminator.operands], [], {}, (), (), op.location))
         part.update_function_type()
         parts.append(NativePart(ModuleOp.create([part]), name, tuple(slot(v) for v in reads), ()))
-    return BranchStep(op, (slot(op.operand(0)), *(slot(v) for v in reads)), tuple(slot(r) for r in op.results),
-                      (parts[0], parts[1]))
+    used = list(dict.fromkeys((*parts[0].inputs, *parts[1].inputs)))
+    return BranchStep(op, (slot(op.operand(0)), *used), tuple(slot(r) for r in op.results), (parts[0], parts[1]))
+
+
+def _block_reads(block: Any) -> list[Value]:
+    """The values `block`'s ops (its terminator included) read from outside it, in first-use order."""
+    inside = {id(r) for op in block.ops for inner in op.walk() for r in inner.results}
+    out: list[Value] = []
+    for op in block.ops:
+        for v in (*op.operands, *values_from_above(op)):
+            if id(v) not in inside and v not in out:
+                out.append(v)
+    return out
 
 
 def _reads(op: Operation, v: Value) -> bool:
