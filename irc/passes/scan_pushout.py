@@ -63,6 +63,7 @@ class ScanPushout(Pass):
         rebuilt = _with_sequences(scan, new_seqs)
         for k, dots in enumerate(found.values()):
             row = rebuilt.body.args[n_seq + k]
+            row.name_hint = dots[0].results[0].name_hint
             for dot in dots:
                 dot.results[0].replace_all_uses_with(row)
                 dot.erase()
