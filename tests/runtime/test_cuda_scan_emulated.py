@@ -9,6 +9,7 @@ import numpy as np
 
 import irc
 import irc.tensor as T
+from irc.tensor.shared_randomstreams import RandomStreams
 from test_cuda_path_emulated import ROOT, cuda_emulated, rand  # noqa: F401  (the fixture)
 
 
@@ -119,3 +120,38 @@ def test_the_elman_rnn_example_trains_on_the_device_as_on_the_cpu(cuda_emulated)
     np.testing.assert_allclose(runs["cuda"][0], runs["cpu"][0], rtol=1e-5)
     for got, want in zip(runs["cuda"][1], runs["cpu"][1]):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def tutorial_loop_programs():
+    """The loop tutorial's A**k, polynomial and binomial-noise programs, as written."""
+    k, A = T.iscalar("k"), T.vector("A")
+    result, updates = irc.scan(lambda prior, A: prior * A, outputs_info=T.ones_like(A), non_sequences=A, n_steps=k)
+    power = irc.function([A, k], result[-1], updates=updates)
+    coefficients, x = T.vector("coefficients"), T.scalar("x")
+    components, _ = irc.scan(lambda c, p, v: c * (v ** p), outputs_info=None,
+                             sequences=[coefficients, T.arange(10000)], non_sequences=x)
+    polynomial = irc.function([coefficients, x], components.sum())
+    X, W, b = T.matrix("X"), T.matrix("W"), T.vector("b")
+    d = RandomStreams(1234).binomial(size=W[1].shape)  # (read inside the step: drawn each step)
+    noisy, updates = irc.scan(lambda v: T.tanh(T.dot(v, W) + b) * d, sequences=X)
+    noise = irc.function([X, W, b], noisy, updates=updates)
+    return power, polynomial, noise
+
+
+def test_the_tutorials_loop_page_runs_on_the_device(cuda_emulated):
+    """With no host op (float32): numbers as numpy's, and the noise's draws (a new mask each
+    step, as Theano's scan redraws a random variable its step reads) equal the cpu's bit for
+    bit."""
+    with irc.config.change_flags(floatX="float32"), no_host_ops():
+        power, polynomial, noise = tutorial_loop_programs()
+    with irc.config.change_flags(floatX="float32", device="cpu"):
+        noise_cpu = tutorial_loop_programs()[2]
+    np.testing.assert_allclose(power(np.arange(10, dtype="float32"), 2), np.arange(10) ** 2)
+    np.testing.assert_allclose(polynomial(np.asarray([1, 0, 2], "float32"), 3), 19.0)
+    x_, w_, b_ = np.eye(10, 2, dtype="float32"), np.ones((2, 2), "float32"), np.ones(2, "float32")
+    clean = np.tanh(x_.astype("float64") @ w_ + b_)
+    for _ in range(2):  # (the generator's state moves on: a second call draws anew, on both)
+        out, out_cpu = noise(x_, w_, b_), noise_cpu(x_, w_, b_)
+        np.testing.assert_array_equal(np.round(out / clean), np.round(out_cpu / clean))
+        np.testing.assert_allclose(out, out_cpu, rtol=1e-6)
+    assert set(np.unique(np.round(out / clean))) == {0.0, 1.0}
