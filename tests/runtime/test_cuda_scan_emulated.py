@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
+import pytest
 
 import irc
 import irc.tensor as T
@@ -155,3 +156,16 @@ def test_the_tutorials_loop_page_runs_on_the_device(cuda_emulated):
         np.testing.assert_array_equal(np.round(out / clean), np.round(out_cpu / clean))
         np.testing.assert_allclose(out, out_cpu, rtol=1e-6)
     assert set(np.unique(np.round(out / clean))) == {0.0, 1.0}
+
+
+def test_a_step_that_changes_size_fails_before_any_launch(cuda_emulated):
+    """The host plan checks every step's sizes when the call is planned, before the first
+    launch: the error names the scan, and the shared variable keeps its value."""
+    h0 = T.fvector("h0")
+    w = irc.shared(np.ones(3, "float32"), name="w")
+    hs, _ = irc.scan(lambda h: T.concatenate([h, h[:1]]), outputs_info=h0, n_steps=2)
+    with no_host_ops():
+        f = irc.function([h0], hs, updates={w: w * 2})
+    with pytest.raises(Exception, match=r"'tensor.scan'.*result #0 changes size in dim 0 between steps"):
+        f(np.ones(3, "float32"))
+    np.testing.assert_array_equal(w.get_value(), np.ones(3))
