@@ -55,6 +55,7 @@ from ..ir.core import Block, ElementwiseTrait, Operation, Value, create_op
 from ..ir.diagnostics import PassError
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.transforms import values_from_above
+from .device_indexing import gather_by_device_indices
 
 DEVICE, FOLLOW, HOST = "device", "follow", "host"
 
@@ -380,7 +381,8 @@ class InsertTransfers(Pass):
                   "to-device": "host values copied to the device",
                   "to-host": "device values copied to the host",
                   "device-constants": "constants made on the device for device readers",
-                  "host-constants": "constants made on the host for host readers"}
+                  "host-constants": "constants made on the host for host readers",
+                  "indices-on-device": "x[i] by an index only the device knows, made a gather (or scatter)"}
     device: str = CUDA
 
     def run(self, module: Operation) -> None:
@@ -389,4 +391,5 @@ class InsertTransfers(Pass):
             raise PassError(f"insert-transfers: option device={self.device!r} must name a device "
                             f"(e.g. cuda); the host needs no placement")
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
+            self.stats["indices-on-device"] += gather_by_device_indices(func, known_on_host)
             _Placer(func, self.device, self.stats).run()

@@ -124,7 +124,7 @@ def test_the_elman_rnn_example_trains_on_the_device_as_on_the_cpu(cuda_emulated)
 
 
 def tutorial_loop_programs():
-    """The loop tutorial's A**k, polynomial and binomial-noise programs, as written."""
+    """The loop tutorial's A**k, polynomial, binomial-noise, Jacobian and Hessian programs."""
     k, A = T.iscalar("k"), T.vector("A")
     result, updates = irc.scan(lambda prior, A: prior * A, outputs_info=T.ones_like(A), non_sequences=A, n_steps=k)
     power = irc.function([A, k], result[-1], updates=updates)
@@ -136,7 +136,14 @@ def tutorial_loop_programs():
     d = RandomStreams(1234).binomial(size=W[1].shape)  # (read inside the step: drawn each step)
     noisy, updates = irc.scan(lambda v: T.tanh(T.dot(v, W) + b) * d, sequences=X)
     noise = irc.function([X, W, b], noisy, updates=updates)
-    return power, polynomial, noise
+    v = T.vector("v")
+    y = v ** 2
+    J, _ = irc.scan(lambda i, y, v: T.grad(y[i], v), sequences=T.arange(y.shape[0]), non_sequences=[y, v])
+    cost = T.sum(v ** 3)
+    gy = T.grad(cost, v)
+    H, _ = irc.scan(lambda i, gy, v: T.grad(gy[i], v), sequences=T.arange(gy.shape[0]), non_sequences=[gy, v])
+    derivatives = irc.function([v], [J, H])
+    return power, polynomial, noise, derivatives
 
 
 def test_the_tutorials_loop_page_runs_on_the_device(cuda_emulated):
@@ -144,11 +151,14 @@ def test_the_tutorials_loop_page_runs_on_the_device(cuda_emulated):
     step, as Theano's scan redraws a random variable its step reads) equal the cpu's bit for
     bit."""
     with irc.config.change_flags(floatX="float32"), no_host_ops():
-        power, polynomial, noise = tutorial_loop_programs()
+        power, polynomial, noise, derivatives = tutorial_loop_programs()
     with irc.config.change_flags(floatX="float32", device="cpu"):
         noise_cpu = tutorial_loop_programs()[2]
     np.testing.assert_allclose(power(np.arange(10, dtype="float32"), 2), np.arange(10) ** 2)
     np.testing.assert_allclose(polynomial(np.asarray([1, 0, 2], "float32"), 3), 19.0)
+    jacobian, hessian = derivatives(np.asarray([4, 3, -1], "float32"))  # (y[i]: a device gather)
+    np.testing.assert_allclose(jacobian, np.diag([8.0, 6.0, -2.0]))
+    np.testing.assert_allclose(hessian, np.diag([24.0, 18.0, -6.0]))
     x_, w_, b_ = np.eye(10, 2, dtype="float32"), np.ones((2, 2), "float32"), np.ones(2, "float32")
     clean = np.tanh(x_.astype("float64") @ w_ + b_)
     for _ in range(2):  # (the generator's state moves on: a second call draws anew, on both)
