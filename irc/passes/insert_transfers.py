@@ -29,9 +29,11 @@ Where an op runs comes from one table, `PLACEMENT`:
 * `tensor.if` in a function's body runs its branches on the device when every op of both
   has a device kernel (`device_branches`): its condition stays on the host (a device one is
   copied back), and the runtime cuts the function there and runs the taken branch only.
-* `HOST` — everything else (fused_matvec, integer indexing by an index
-  computed from device data, sort, cumulative, conv2d and pool2d with their gradients, ...)
-  until they get kernels: their operands are copied to the host.
+* integer indexing by 0-d indices only the device knows, on the leading axes, is first made a
+  `gather` (or a "set" `scatter`: `device_indexing.py`), which runs on the device.
+* `HOST` — everything else (fused_matvec, other indexing by an index computed from device
+  data, sort, cumulative, conv2d and pool2d with their gradients, ...) until they get
+  kernels: their operands are copied to the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
@@ -98,7 +100,8 @@ PLACEMENT: dict[str, str] = {
 # Integer indexing (`x[:, 1]`, `x[i]`, `set_subtensor(x[i], v)`) by indices `known_on_host`
 # (constants, sizes, integer user inputs): the host plan computes and checks them, so the op
 # runs where its data is (`index`: a view) or on the device (`insert_index`); with an index
-# computed from device data it stays on the host (the host plan cannot read device memory).
+# computed from device data it stays on the host (the host plan cannot read device memory),
+# unless `gather_by_device_indices` made it a gather first.
 HOST_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
 INDEX_OPERANDS = {"tensor.index": 1, "tensor.insert_index": 2}  # first index operand
 
