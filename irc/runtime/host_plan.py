@@ -144,8 +144,8 @@ class _Recorder:
     """Interprets a host function for concrete shapes. Its loops (a device scan's steps) run
     here, once, so the plan lists every step's launches in order: a loop of n steps is n copies
     of its launches, each with its own row views. A buffer freed in a step is reused by the next
-    allocation of its shape and dtype (the launches run in order on one stream), so a loop's
-    temporaries take one slot, not one per step."""
+    allocation of its shape and dtype in a step (the launches run in order on one stream), so a
+    loop's temporaries take one slot, not one per step."""
 
     def __init__(self, func: FuncOp, shapes: Sequence[tuple[int, ...]], values: dict[int, int] | None):
         self.func, self.shapes, self.values = func, shapes, values
@@ -156,6 +156,8 @@ class _Recorder:
         self.checks: list[Check] = []
         self.free: dict[tuple, list[int]] = {}  # (shape, dtype) -> slots a dealloc gave back
         self.flags: set[int] = set()  # slots of data checks: read after all launches, never reused
+        self.depth = 0  # loops being run: slots are reused inside loops only (a buffer made at
+        # the top level may be a result, whose storage the caller may choose: an argument's)
         self.gemms = 0
 
     def record(self) -> HostPlan:
@@ -203,7 +205,7 @@ class _Recorder:
         elif isinstance(op, L.AllocOp):
             t = op.result.type
             shape, dtype = _sizes(t, ins), np.dtype(t.element.numpy_name)
-            reused = self.free.get((shape, dtype))
+            reused = self.free.get((shape, dtype)) if self.depth else None
             if reused:
                 slot = reused.pop()
             else:
@@ -212,7 +214,7 @@ class _Recorder:
             env[op.result] = View(slot, 0, shape, _dense(shape))
         elif isinstance(op, L.DeallocOp):  # the buffer is free for a later allocation
             v, dtype = ins[0], np.dtype(op.operand(0).type.element.numpy_name)
-            if v.slot >= len(self.func.args) and v.slot not in self.flags:
+            if self.depth and v.slot >= len(self.func.args) and v.slot not in self.flags:
                 self.free.setdefault((v.shape, dtype), []).append(v.slot)
         elif isinstance(op, L.GlobalOp):
             pass  # kernels rebuild constants
@@ -248,9 +250,11 @@ class _Recorder:
     def run_loop(self, op: L.ForOp, ins: list[Any]) -> None:
         lo, hi, step, carried = ins[0], ins[1], ins[2], ins[3:]
         body = op.regions[0].blocks[0]
+        self.depth += 1
         for i in range(lo, hi, step):
             self.env.update(zip(body.args, [i, *carried]))
             carried = self.run_block(body)
+        self.depth -= 1
         self.env.update(zip(op.results, carried))
 
 
