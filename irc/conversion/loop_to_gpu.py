@@ -1,5 +1,7 @@
-"""`outline-kernels`: every top-level `loop.parallel` nest over device buffers becomes a
-`gpu.func` and a `gpu.launch` in the host function.
+"""`outline-kernels`: every `loop.parallel` nest over device buffers becomes a `gpu.func` and a
+`gpu.launch` in the host function: the nests at its top level, and those in its host loops and
+branches (a device scan's steps, a product's size-picked variants), which stay host control
+flow around the launches.
 
 The kernel runs a grid-stride loop over the nest's flattened iteration space (row-major,
 `work` = product of the trip counts), delinearized into the nest's indices where an access
@@ -365,7 +367,7 @@ def host_functions(module: ModuleOp) -> list[FuncOp]:
 @register_pass
 @dataclass
 class OutlineKernels(Pass):
-    """Turn every top-level loop nest over device buffers into a `gpu.func` and a `gpu.launch`."""
+    """Turn every loop nest over device buffers outside a kernel into a `gpu.func` and a `gpu.launch`."""
 
     name = "outline-kernels"
     summary = "outline loop nests over device buffers into gpu.func kernels launched from the host"

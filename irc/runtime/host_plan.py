@@ -6,8 +6,8 @@ After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`
 index the host knows), buffer allocations, views
 (`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls (`gpu.gemm`)
 and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`); its control
-flow does not
-depend on the data (a device scan's loop runs over a step count the host knows). Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
+flow (a device scan's loop over a step count the host knows, a branch on sizes) does not
+depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
 runtime and the CPU emulator both execute plans; neither reads the host IR per call."""
