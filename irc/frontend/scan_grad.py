@@ -1,12 +1,12 @@
 """The gradient of `Scan`: backpropagation through time, as another scan (Theano's way).
 
 The backward scan runs the steps in reverse (t = N-1 ... 0), reading what step t read as
-rows of reversed views (its sequences), so no step indexes by a counter.
-At step t it pulls the adjoint of each output back through the step function (`Lop` of the
-inner graph, its placeholders replaced by the values step t read: the sequences' row t, the
-taps' rows of `initial window ++ outputs`, the non-sequences; and the step's results by their
-rows of the forward outputs, so that nothing the forward pass computed is computed again). Its states are, per recurrent
-output, the adjoints still pending for the `window` rows before the current one (what later
+rows of reversed views (its sequences), so no step indexes by a counter. At step t it pulls
+the adjoint of each output back through the step function (`Lop` of the inner graph, its
+placeholders replaced by the values step t read: the sequences' row t, the taps' rows of
+`initial window ++ outputs`, the non-sequences; and the step's results by their rows of the
+forward outputs, so that nothing the forward pass computed is computed again). Its states
+are, per recurrent output, the adjoints still pending for the `window` rows before the current one (what later
 steps' taps sent back), and per non-sequence the sum of its per-step gradients; it yields the
 gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
 rows and the initial window then get no gradient, as in Theano).
