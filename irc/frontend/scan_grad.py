@@ -6,9 +6,9 @@ the adjoint of each output back through the step function (`Lop` of the inner gr
 placeholders replaced by the values step t read: the sequences' row t, the taps' rows of
 `initial window ++ outputs`, the non-sequences; and the step's results by their rows of the
 forward outputs, so that nothing the forward pass computed is computed again). Its states
-are, per recurrent output, the adjoints still pending for the `window` rows before the current one (what later
-steps' taps sent back), and per non-sequence the sum of its per-step gradients; it yields the
-gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
+are, per recurrent output, the adjoints still pending for the `window` rows before the
+current one (what later steps' taps sent back), and per non-sequence the sum of its per-step
+gradients; it yields the gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
 rows and the initial window then get no gradient, as in Theano).
 """
 from __future__ import annotations
