@@ -1,7 +1,9 @@
-"""Three programs in the style of the Deep Learning Tutorials (deeplearning.net/tutorial):
-softmax regression (logistic_sgd.py), a multilayer perceptron (mlp.py) and a denoising
-autoencoder (dA.py), each trained by minibatch SGD on a synthetic dataset held in shared
-variables, the minibatch picked by `givens` with a symbolic index.
+"""Four programs in the style of the Deep Learning Tutorials (deeplearning.net/tutorial):
+softmax regression (logistic_sgd.py), a multilayer perceptron (mlp.py), a denoising
+autoencoder (dA.py) and an Elman recurrent network (rnnslu.py's, trained by backpropagation
+through time: `scan` and its gradient), each trained by minibatch SGD on a synthetic dataset
+held in shared variables, the minibatch picked by `givens` with a symbolic index (for the
+RNN, a window of consecutive rows read as one sequence).
 
 Run: python examples/dlt_programs.py [epochs]. `tests/frontend/test_dlt_programs.py` checks
 every step against numpy. The negative log-likelihood is the tutorials' own
@@ -101,6 +103,34 @@ class DenoisingAutoencoder:
         return T.mean(L)
 
 
+class ElmanRNN:
+    """h_t = tanh(x_t W_x + h_{t-1} W_h + b_h) from a learnt h_0 (a scan over the sequence's
+    rows), p(y_t | x_1..t) = softmax(h_t W_y + b_y); weights uniform in +-0.2 as rnnslu's."""
+
+    def __init__(self, rng, x, n_in, n_hidden, n_out):
+        floatX = irc.config.floatX
+
+        def uniform(*shape):
+            return np.asarray(rng.uniform(-0.2, 0.2, shape), dtype=floatX)
+
+        self.W_x = irc.shared(uniform(n_in, n_hidden), name="W_x")
+        self.W_h = irc.shared(uniform(n_hidden, n_hidden), name="W_h")
+        self.b_h = irc.shared(np.zeros(n_hidden, dtype=floatX), name="b_h")
+        self.h0 = irc.shared(np.zeros(n_hidden, dtype=floatX), name="h0")
+        self.W_y = irc.shared(uniform(n_hidden, n_out), name="W_y")
+        self.b_y = irc.shared(np.zeros(n_out, dtype=floatX), name="b_y")
+        self.params = [self.W_x, self.W_h, self.b_h, self.h0, self.W_y, self.b_y]
+
+        def step(x_t, h_prev):
+            return T.tanh(T.dot(x_t, self.W_x) + T.dot(h_prev, self.W_h) + self.b_h)
+
+        h, _ = irc.scan(step, sequences=x, outputs_info=self.h0)
+        self.p_y_given_x = T.nnet.softmax(T.dot(h, self.W_y) + self.b_y)
+
+    def negative_log_likelihood(self, y):
+        return -T.mean(T.log(self.p_y_given_x)[T.arange(y.shape[0]), y])
+
+
 def softmax_regression(train_x, train_y, batch_size=20, learning_rate=0.13):
     index, x, y = T.lscalar("index"), T.matrix("x"), T.ivector("y")
     model = LogisticRegression(x, train_x.get_value().shape[1], 3)
@@ -132,17 +162,29 @@ def denoising_autoencoder(train_x, batch_size=20, learning_rate=0.1, corruption_
     return model, train
 
 
+def elman_rnn(train_x, train_y, batch_size=20, learning_rate=0.1, n_hidden=10, seed=345):
+    """Each minibatch is one sequence of `batch_size` consecutive rows."""
+    index, x, y = T.lscalar("index"), T.matrix("x"), T.ivector("y")
+    model = ElmanRNN(np.random.RandomState(seed), x, train_x.get_value().shape[1], n_hidden, 3)
+    cost = model.negative_log_likelihood(y)
+    batch = _minibatch(index, batch_size)
+    train = irc.function([index], cost, updates=_sgd(cost, model.params, learning_rate),
+                         givens={x: train_x[batch], y: train_y[batch]})
+    return model, train
+
+
 def main(epochs: int = 5, batch_size: int = 20) -> None:
     train_x, train_y = make_dataset()
     n_batches = train_x.get_value().shape[0] // batch_size
     _, train, errors = softmax_regression(train_x, train_y, batch_size)
     _, train_mlp = mlp(train_x, train_y, batch_size)
     _, train_da = denoising_autoencoder(train_x, batch_size)
+    _, train_rnn = elman_rnn(train_x, train_y, batch_size)
     for epoch in range(epochs):
-        costs = [np.mean([fn(i) for i in range(n_batches)]) for fn in (train, train_mlp, train_da)]
+        costs = [np.mean([fn(i) for i in range(n_batches)]) for fn in (train, train_mlp, train_da, train_rnn)]
         error = np.mean([errors(i) for i in range(n_batches)])
         print(f"epoch {epoch}: softmax regression {costs[0]:.4f} (error {error:.3f}), "
-              f"mlp {costs[1]:.4f}, denoising autoencoder {costs[2]:.4f}")
+              f"mlp {costs[1]:.4f}, denoising autoencoder {costs[2]:.4f}, Elman RNN {costs[3]:.4f}")
 
 
 if __name__ == "__main__":

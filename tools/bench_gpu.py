@@ -25,6 +25,7 @@ os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # jax beside torch and irc
 
 from bench_common import Table, median_us  # noqa: E402  (tools/ is on the path: this script's folder)
+import bench_gpu_scan as recurrent  # noqa: E402
 import bench_gpu_steps as steps  # noqa: E402
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
@@ -159,8 +160,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="fewer samples")
-    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,mlp,tutorial",
-                    help="comma-separated: exp, chain, sums, lr, gemm, mlp, tutorial")
+    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,mlp,tutorial,rnn,ifelse",
+                    help="comma-separated: exp, chain, sums, lr, gemm, mlp, tutorial, rnn, ifelse")
     args = ap.parse_args()
     cases = set(args.cases.split(","))
     repeat = 5 if args.quick else args.repeat
@@ -185,6 +186,10 @@ def main() -> None:
         steps.bench_mlp(t, repeat, torch, jax, device_us, irc_sync)
     if "tutorial" in cases:
         steps.bench_tutorial(t)
+    if "rnn" in cases:
+        recurrent.bench_rnn(t, repeat, torch, jax, device_us, irc_sync)
+    if "ifelse" in cases:
+        recurrent.bench_ifelse(t, repeat, device_us, irc_sync)
     t.print()
 
 

@@ -1,5 +1,7 @@
-"""`outline-kernels`: every top-level `loop.parallel` nest over device buffers becomes a
-`gpu.func` and a `gpu.launch` in the host function.
+"""`outline-kernels`: every `loop.parallel` nest over device buffers becomes a `gpu.func` and a
+`gpu.launch` in the host function: the nests at its top level, and those in its host loops and
+branches (a device scan's steps, a product's size-picked variants), which stay host control
+flow around the launches.
 
 The kernel runs a grid-stride loop over the nest's flattened iteration space (row-major,
 `work` = product of the trip counts), delinearized into the nest's indices where an access
@@ -60,11 +62,12 @@ def _is_const(v: Value, value: int) -> bool:
 
 class SizeFacts:
     """Which index values are known equal in a host function: the same value, or two sizes a
-    top-level `loop.assert_eq` compared (the function stops before any launch if they differ)."""
+    `loop.assert_eq` compared (the host plan checks them all, those of a loop's steps too,
+    before any launch: the function stops first if they differ)."""
 
     def __init__(self, func: FuncOp):
         self.parent: dict[int, Value] = {}
-        for op in func.body.ops:
+        for op in func.walk():
             if isinstance(op, L.AssertEqOp):
                 a, b = (self.find(v) for v in op.operands)
                 if a is not b:
@@ -140,9 +143,7 @@ class KernelOutliner:
         self.shared_storage = inplace_buffers(func)
 
     def run(self) -> None:
-        for op in list(self.func.body.ops):
-            if isinstance(op, L.ParallelOp) and touches_device(op):
-                self.outline(op)
+        self._outline_nests_in(self.func.body)
         for op in self.func.walk():
             if op is self.func or isinstance(op, G.LaunchOp):
                 continue
@@ -151,10 +152,22 @@ class KernelOutliner:
                                    f"only whole 'loop.parallel' nests run on the device (this one "
                                    f"is not in a top-level nest: not supported on the GPU yet)", op)
 
+    def _outline_nests_in(self, block) -> None:
+        """The device nests of `block`, and of the host loops and branches in it (a device
+        scan's steps: the host runs the loop, launching the step's kernels)."""
+        for op in list(block.ops):
+            if isinstance(op, L.ParallelOp):
+                if touches_device(op):
+                    self.outline(op)
+            elif isinstance(op, (L.ForOp, L.IfOp)) and touches_device(op):
+                for region in op.regions:
+                    for inner in region.blocks:
+                        self._outline_nests_in(inner)
+
     # ------------------------------------------------------------------ one nest
     def outline(self, nest: L.ParallelOp) -> None:
         shape = NestShape(*nest.bounds())
-        host = LoopBuilder(self.func.body, nest.location)
+        host = LoopBuilder(nest.parent, nest.location)
         host.b.insertion_point = InsertionPoint.before(nest)
         trips = [self._trip_count(host, lb, ub, st) for lb, ub, st in zip(*nest.bounds())]
         work = host.const(1)
@@ -175,7 +188,7 @@ class KernelOutliner:
         self.module.body.insert_before(self.func, kernel)
         launch = G.LaunchOp.create(name, work, args)
         launch.location = nest.location
-        self.func.body.insert_before(nest, launch)
+        nest.parent.insert_before(nest, launch)
         nest.erase()
 
     def _kernel_inputs(self, values: list[Value], nest: Operation) -> tuple[list[Value], list[Operation]]:
@@ -191,7 +204,7 @@ class KernelOutliner:
                 return
             if isinstance(owner, REMATERIALIZED):
                 remat.append(owner)
-            elif isinstance(owner, VIEWS) and owner.parent is self.func.body:
+            elif isinstance(owner, VIEWS):  # (a host view: the nest is outside any kernel)
                 for o in owner.operands:
                     need(o)
                 remat.append(owner)
@@ -354,7 +367,7 @@ def host_functions(module: ModuleOp) -> list[FuncOp]:
 @register_pass
 @dataclass
 class OutlineKernels(Pass):
-    """Turn every top-level loop nest over device buffers into a `gpu.func` and a `gpu.launch`."""
+    """Turn every loop nest over device buffers outside a kernel into a `gpu.func` and a `gpu.launch`."""
 
     name = "outline-kernels"
     summary = "outline loop nests over device buffers into gpu.func kernels launched from the host"

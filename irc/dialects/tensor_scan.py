@@ -15,7 +15,8 @@ The body's block takes, in that order, one slice per sequence, one state per tap
 recurrent result, one value per non-sequence; it yields one value per result. Result `k` stacks
 what step 0, 1, ... yielded along a new first dim. The steps are `n`, cut to the shortest
 sequence; the body reads only its arguments (isolated from above), so the loop can be lowered
-and the body optimized on its own.
+and the body optimized on its own. Operands and results are all on the host, or all on one
+device (the host then runs the loop, launching the step's kernels).
 """
 from __future__ import annotations
 
@@ -116,8 +117,12 @@ class ScanOp(Operation):
             raise self.error(f"needs at least {n_fixed} operands (steps, {self.num_sequences} "
                              f"sequence(s), {len(self.recurrent)} initial window(s)), got {len(self.operands)}")
         for i, v in enumerate(self.operands):
-            if not isinstance(v.type, TensorType) or v.type.device is not None:
-                raise self.error(f"operand #{i} must be a host tensor, got {v.type}")
+            if not isinstance(v.type, TensorType):
+                raise self.error(f"operand #{i} must be a tensor, got {v.type}")
+        placements = {v.type.device for v in self.operands} | {r.type.device for r in self.results}
+        if len(placements) > 1:
+            raise self.error(f"mixes placements {sorted(map(str, placements))}: a scan's operands and "
+                             f"results are all on the host or all on one device")
         n = self.n_steps.type
         if n.rank != 0 or not n.element.is_integer:
             raise self.error(f"the step count must be a 0-d integer tensor, got {n}")

@@ -1,12 +1,14 @@
 """The gradient of `Scan`: backpropagation through time, as another scan (Theano's way).
 
-The backward scan runs the steps in reverse (t = N-1 ... 0; t itself is one of its states).
-At step t it pulls the adjoint of each output back through the step function (`Lop` of the
-inner graph, its placeholders replaced by the values step t read: the sequences' row t, the
-taps' rows of `initial window ++ outputs`, the non-sequences). Its states are, per recurrent
-output, the adjoints still pending for the `window` rows before the current one (what later
-steps' taps sent back), and per non-sequence the sum of its per-step gradients; it yields the
-gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
+The backward scan runs the steps in reverse (t = N-1 ... 0), reading what step t read as
+rows of reversed views (its sequences), so no step indexes by a counter. At step t it pulls
+the adjoint of each output back through the step function (`Lop` of the inner graph, its
+placeholders replaced by the values step t read: the sequences' row t, the taps' rows of
+`initial window ++ outputs`, the non-sequences; and the step's results by their rows of the
+forward outputs, so that nothing the forward pass computed is computed again). Its states
+are, per recurrent output, the adjoints still pending for the `window` rows before the
+current one (what later steps' taps sent back), and per non-sequence the sum of its per-step
+gradients; it yields the gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
 rows and the initial window then get no gradient, as in Theano).
 """
 from __future__ import annotations
@@ -47,17 +49,36 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     wrt_ns = [m for m, c in enumerate(non_seqs) if c.type.is_float]
     carried = [k for k in recurrent if outputs[k].type.is_float]
 
-    def step(t: Variable, *states: Variable) -> tuple:
+    # what step t reads, as sequences the backward scan walks from the end: row t of each
+    # sequence, of each given output gradient and of every tap's rows (views, no indexing
+    # by a counter: the steps' kernels read their rows where they lie, on the host or a GPU)
+    given = [k for k in seeded if output_grads[k] is not None]
+    tap_keys = [(k, tap) for k in recurrent for tap in info.taps[k]]
+    # the step's own results, read back instead of computed again (tanh' from tanh's value)
+    placeholders = set(op.inner_inputs)
+    reread = [k for k, out in enumerate(op.inner_outputs)
+              if out.owner is not None and out not in placeholders and out not in op.inner_outputs[:k]]
+    backward_seqs = [s[:n][::-1] for s in seqs] + [output_grads[k][::-1] for k in given] + \
+        [fulls[k][widths[k] + tap:widths[k] + tap + n][::-1] for k, tap in tap_keys] + \
+        [outputs[k][::-1] for k in reread]
+
+    def step(*args: Variable) -> tuple:
+        rows = iter(args)
+        values: dict[Variable, Variable] = {p: next(rows) for p in seq_phs}
+        og = {k: next(rows) for k in given}
+        tap_values = {key: next(rows) for key in tap_keys}
+        results = {op.inner_outputs[k]: next(rows) for k in reread}
+        states = list(rows)
         pending = dict(zip(carried, states[:len(carried)]))
         sums = states[len(carried):len(carried) + len(wrt_ns)]
-        values: dict[Variable, Variable] = {p: s[t] for p, s in zip(seq_phs, seqs)}
         for k in recurrent:
             for tap, p in zip(info.taps[k], tap_phs[k]):
-                values[p] = fulls[k][t + widths[k] + tap]
+                values[p] = tap_values[(k, tap)]
         values.update(zip(non_seq_phs, non_seqs))
+        values.update(results)
         seeds = []
         for k in seeded:
-            g = output_grads[k][t] if output_grads[k] is not None else None
+            g = og.get(k)
             if k in pending:
                 last = pending[k] if widths[k] == 1 else pending[k][widths[k] - 1]
                 g = last if g is None else g + last
@@ -73,23 +94,23 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
             g_taps, rest = rest[:len(info.taps[k])], rest[len(info.taps[k]):]
             new_pending.append(_shift(pending[k], widths[k], info.taps[k], g_taps))
         new_sums = [s + g for s, g in zip(sums, rest)]
-        return (t - 1, *new_pending, *new_sums, *g_seq)
+        return (*new_pending, *new_sums, *g_seq)
 
     pending_init = [zeros_like(windows[k][0]) if widths[k] == 1 else zeros_like(windows[k]) for k in carried]
-    outs, _ = scan(step, outputs_info=[n - 1, *pending_init, *[zeros_like(non_seqs[m]) for m in wrt_ns],
-                                       *[None] * len(wrt_seq)],
+    outs, _ = scan(step, sequences=backward_seqs,
+                   outputs_info=[*pending_init, *[zeros_like(non_seqs[m]) for m in wrt_ns], *[None] * len(wrt_seq)],
                    n_steps=steps, return_list=True)
     grads: list[Variable | None] = [None] * len(inputs)
-    finals = outs[1:1 + len(carried)]
+    finals = outs[:len(carried)]
     for k, final in zip(carried, finals):
         g = final[-1]
         g = dimshuffle(g, ["x", *range(g.ndim)]) if widths[k] == 1 else g
         if op.truncate_gradient >= 0:
             g = g * cast(steps >= n, g.dtype)
         grads[1 + n_seq + recurrent.index(k)] = g
-    for m, total in zip(wrt_ns, outs[1 + len(carried):1 + len(carried) + len(wrt_ns)]):
+    for m, total in zip(wrt_ns, outs[len(carried):len(carried) + len(wrt_ns)]):
         grads[1 + n_seq + len(recurrent) + m] = total[-1]
-    for j, rows in zip(wrt_seq, outs[1 + len(carried) + len(wrt_ns):]):
+    for j, rows in zip(wrt_seq, outs[len(carried) + len(wrt_ns):]):
         grads[1 + j] = _full_sequence_grad(rows[::-1], seqs[j], n, steps)
     return grads
 
@@ -106,7 +127,10 @@ def _shift(pending: Variable, width: int, taps: Sequence[int], g_taps: Sequence[
 
 
 def _full_sequence_grad(rows: Variable, seq: Variable, n: Variable, steps: Variable) -> Variable:
-    """Rows `n - steps .. n` of the gradient, padded with zeros to the sequence's length."""
+    """Rows `n - steps .. n` of the gradient, padded with zeros to the sequence's length. (The
+    backward scan ran `steps` steps; saying so by a reshape lets the caller size the result
+    from the input shapes, which the clamped bounds of its sequences' views do not.)"""
     rest = [seq.shape[d] for d in range(1, seq.ndim)]
+    rows = rows.reshape((steps, *rest), ndim=seq.ndim)
     parts = [zeros((n - steps, *rest), dtype=seq.dtype), rows, zeros((seq.shape[0] - n, *rest), dtype=seq.dtype)]
     return concatenate(parts)

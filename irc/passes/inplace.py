@@ -17,7 +17,9 @@ by the op computing its update (`irc.update = N` on the one result that reads it
 op is the last reader of the old value: the loop-level function then says so with
 `irc.inplace = N` on the result (the runtime contract, see `lower-to-loops`).
 
-One pass over the block: positions, alias roots and last readers are computed once (linear).
+Function bodies, scan bodies and ifelse branches alike (a step's arguments are never
+overwritten: they are rows of the caller's sequences and of the results). One pass over each
+block: positions, alias roots and last readers are computed once (linear).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from ..dialects.builtin import ModuleOp, TensorType
 from ..dialects.func import FuncOp, ReturnOp
+from ..dialects.tensor_scan import tensor_bodies
 from ..ir.attributes import DenseArrayAttr, IntegerAttr
 from ..ir.core import Block, BlockArgument, ElementwiseTrait, Operation, Value
 from ..ir.pass_manager import Pass, register_pass
@@ -100,12 +103,12 @@ class Inplace(Pass):
     def run(self, module: Operation) -> None:
         assert isinstance(module, ModuleOp)
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
-            self.run_func(func)
+            self.run_block(func.body, _update_targets(func))
+            for body in tensor_bodies(func):  # a step's or a branch's temporaries
+                self.run_block(body, {})
 
-    def run_func(self, func: FuncOp) -> None:
-        block = func.body
+    def run_block(self, block: Block, updates: dict[Value, int]) -> None:
         live = Liveness(block)
-        updates = _update_targets(func)
         for op in block.ops:
             allowed = overwritable(op)
             if not allowed or "inplace" in op.attributes:
@@ -141,6 +144,6 @@ class Inplace(Pass):
             return False  # also its src or an index array, read while dest is written
         if isinstance(v, BlockArgument):
             return updates.get(r) == v.index
-        owner = v.owner
-        return isinstance(owner, Operation) and owner.op_name not in NO_BUFFER
+        owner = v.owner  # (made in this block: a branch never writes over what it reads from above)
+        return isinstance(owner, Operation) and owner.parent is op.parent and owner.op_name not in NO_BUFFER
 

@@ -21,9 +21,19 @@ Where an op runs comes from one table, `PLACEMENT`:
   when every reader runs on the device.
 * a user op (`tensor.custom`) runs on the device when it has kernels (`device = "cuda"`, its
   `host_operands` staying on the host), on the host otherwise (`perform`).
-* `HOST` — everything else (fused_matvec, integer indexing by an index
-  computed from device data, sort, cumulative, conv2d and pool2d with their gradients, ...)
-  until they get kernels: their operands are copied to the host.
+* `tensor.scan` runs on the device when its step count is `known_on_host` and every op of
+  its body has a device kernel or follows its data (`device_scan`): the host runs the loop
+  (the step count, on the device like a `dynamic_slice`'s bounds, is computed there too) and
+  launches the step's kernels; its body is placed as a function's is. Else the whole loop
+  runs on the host.
+* `tensor.if` in a function's body runs its branches on the device when every op of both
+  has a device kernel (`device_branches`): its condition stays on the host (a device one is
+  copied back), and the runtime cuts the function there and runs the taken branch only.
+* integer indexing by 0-d indices only the device knows, on the leading axes, is first made a
+  `gather` (or a "set" `scatter`: `device_indexing.py`), which runs on the device.
+* `HOST` — everything else (fused_matvec, other indexing by an index computed from device
+  data, sort, cumulative, conv2d and pool2d with their gradients, ...) until they get
+  kernels: their operands are copied to the host.
 
 Each value is copied at most once per placement, just before its first reader, and that copy
 serves every later reader. A copy never undoes a copy (`to_host(to_device(x))` is `x`), so the
@@ -43,10 +53,11 @@ from ..dialects.func import FuncOp, ReturnOp
 from ..dialects.tensor_base import constant_value
 from ..dialects.tensor_transfers import TRANSFER_OPS, transferred
 from ..ir.attributes import IntegerAttr, StringAttr
-from ..ir.core import ElementwiseTrait, Operation, Value, create_op
+from ..ir.core import Block, ElementwiseTrait, Operation, Value, create_op
 from ..ir.diagnostics import PassError
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.transforms import values_from_above
+from .device_indexing import gather_by_device_indices
 
 DEVICE, FOLLOW, HOST = "device", "follow", "host"
 
@@ -73,7 +84,6 @@ PLACEMENT: dict[str, str] = {
     "tensor.dim": FOLLOW,
     "tensor.alloc": DEVICE,  # a broadcast view of the value (sizes traced from shapes)
     "tensor.iota": DEVICE,  # arange(n): one nest
-    "tensor.if": HOST,  # a branch on the host (its regions' ops stay host ops for now)
     # advanced indexing: indices checked on the device (flags read back after the call); a
     # scatter walks the indices per result element (deterministic, no atomics)
     "tensor.gather": DEVICE,
@@ -90,7 +100,8 @@ PLACEMENT: dict[str, str] = {
 # Integer indexing (`x[:, 1]`, `x[i]`, `set_subtensor(x[i], v)`) by indices `known_on_host`
 # (constants, sizes, integer user inputs): the host plan computes and checks them, so the op
 # runs where its data is (`index`: a view) or on the device (`insert_index`); with an index
-# computed from device data it stays on the host (the host plan cannot read device memory).
+# computed from device data it stays on the host (the host plan cannot read device memory),
+# unless `gather_by_device_indices` made it a gather first.
 HOST_INDEXED = {"tensor.index": FOLLOW, "tensor.insert_index": DEVICE}
 INDEX_OPERANDS = {"tensor.index": 1, "tensor.insert_index": 2}  # first index operand
 
@@ -111,8 +122,8 @@ def known_on_host(v: Value) -> bool:
     if not (isinstance(t, TensorType) and t.element.is_integer and all(d == 1 for d in t.shape)):
         return False
     owner = v.owner
-    if not isinstance(owner, Operation):  # an argument: a user input arrives on the host
-        return t.device is None and t.rank == 0
+    if isinstance(owner, Block):  # a user input arrives on the host; a step's argument does not
+        return t.device is None and t.rank == 0 and isinstance(owner.parent_op, FuncOp)
     if owner.op_name in ("tensor.constant", "tensor.dim"):
         return True
     return owner.op_name in HOST_KNOWN_ARITHMETIC and all(known_on_host(w) for w in owner.operands)
@@ -125,6 +136,10 @@ NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
 def placement_rule(op: Operation) -> str:
     """DEVICE, FOLLOW or HOST for a `tensor` op (see `PLACEMENT`)."""
     rule = PLACEMENT.get(op.op_name)
+    if op.op_name == "tensor.scan":
+        return DEVICE if device_scan(op) else HOST
+    if op.op_name == "tensor.if":
+        return DEVICE if device_branches(op) else HOST
     if op.op_name in HOST_INDEXED:
         first = INDEX_OPERANDS[op.op_name]
         known = all(known_on_host(v) for v in op.operands[first:])
@@ -137,6 +152,41 @@ def placement_rule(op: Operation) -> str:
     if op.op_name == "tensor.custom":  # a user op: on the device when it brings a kernel
         return DEVICE if "device" in op.attributes else HOST
     return DEVICE if op.has_trait(ElementwiseTrait) else HOST
+
+
+# Ops of a scan body that stay where the body is: its terminator, and the ops that compute
+# nothing (their readers' placement decides)
+SCAN_BODY_NEUTRAL = ("tensor.scan_yield", "tensor.constant") + TRANSFER_OPS
+
+
+def device_scan(op: Operation) -> bool:
+    """Can this `tensor.scan` run on the device: a host loop launching its step's kernels? Its
+    step count must be known on the host, and every op of its body must have a device kernel
+    (or follow its data there); a body with a host op runs the whole loop on the host."""
+    if not known_on_host(op.operand(0)):
+        return False
+    for inner in op.regions[0].blocks[0].ops:
+        if inner.op_name in SCAN_BODY_NEUTRAL or not is_tensor_op(inner):
+            continue
+        if placement_rule(inner) == HOST or inner.op_name in ("tensor.custom", "tensor.if"):
+            return False  # (a user op is cut around; a branch needs the host between steps)
+    return True
+
+
+def device_branches(op: Operation) -> bool:
+    """Can this `tensor.if` run its branches on the device? It must be in a function's body
+    (the runtime cuts the function there, reads the condition back and runs the taken branch
+    as a device function of its own) and every op of both branches must have a device kernel
+    or follow its data; nested region ops other than device scans keep it on the host."""
+    if not isinstance(op.parent_op, FuncOp):
+        return False
+    for region in op.regions:
+        for inner in region.blocks[0].ops:
+            if inner.op_name in SCAN_BODY_NEUTRAL + ("tensor.yield",) or not is_tensor_op(inner):
+                continue
+            if inner.op_name in ("tensor.custom", "tensor.if") or placement_rule(inner) == HOST:
+                return False
+    return True
 
 
 def is_tensor_op(op: Operation) -> bool:
@@ -171,8 +221,9 @@ class _Placer:
     being placed, their first reader; the block's order is rebuilt once at the end (inserting
     one by one would make the pass quadratic in the function's size)."""
 
-    def __init__(self, func: FuncOp, device: str, stats):
+    def __init__(self, func: FuncOp, device: str, stats, block: Block | None = None):
         self.func, self.device, self.stats = func, device, stats
+        self.block = func.body if block is None else block  # a function's, or a device scan's body
         self.copies: dict[tuple[Value, str | None], Value] = {}
         self.original: dict[Value, str | None] = {}  # placement before this pass, when changed
         self.new_ops: list[Operation] = []  # made for the op being placed
@@ -180,13 +231,16 @@ class _Placer:
         self.device_only: dict[Operation, bool] = {}  # `feeds_device_only`, per view
 
     def run(self) -> None:
-        block = self.func.body
+        block = self.block
         order: list[Operation] = []
         for op in list(block.ops):
             self.reader_location = op.location  # a copy points at the line that needs it
             if isinstance(op, ReturnOp):
                 for k, v in enumerate(op.operands):
                     op.set_operand(k, self.on(v, result_placement(self.func, k)))
+            elif op.op_name in ("tensor.scan_yield", "tensor.yield"):  # a device step's or branch's values
+                for k, v in enumerate(op.operands):
+                    op.set_operand(k, self.on(v, self.device))
             elif not is_tensor_op(op):
                 for i, v in enumerate(op.operands):
                     op.set_operand(i, self.on(v, self.original.get(v, _placement(v))))
@@ -200,10 +254,11 @@ class _Placer:
             if (op.op_name in TRANSFER_OPS or op.op_name == "tensor.constant") \
                     and not any(r.uses for r in op.results):
                 op.erase()
-        self.func.update_function_type()
+        if block is self.func.body:
+            self.func.update_function_type()
 
     def _emit(self, op: Operation) -> Value:
-        self.func.body.append(op)  # adopted now, put in place by `run`
+        self.block.append(op)  # adopted now, put in place by `run`
         self.new_ops.append(op)
         return op.results[0]
 
@@ -215,11 +270,17 @@ class _Placer:
                 or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
         on_host = set(getattr(op, "host_operands", ()))  # a user GPU op's launch sizes
+        if op.op_name == "tensor.if":
+            on_host = {0}  # the condition: read on the host, which picks the branch
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
                 op.set_operand(i, self.on(v, None if i in on_host else where))
         if op.regions and where is None:  # a host region op (`tensor.if`): its branches too
             self._bring_captures_to_host(op)
+        elif op.op_name == "tensor.scan":
+            self._place_scan_body(op)
+        elif op.regions:
+            self._place_branches(op)
         for r in op.results:
             if isinstance(r.type, TensorType) and r.type.device != where:
                 self.original.setdefault(r, r.type.device)
@@ -236,6 +297,21 @@ class _Placer:
             host = self.on(v, None)
             v.replace_uses_where(
                 host, lambda u: u.owner is not op and op.is_ancestor_of(u.owner))
+
+    def _place_scan_body(self, op: Operation) -> None:
+        """A device scan's body (isolated from above: it reads only its arguments) is placed like
+        a function's, its arguments and yielded values on the device."""
+        body = op.regions[0].blocks[0]
+        for arg in body.args:
+            arg.type = arg.type.with_device(self.device)
+        _Placer(self.func, self.device, self.stats, body).run()
+
+    def _place_branches(self, op: Operation) -> None:
+        """A device `tensor.if`'s branches are placed like function bodies, their yielded
+        values on the device. A host value a branch reads is copied inside the branch, so only
+        the taken branch's inputs cross (Theano's lazy `ifelse` over big host matrices)."""
+        for region in op.regions:
+            _Placer(self.func, self.device, self.stats, region.blocks[0]).run()
 
     def feeds_device_only(self, op: Operation) -> bool:
         """A view whose every reader runs on the device (through other views, maybe): it runs
@@ -308,7 +384,8 @@ class InsertTransfers(Pass):
                   "to-device": "host values copied to the device",
                   "to-host": "device values copied to the host",
                   "device-constants": "constants made on the device for device readers",
-                  "host-constants": "constants made on the host for host readers"}
+                  "host-constants": "constants made on the host for host readers",
+                  "indices-on-device": "x[i] by an index only the device knows, made a gather (or scatter)"}
     device: str = CUDA
 
     def run(self, module: Operation) -> None:
@@ -317,4 +394,5 @@ class InsertTransfers(Pass):
             raise PassError(f"insert-transfers: option device={self.device!r} must name a device "
                             f"(e.g. cuda); the host needs no placement")
         for func in [op for op in module.body.ops if isinstance(op, FuncOp)]:
+            self.stats["indices-on-device"] += gather_by_device_indices(func, known_on_host)
             _Placer(func, self.device, self.stats).run()

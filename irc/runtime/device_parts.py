@@ -35,7 +35,7 @@ from ..passes.device_edges import HostOpsLeft
 from .profile_timing import CompositeTiming, TimedUserOp, host_clock
 from .reference import run_located
 from .segmented import run_steps
-from .segments import NativePart, SegmentPlan, split, splittable, user_ops
+from .segments import BranchStep, NativePart, SegmentPlan, UserStep, device_branches, split, splittable, user_ops
 
 
 class UserOpsNested(HostOpsLeft):
@@ -64,6 +64,13 @@ class DeviceBackend:
 def device_user_ops(module: Any) -> list[Operation]:
     """The GPU user ops of a placed module."""
     return [op for op in module.walk() if op.op_name == "tensor.custom" and "device" in op.attributes]
+
+
+def cut_on_device(module: Any) -> bool:
+    """Whether a placed module runs as device parts: it has GPU user ops, or `tensor.if`s whose
+    branches run on the device."""
+    func = part_function(module)
+    return bool(device_user_ops(module) or device_branches(func))
 
 
 class DeviceParts:
@@ -97,6 +104,12 @@ def compile_device_parts(module: Any, func: Any, backend: DeviceBackend, profili
             programs.append(program)
             if profiling:
                 sources.append(program.timing)
+        elif isinstance(step, BranchStep):
+            compiled = [backend.compile_part(part.module, profiling) for part in step.branches]
+            natives.append(TakenBranch(step, compiled[0][0], compiled[1][0]))
+            programs += [program for _, program in compiled]
+            if profiling:  # (the branches' kernels are not rows of the profile yet)
+                sources.append(_NoRows())
         else:
             natives.append(None)
             if profiling:
@@ -130,7 +143,7 @@ class DeviceSegmentedExecutor:
         # a constant a GPU user op reads on the device, or a device result, goes up once
         self.env_constants = dict(plan.constants)
         for step in plan.steps:
-            if not isinstance(step, NativePart) and "device" in step.op.attributes:
+            if isinstance(step, UserStep) and "device" in step.op.attributes:
                 on_host = set(step.op.host_operands)
                 for i, s in enumerate(step.inputs):
                     if s in plan.constants and i not in on_host:
@@ -138,15 +151,16 @@ class DeviceSegmentedExecutor:
         for k, s in enumerate(plan.results):
             if s in plan.constants and getattr(results[k], "device", None) is not None:
                 self.env_constants[s] = backend.to_device(plan.constants[s])
-        made_by_views = {s for step in plan.steps if not isinstance(step, NativePart) and _declares_views(step.op)
+        made_by_views = {s for step in plan.steps if isinstance(step, UserStep) and _declares_views(step.op)
                          for s in step.outputs}
         self._copied = [s < plan.num_args or s in plan.constants or s in made_by_views
                         or s in plan.results[:k] for k, s in enumerate(plan.results)]
 
     def launch_order(self) -> list[str]:
         """The steps as they run: each part's name, and each user op as `user op Label`."""
-        return [step.name if isinstance(step, NativePart) else f"user op {user_op_label(step.op)}"
-                for step in self.plan.steps]
+        return [step.name if isinstance(step, NativePart) else
+                f"ifelse ({step.branches[0].name} or {step.branches[1].name})" if isinstance(step, BranchStep)
+                else f"user op {user_op_label(step.op)}" for step in self.plan.steps]
 
     def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
         timers = self.timers
@@ -169,6 +183,22 @@ class DeviceSegmentedExecutor:
 
     def _fresh(self, value: Any) -> Any:
         return self.backend.copy(value) if hasattr(value, "gpudata") else np.array(value, copy=True)
+
+
+class TakenBranch:
+    """A device `tensor.if` between parts: the condition, a host value, picks the branch's
+    compiled function, which alone runs (Theano's lazy `ifelse` on the GPU: one small copy of
+    the condition back, the untaken branch never launched)."""
+
+    def __init__(self, step: BranchStep, then: Any, otherwise: Any):
+        self.op = step.op
+        given = {s: k for k, s in enumerate(step.inputs[1:], start=1)}
+        # per branch: its executor, and where its arguments are among the step's inputs
+        self.branches = [(ex, [given[s] for s in part.inputs]) for ex, part in zip((then, otherwise), step.branches)]
+
+    def run(self, arrays: list) -> list:
+        executor, picks = self.branches[0 if bool(np.asarray(arrays[0]).reshape(-1)[0]) else 1]
+        return executor.run([arrays[k] for k in picks])
 
 
 class Uploads:

@@ -6,7 +6,7 @@ After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`
 index the host knows), buffer allocations, views
 (`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls (`gpu.gemm`)
 and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`); its control
-flow does not
+flow (a device scan's loop over a step count the host knows, a branch on sizes) does not
 depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
@@ -137,19 +137,50 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
     """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`
     (and, for the arguments `host_value_args` names, of `values`: argument -> its integer);
     a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq` names the op)."""
-    env: dict[Value, Any] = {}
-    for i, (arg, shape) in enumerate(zip(func.args, shapes)):
-        if isinstance(arg.type, MemRefType):
-            env[arg] = View(i, 0, tuple(shape), _dense(shape))
-        else:
-            raise UnsupportedHostOp(f"argument {i} of '{func.sym_name}' is not a buffer")
-    allocs: list[Alloc] = []
-    launches: list[Launch] = []
-    results: list[View] = []
-    checks: list[Check] = []
-    n_args = len(func.args)
-    for op in func.body.ops:
-        ins = [env.get(v) for v in op.operands]
+    return _Recorder(func, shapes, values).record()
+
+
+class _Recorder:
+    """Interprets a host function for concrete shapes. Its loops (a device scan's steps) run
+    here, once, so the plan lists every step's launches in order: a loop of n steps is n copies
+    of its launches, each with its own row views. A buffer freed in a step is reused by the next
+    allocation of its shape and dtype in a step (the launches run in order on one stream), so a
+    loop's temporaries take one slot, not one per step."""
+
+    def __init__(self, func: FuncOp, shapes: Sequence[tuple[int, ...]], values: dict[int, int] | None):
+        self.func, self.shapes, self.values = func, shapes, values
+        self.env: dict[Value, Any] = {}
+        self.allocs: list[Alloc] = []
+        self.launches: list[Launch | GemmCall] = []
+        self.results: list[View] = []
+        self.checks: list[Check] = []
+        self.free: dict[tuple, list[int]] = {}  # (shape, dtype) -> slots a dealloc gave back
+        self.flags: set[int] = set()  # slots of data checks: read after all launches, never reused
+        self.depth = 0  # loops being run: slots are reused inside loops only (a buffer made at
+        # the top level may be a result, whose storage the caller may choose: an argument's)
+        self.gemms = 0
+
+    def record(self) -> HostPlan:
+        func = self.func
+        for i, (arg, shape) in enumerate(zip(func.args, self.shapes)):
+            if not isinstance(arg.type, MemRefType):
+                raise UnsupportedHostOp(f"argument {i} of '{func.sym_name}' is not a buffer")
+            self.env[arg] = View(i, 0, tuple(shape), _dense(shape))
+        self.run_block(func.body)
+        return HostPlan(len(func.args), self.allocs, self.launches, self.results, self.checks)
+
+    def run_block(self, block) -> list[Any]:
+        """Runs `block`'s ops; the values its terminator yields (a loop body's, a branch's)."""
+        env = self.env
+        for op in block.ops:
+            ins = [env.get(v) for v in op.operands]
+            if isinstance(op, L.YieldOp):
+                return ins
+            self.run_op(op, ins)
+        return []
+
+    def run_op(self, op: Operation, ins: list[Any]) -> None:
+        env = self.env
         if isinstance(op, L.ConstantOp):
             env[op.result] = op.value
         elif isinstance(op, L.DimOp):
@@ -161,7 +192,7 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
         elif isinstance(op, L.AssertEqOp):
             if ins[0] != ins[1]:
                 err = ShapeError(f"{op.message} ({ins[0]} vs {ins[1]}; input shapes "
-                                 + ", ".join(map(str, shapes)) + ")")
+                                 + ", ".join(map(str, self.shapes)) + ")")
                 err.op, err.sizes = op, (ins[0], ins[1])
                 raise err
         elif isinstance(op, L.CheckIndexOp):  # an index known without the device's data
@@ -173,34 +204,58 @@ def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequenc
             env[op.result] = i + n if i < 0 else i
         elif isinstance(op, L.AllocOp):
             t = op.result.type
-            shape = _sizes(t, ins)
-            slot = n_args + len(allocs)
-            allocs.append(Alloc(slot, shape, np.dtype(t.element.numpy_name)))
+            shape, dtype = _sizes(t, ins), np.dtype(t.element.numpy_name)
+            reused = self.free.get((shape, dtype)) if self.depth else None
+            if reused:
+                slot = reused.pop()
+            else:
+                slot = len(self.func.args) + len(self.allocs)
+                self.allocs.append(Alloc(slot, shape, dtype))
             env[op.result] = View(slot, 0, shape, _dense(shape))
-        elif isinstance(op, (L.DeallocOp, L.GlobalOp)):
-            pass  # memory returns to the pool with the call's buffers; kernels rebuild constants
+        elif isinstance(op, L.DeallocOp):  # the buffer is free for a later allocation
+            v, dtype = ins[0], np.dtype(op.operand(0).type.element.numpy_name)
+            if self.depth and v.slot >= len(self.func.args) and v.slot not in self.flags:
+                self.free.setdefault((v.shape, dtype), []).append(v.slot)
+        elif isinstance(op, L.GlobalOp):
+            pass  # kernels rebuild constants
         elif isinstance(op, (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)):
             # (a view of constant data: kernels rebuild it, the host has nothing to record)
             env[op.result] = None if ins[0] is None else _view(op, ins)
         elif isinstance(op, L.HostValueOp):
-            k = func.args.index(op.operand(0))
-            if values is None or k not in values:
+            k = self.func.args.index(op.operand(0))
+            if self.values is None or k not in self.values:
                 raise UnsupportedHostOp(f"'{op.op_name}' at {op.location}: no value given for argument {k}")
-            env[op.result] = int(values[k])
+            env[op.result] = int(self.values[k])
         elif isinstance(op, L.CheckFlagOp):
-            checks.append(Check(ins[0], op))
+            self.checks.append(Check(ins[0], op))
+            self.flags.add(ins[0].slot)
         elif isinstance(op, G.LaunchOp):
-            launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
+            self.launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
         elif isinstance(op, G.GemmOp):
-            name = blas_entry_name(sum(isinstance(e, GemmCall) for e in launches))
-            launches.append(GemmCall(name, ins[0], ins[1], ins[2], op.alpha, op.beta, op,
-                                     ins[3] if len(ins) == 4 else None, op.tf32))
+            name = blas_entry_name(self.gemms)
+            self.gemms += 1
+            self.launches.append(GemmCall(name, ins[0], ins[1], ins[2], op.alpha, op.beta, op,
+                                          ins[3] if len(ins) == 4 else None, op.tf32))
+        elif isinstance(op, L.ForOp):
+            self.run_loop(op, ins)
+        elif isinstance(op, L.IfOp):  # a branch on a number the host knows
+            out = self.run_block(op.branch(bool(ins[0])))
+            env.update(zip(op.results, out))
         elif isinstance(op, ReturnOp):
-            results = list(ins)
+            self.results = list(ins)
         else:
             raise UnsupportedHostOp(f"'{op.op_name}' at {op.location} cannot run on the host "
                                     f"side of a GPU function")
-    return HostPlan(n_args, allocs, launches, results, checks)
+
+    def run_loop(self, op: L.ForOp, ins: list[Any]) -> None:
+        lo, hi, step, carried = ins[0], ins[1], ins[2], ins[3:]
+        body = op.regions[0].blocks[0]
+        self.depth += 1
+        for i in range(lo, hi, step):
+            self.env.update(zip(body.args, [i, *carried]))
+            carried = self.run_block(body)
+        self.depth -= 1
+        self.env.update(zip(op.results, carried))
 
 
 def _view(op: Operation, ins: list[Any]) -> View:

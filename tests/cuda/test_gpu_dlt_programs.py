@@ -1,5 +1,6 @@
-"""The three programs of examples/dlt_programs.py (softmax regression and an MLP with the
-tutorials' `-mean(log(p)[arange(n), y])`, a denoising autoencoder; minibatches by `givens`)
+"""The four programs of examples/dlt_programs.py (softmax regression and an MLP with the
+tutorials' `-mean(log(p)[arange(n), y])`, a denoising autoencoder, an Elman RNN trained by
+backpropagation through time; minibatches by `givens`)
 on the GPU with `assert_no_cpu_op='raise'`, step by step against the same programs on the CPU
 backend. Needs every op on the device, the products included (compiling raises otherwise).
 Tolerances: float32, 3 epochs of SGD, costs and parameters to rtol 1e-4 / atol 1e-5 (sums in
@@ -30,6 +31,8 @@ def _train(device: str, program: str):
             model, train, _ = dlt.softmax_regression(train_x, train_y, BATCH)
         elif program == "mlp":
             model, train = dlt.mlp(train_x, train_y, BATCH)
+        elif program == "elman_rnn":
+            model, train = dlt.elman_rnn(train_x, train_y, BATCH)
         else:
             model, train = dlt.denoising_autoencoder(train_x, BATCH)
         n_batches = train_x.get_value().shape[0] // BATCH
@@ -37,7 +40,7 @@ def _train(device: str, program: str):
         return costs, [np.asarray(p.get_value()) for p in model.params], train
 
 
-@pytest.mark.parametrize("program", ["softmax_regression", "mlp", "denoising_autoencoder"])
+@pytest.mark.parametrize("program", ["softmax_regression", "mlp", "denoising_autoencoder", "elman_rnn"])
 def test_program_trains_on_the_gpu_as_on_the_cpu(program):
     cpu_costs, cpu_params, _ = _train("cpu", program)
     gpu_costs, gpu_params, train = _train("cuda", program)

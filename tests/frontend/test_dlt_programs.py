@@ -1,6 +1,7 @@
 """The Deep-Learning-Tutorials-style programs of examples/dlt_programs.py (softmax regression
 and an MLP with the tutorials' NLL `-mean(log(p)[arange(n), y])` and `errors`, a denoising
-autoencoder; minibatches chosen by `givens` with a symbolic index) train
+autoencoder, an Elman RNN trained through time; minibatches chosen by `givens` with a
+symbolic index) train
 step by step as numpy re-implementations of the same models do: float64 to 1e-10 relative,
 float32 to 2e-4 relative (and 2e-5 absolute) over 3 epochs. The autoencoder's corruption mask
 is reproduced bit for bit from the generator's definition (`irc.dialects.philox.sample`): one
@@ -121,3 +122,36 @@ def test_denoising_autoencoder(floatX):
         for param, expected in zip(model.params, (W, b, b_prime)):
             np.testing.assert_allclose(param.get_value(), expected, **TOLERANCE[floatX])
     assert abs(np.mean(kept) - 0.7) < 0.02  # the mask keeps 70% of the inputs
+
+
+def test_elman_rnn(floatX):
+    """Backpropagation through time by hand: the adjoint of h_t gathers the output layer's
+    and the next step's, through tanh' = 1 - h_t²."""
+    train_x, train_y, x, y, n_batches = _data()
+    lr = np.asarray(0.1, floatX)
+    model, train = dlt.elman_rnn(train_x, train_y, BATCH, learning_rate=0.1)
+    Wx, Wh, bh, h0, Wy, by = (p.get_value() for p in model.params)
+    for i, rows in _steps(n_batches):
+        xs, hs, h = x[rows], [], h0
+        for x_t in xs:
+            h = np.tanh(x_t @ Wx + h @ Wh + bh)
+            hs.append(h)
+        H = np.array(hs)
+        p = _softmax(H @ Wy + by)
+        cost = np.mean(-np.log(p[np.arange(BATCH), y[rows]]))
+        d_out = (p - _onehot(y[rows], 3, floatX)) / np.asarray(BATCH, floatX)
+        dH = d_out @ Wy.T
+        g = [np.zeros_like(v) for v in (Wx, Wh, bh)]
+        d_next = np.zeros_like(h0)
+        for t in reversed(range(BATCH)):
+            da = (dH[t] + d_next) * (1 - H[t] ** 2)
+            prev = H[t - 1] if t else h0
+            g[0] += np.outer(xs[t], da)
+            g[1] += np.outer(prev, da)
+            g[2] += da
+            d_next = da @ Wh.T
+        grads = [*g, d_next, H.T @ d_out, d_out.sum(axis=0)]
+        Wx, Wh, bh, h0, Wy, by = (v - lr * gr.astype(floatX) for v, gr in zip((Wx, Wh, bh, h0, Wy, by), grads))
+        np.testing.assert_allclose(train(i), cost, **TOLERANCE[floatX])
+        for param, expected in zip(model.params, (Wx, Wh, bh, h0, Wy, by)):
+            np.testing.assert_allclose(param.get_value(), expected, **TOLERANCE[floatX])

@@ -31,6 +31,7 @@ from irc.passes.device_edges import HostOpsLeft, device_module
 from irc.passes.pipelines import optimize
 from irc.runtime import targets
 from irc.runtime.cuda.host_fallback import run_on_cpu
+from irc.runtime.device_parts import DeviceBackend, compile_device_parts, cut_on_device
 from irc.runtime.kernel_emulator import run_function
 from irc.runtime.native_executor import execution_error
 from irc.runtime.shapes import ShapeError
@@ -58,7 +59,24 @@ class EmulatedExecutor:
             raise execution_error(e, args) from None
 
 
+def emulated_parts_backend() -> DeviceBackend:
+    """Device parts (an ifelse's branches and what is around them) run by the emulator;
+    arrays between them are numpy arrays standing for device ones."""
+    def compile_part(module, profiling):
+        placed, edges = device_module(module, "cuda")
+        gpu_module = lower_for_gpu(placed)
+        emulated_compile.kernels.append(gpu_module)
+        return EmulatedExecutor(gpu_module, edges.upload, edges.download), None
+
+    def no_user_ops(op, arrays):
+        raise AssertionError("no GPU user ops in these tests")
+
+    return DeviceBackend(compile_part, no_user_ops, np.asarray, np.array)
+
+
 def emulated_compile(module, func, config, profiling):
+    if cut_on_device(module):
+        return compile_device_parts(module, func, emulated_parts_backend(), profiling)
     try:
         placed, edges = device_module(module, "cuda")
     except HostOpsLeft as e:
@@ -222,18 +240,17 @@ def test_integer_indexing_on_the_cuda_path(cuda_emulated):
         f(mv, 3)
 
 
-def test_scan_stays_on_the_host(cuda_emulated):
-    """`tensor.scan` has no device placement yet: the function runs on the cpu (the host
-    fallback) with numpy's numbers."""
+def test_a_scan_with_a_host_op_in_its_body_stays_on_the_host(cuda_emulated):
+    """A step with an op that has no device kernel (`sort`) keeps the whole loop on the host:
+    the function runs on the cpu (the host fallback) with numpy's numbers."""
     x, h0 = T.fmatrix("x"), T.fvector("h0")
-    hs, _ = irc.scan(lambda xt, h: T.tanh(h + xt), sequences=x, outputs_info=h0)
-    with warnings.catch_warnings():  # "runs on the cpu" (once per process)
-        warnings.simplefilter("ignore", RuntimeWarning)
+    hs, _ = irc.scan(lambda xt, h: T.tanh(h + T.sort(xt)), sequences=x, outputs_info=h0)
+    with pytest.warns(RuntimeWarning, match="runs on the cpu"):
         f = irc.function([x, h0], hs)
     xv, h = rand(4, 3), np.zeros(3, "float32")
     expected = []
     for row in xv:
-        h = np.tanh(h + row)
+        h = np.tanh(h + np.sort(row))
         expected.append(h)
     np.testing.assert_allclose(f(xv, np.zeros(3, "float32")), expected, rtol=1e-6)
 
@@ -305,13 +322,34 @@ def test_profile_names_each_kernel_after_its_ops(cuda_emulated):
         [info.op_name for info in infos]
 
 
-def test_ifelse_runs_on_the_cpu_with_one_warning(cuda_emulated):
-    """`tensor.if` is host-placed for now: a shared variable kept on the device that a branch
-    reads is brought to the host before it, and the function runs lazily on the cpu."""
+def test_ifelse_branches_run_on_the_device(cuda_emulated):
+    """`tensor.if` whose branches have device kernels: the function is cut there, the host
+    reads the condition and runs only the taken branch's kernels (a device shared variable a
+    branch reads stays on the device); no host op is left."""
     w = irc.shared(rand(5), name="w")
     c, x = T.fscalar("c"), T.fvector("x")
-    with pytest.warns(RuntimeWarning, match="runs on the cpu: no GPU kernel yet for"):
-        f = irc.function([c, x], ifelse(c > 0, T.exp(x) * w, x - w))
+    with irc.config.change_flags(assert_no_cpu_op="raise"):
+        f = irc.function([c, x], [ifelse(c > 0, T.exp(x) * w, x - w), T.sum(x)])
     xv = rand(5, seed=2)
-    np.testing.assert_allclose(f(np.float32(1), xv), np.exp(xv) * w.get_value(), rtol=1e-6)
-    np.testing.assert_allclose(f(np.float32(-1), xv), xv - w.get_value(), rtol=1e-6)
+    kernels = len(cuda_emulated)
+    got, total = f(np.float32(1), xv)
+    np.testing.assert_allclose(got, np.exp(xv) * w.get_value(), rtol=1e-6)
+    np.testing.assert_allclose(total, xv.sum(), rtol=1e-6)
+    np.testing.assert_allclose(f(np.float32(-1), xv)[0], xv - w.get_value(), rtol=1e-6)
+    assert len(cuda_emulated) == kernels  # compiled once, both branches ahead of the calls
+
+
+def test_the_untaken_branch_never_runs_on_the_device(cuda_emulated):
+    """Laziness: the then-branch indexes past the end of x, so running it fails; while the
+    condition is false it is never launched. Several results, and a reduction after the if."""
+    x, c = T.fvector("x"), T.iscalar("c")
+    with irc.config.change_flags(assert_no_cpu_op="raise"):
+        f = irc.function([c, x], [*ifelse(T.eq(c, 1), [x[5] * 2, T.exp(x)], [x[0] * 3, x + 1]),
+                                  T.max(x)])
+    xv = rand(3, seed=4)
+    small, vec, top = f(0, xv)
+    np.testing.assert_allclose(small, xv[0] * 3, rtol=1e-6)
+    np.testing.assert_allclose(vec, xv + 1, rtol=1e-6)
+    assert top == xv.max()
+    with pytest.raises(IndexError, match="index out of range"):
+        f(1, xv)

@@ -4,7 +4,9 @@ runtime passes cuBLAS), the kernels around it through the CPU emulator of their 
 layout (A·B, Aᵀ·B, A·Bᵀ, Aᵀ·Bᵀ, matrix·vector both ways, vector·matrix), odd and empty sizes,
 strided operands, the accumulator and its broadcast (bias), an epilogue, the SGD update folded
 into the product, integer products, and the tutorial's logistic-regression step with no op
-left on the host. Tolerances: float32 rtol 1e-5 (products of up to 1000 terms, compared with
+left on the host; small products take irc's own kernel (a thread per result element, the
+accumulator, bias and activation in it), larger ones the library call: the layouts, the
+accumulator and the epilogue are checked on both paths. Tolerances: float32 rtol 1e-5 (products of up to 1000 terms, compared with
 float64 numpy), float64 1e-12; integers exact."""
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import irc
 import irc.tensor as T
 from irc.ir.instrumentation import render_ir
 from irc.runtime.blas_layout import BlasLayoutError, gemm_args
+from irc.conversion.tensor_to_loop import device_products
 from irc.runtime.host_plan import View
 from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
 
@@ -29,6 +32,16 @@ def op_names(f) -> list[str]:
     return [type(n.op).__name__ for n in f.maker.fgraph.toposort()]
 
 
+@pytest.fixture(params=["thread per element", "library call"])
+def product_path(request, monkeypatch):
+    """Which path a float product takes: all through irc's kernel, or all through cuBLAS."""
+    if request.param == "library call":
+        monkeypatch.setattr(device_products, "SMALL_OUTPUTS", 0)
+    else:
+        monkeypatch.setattr(device_products, "SMALL_DEPTH", 1 << 20)
+    return request.param
+
+
 def close(got, want, dtype):
     np.testing.assert_allclose(np.asarray(got, dtype="float64"), want, **TOL[dtype])
 
@@ -36,7 +49,7 @@ def close(got, want, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("m,k,n", [(31, 33, 1), (1, 7, 33), (33, 31, 17), (0, 5, 3), (4, 0, 3)])
-def test_matrix_products_every_layout(cuda_emulated, dtype, ta, tb, m, k, n):
+def test_matrix_products_every_layout(cuda_emulated, product_path, dtype, ta, tb, m, k, n):
     a, b = T.matrix("a", dtype=dtype), T.matrix("b", dtype=dtype)
     with no_host_ops():
         f = irc.function([a, b], T.dot(a.T if ta else a, b.T if tb else b))
@@ -58,7 +71,7 @@ def test_matrix_vector_both_layouts_and_vector_matrix(cuda_emulated, dtype):
         close(got, want, dtype)
 
 
-def test_strided_operands_are_copied_or_read_in_place(cuda_emulated):
+def test_strided_operands_are_copied_or_read_in_place(cuda_emulated, product_path):
     a, b = T.fmatrix("a"), T.fmatrix("b")
     with no_host_ops():
         f = irc.function([a, b], [T.dot(a[::2, 1:], b[:, ::3]), T.dot(a[1:5, 1:], b), T.dot(b.T, a[1:5, 1:].T)])
@@ -70,7 +83,7 @@ def test_strided_operands_are_copied_or_read_in_place(cuda_emulated):
     close(got[2], b64.T @ a64[1:5, 1:].T, "float32")
 
 
-def test_gemm_with_bias_and_epilogue_and_sgd_update(cuda_emulated):
+def test_gemm_with_bias_and_epilogue_and_sgd_update(cuda_emulated, product_path):
     x, y = T.fmatrix("x"), T.fmatrix("y")
     rng = np.random.default_rng(0)
     W = irc.shared(rng.standard_normal((6, 5)).astype("float32"), name="W")

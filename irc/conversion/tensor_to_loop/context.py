@@ -304,14 +304,16 @@ def lower_single_element(ctx: FuncLowering, op: Operation) -> bool:
 # ---------------------------------------------------------------------------- in-place results
 def inplace_target(ctx: FuncLowering, op: Operation, j: int) -> Value | None:
     """The operand buffer result `j` may overwrite (the `inplace` pass's mark), when it is a
-    temporary of the result's exact type made at the top level; None: allocate."""
+    temporary of the result's exact type made in the block being emitted (the function's, or
+    a scan step's or a branch's: one made before a loop is read again by the next step); None:
+    allocate."""
     marks = op.attributes.get("inplace")
     i = list(marks)[j] if marks is not None else -1
-    if i < 0 or op.parent is not ctx.src.body:  # (in a loop's body, a later step reads it again)
+    if i < 0:
         return None
     m = ctx.buf.get(op.operand(i))
     want = contiguous_type(op.results[j].type)
-    if (m is None or not isinstance(m.owner, L.AllocOp) or m.owner.parent is not ctx.func.body
+    if (m is None or not isinstance(m.owner, L.AllocOp) or m.owner.parent is not ctx.lb.b.insertion_point.block
             or m.type != want or m not in ctx.contiguous):
         return None
     return m

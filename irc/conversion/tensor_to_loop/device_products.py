@@ -23,7 +23,7 @@ from ...dialects.builtin import MemRefType, TensorType
 from ...base.config import config
 from ...ir.attributes import FloatAttr, UnitAttr
 from ...ir.core import Operation, Value
-from ...ir.types import f32
+from ...ir.types import f32, i64
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, inplace_target
 from .device_epilogue import absorb_consumer
@@ -75,16 +75,86 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
             bias = c  # a broadcast row: added after the product, with the epilogue
     if not t.element.is_float:
         _integer_product(ctx, a, b, out, sizes, alpha, beta if c is not None else 0.0)
+        return out
+    accumulated = c_in if c_in is not None else (c if c is out else None)
+    if t.element.bitwidth >= 32:  # (float16 products keep cuBLAS's float32 accumulation)
+        small = _is_small(ctx, sizes, a_sizes[-1])
+        with lb.when(small):
+            _warp_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
+        with lb.when(lb.scalar("eq", [small, lb.scalar_const(0, small.type)])):
+            _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
     else:
-        read_c = c is not None and bias is None
-        attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if read_c else 0.0)}
-        if config.allow_tf32 and t.element == f32:
-            attrs["tf32"] = UnitAttr()
-        operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
-        lb.b.create(G.GemmOp, operands, attrs, result_types=[])
+        _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
+    return out
+
+
+# A product this small runs as one kernel of irc's own: each result element is a sum over the
+# inner dimension done by a warp (`device_reduce`'s warp pass: the lanes read the terms
+# interleaved and combine them by shuffles, in a fixed order), its accumulator, bias and
+# activation applied by lane 0 in the same kernel: no library call and no epilogue kernel
+# after it. A scan's step (32×128 by 128×128) is one such kernel instead of a cuBLAS call and
+# an elementwise pass. Larger products go to cuBLAS, whose tiles win.
+SMALL_OUTPUTS = 1 << 16  # result elements (warps)
+SMALL_DEPTH = 128        # inner dimension (terms per result element)
+
+
+def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index) -> Value:
+    """An i1 the host computes from the sizes: the product takes `_warp_per_element`."""
+    lb = ctx.lb
+    outputs = lb.const(1)
+    for n in sizes:
+        outputs = lb.mul(outputs, n)
+    fits = [lb.scalar("le", [lb.cast(outputs, i64), lb.scalar_const(SMALL_OUTPUTS, i64)]),
+            lb.scalar("le", [lb.cast(depth, i64), lb.scalar_const(SMALL_DEPTH, i64)])]
+    return lb.scalar("and", fits)
+
+
+def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
+                      alpha: float, beta: float, c: Value | None, bias: Value | None,
+                      epilogue: str | None) -> None:
+    """out = f(alpha·a·b + beta·(c or the broadcast bias)), a warp per element of out."""
+    lb = ctx.lb
+    k = ctx.sizes_of(a)[-1]
+    zero = lb.const(0)
+    n_rows = 1 if a.type.rank == 2 else 0
+    if bias is not None:
+        _check_accumulator(ctx, op, bias, sizes)
+    finish = alpha != 1.0 or c is not None or bias is not None or epilogue is not None
+    # (the sums land in a buffer of their own where there is an accumulator: it may be the
+    # result's own storage at run time, as an in-place update of a shared variable makes it)
+    sums = ctx.alloc(op.results[0].type, sizes) if c is not None else out
+
+    def terms(idx: list[Index]) -> list[Value]:
+        rows, cols, q = idx[:n_rows], idx[n_rows:-1], idx[-1]
+        return [lb.scalar("mul", [lb.load(a, rows + [q]), lb.load(b, [q] + cols)])]
+
+    def apply(ivs: list[Index], values: list[Value]) -> None:
+        v = scale(lb, values[0], alpha)
+        if c is not None:
+            v = lb.scalar("add", [v, scale(lb, lb.load(c, ivs), beta)])
+        elif bias is not None:
+            at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
+            v = lb.scalar("add", [v, scale(lb, lb.load(bias, at), beta)])
+        if epilogue is not None:
+            v = lb.scalar(epilogue, [v])
+        lb.store(v, out, ivs)
+
+    device_reduce(ctx, "sum", [*sizes, k], [len(sizes)], terms, [sums], out.type.element,
+                  epilogue=apply if finish else None)
+
+
+def _library_call(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
+                  alpha: float, beta: float, c: Value | None, c_in: Value | None, bias: Value | None,
+                  epilogue: str | None) -> None:
+    """One `gpu.gemm` (cuBLAS), then the bias and the epilogue in one elementwise pass."""
+    read_c = c is not None and bias is None
+    attrs = {"alpha": FloatAttr(float(alpha)), "beta": FloatAttr(float(beta) if read_c else 0.0)}
+    if config.allow_tf32 and out.type.element == f32:
+        attrs["tf32"] = UnitAttr()
+    operands = [_blas_operand(ctx, a), _blas_operand(ctx, b), out] + ([c_in] if c_in is not None else [])
+    ctx.lb.b.create(G.GemmOp, operands, attrs, result_types=[])
     if epilogue is not None or bias is not None:
         _after(ctx, op, out, sizes, epilogue, bias, beta)
-    return out
 
 
 def _after(ctx: FuncLowering, op: Operation, out: Value, sizes: list[Index], epilogue: str | None,
@@ -143,20 +213,40 @@ def _blas_operand(ctx: FuncLowering, m: Value) -> Value:
 
 
 def _unit_stride(ctx: FuncLowering, m: Value) -> bool:
+    """Does view `m` keep a unit stride: walking its views back to a dense buffer, the buffer's
+    innermost axis survives into `m` (not dropped by indexing) and no axis that survives is
+    stepped? (A transpose or a permutation moves axes; indexing drops them: a row of a
+    sequence, even of a reversed one, keeps its unit stride; a column does not.)"""
+    live = list(range(m.type.rank))  # m's axes, as axes of the view being walked
     while m not in ctx.contiguous:
         owner = m.owner
         if isinstance(owner, L.TransposeOp):
-            pass
-        elif isinstance(owner, L.BroadcastOp) and sorted(owner.dims) == list(range(m.type.rank)):
-            pass  # a permutation, nothing broadcast
+            live = [owner.perm[a] for a in live]
+        elif isinstance(owner, L.BroadcastOp) and (sorted(owner.dims) == list(range(m.type.rank))
+                                                   or _drops_indexed_axes(owner)):
+            live = [owner.dims[a] for a in live]
         elif isinstance(owner, L.SubviewOp):
-            rank = owner.operand(0).type.rank
-            if any(LoopBuilder.static_value(s) != 1 for s in owner.operands[1 + 2 * rank:]):
+            steps = owner.operands[1 + 2 * owner.operand(0).type.rank:]
+            if any(LoopBuilder.static_value(steps[a]) != 1 for a in live):
                 return False
         else:
             return False
         m = owner.operand(0)
-    return True
+    return m.type.rank - 1 in live
+
+
+def _drops_indexed_axes(view: L.BroadcastOp) -> bool:
+    """Is `view` `indexed_view`'s form: a subview whose indexed axes (count 1) it drops, keeping
+    the other axes at the subview's own sizes (nothing broadcast, the strides kept)?"""
+    sub = view.operand(0).owner
+    dims = list(view.dims)
+    if not isinstance(sub, L.SubviewOp) or any(d < 0 for d in dims) or dims != sorted(set(dims)):
+        return False
+    rank = sub.operand(0).type.rank
+    counts = sub.operands[1 + rank:1 + 2 * rank]
+    dropped = [a for a in range(rank) if a not in dims]
+    return all(LoopBuilder.static_value(counts[a]) == 1 for a in dropped) \
+        and all(view.operand(1 + i) is counts[d] for i, d in enumerate(dims))
 
 
 def _integer_product(ctx: FuncLowering, a: Value, b: Value, out: Value, sizes: list[Index],

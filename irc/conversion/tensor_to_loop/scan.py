@@ -28,6 +28,7 @@ from ..loop_builder import Index
 from .context import BY_ELEMENT, FuncLowering, lowering
 from .ifelse import branch_scope
 from .index import indexed_view
+from .index_trace import index_of
 
 
 def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple) -> Value:
@@ -37,7 +38,7 @@ def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tupl
     zero, one = lb.const(0), lb.const(1)
     rank = len(sizes)
     view = lb.create(L.SubviewOp, [buf, first, *([zero] * (rank - 1)), count, *sizes[1:], *([one] * rank)], {},
-                     L.view_type((None, *shape[1:]), buf.type.element))
+                     L.view_type((None, *shape[1:]), buf.type.element, buf.type.device))
     ctx.sizes[view] = [count, *sizes[1:]]
     return view
 
@@ -48,7 +49,10 @@ def _step_count(ctx: FuncLowering, op: ScanOp) -> Index:
     given = constant_value(op.n_steps)
     steps: Index | None = None
     if given is None or int(given.array.reshape(-1)[0]) != -1:
-        steps = lb.cast(ctx.broadcast_load(op.n_steps, []), index)
+        # (on a device, a count the host side computes from sizes and integer inputs)
+        steps = index_of(ctx, op.n_steps) if op.n_steps.type.device is not None else None
+        if steps is None:
+            steps = lb.cast(ctx.broadcast_load(op.n_steps, []), index)
         lb.assert_nonnegative(steps, "'tensor.scan': n_steps is negative")
     for s in op.sequences:
         length = ctx.sizes_of(ctx.buf[s])[0]
@@ -147,7 +151,10 @@ def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, buf
             for k, v in enumerate(yields):
                 if k not in bufs:
                     bufs[k] = _stacked_result(ctx, op, k, v, steps, loop)
-                row = lb.add(t, lb.const(0 if tap_source else ScanOp.window(taps[k])))
+                offset = 0 if tap_source else ScanOp.window(taps[k])
+                if _computed_in_its_row(ctx, op, k, v, loop, bufs[k], t, offset):
+                    continue
+                row = lb.add(t, lb.const(offset))
                 dst, sizes = indexed_view(ctx, bufs[k], op.results[k].type.shape, {0: row})
                 _store(ctx, op, k, v, dst, sizes)
     _place_temporaries(loop)
@@ -187,6 +194,29 @@ def _stacked_result(ctx: FuncLowering, op: ScanOp, k: int, v: Value, steps: Inde
                          f"values; a scan output must have the same size at every step")
     with ctx.lb.b.at(InsertionPoint.before(loop)):
         return ctx.alloc(op.results[k].type, [steps, *sizes])
+
+
+def _computed_in_its_row(ctx: FuncLowering, op: ScanOp, k: int, v: Value, loop: L.ForOp, buf: Value,
+                         t: Index, offset: int) -> bool:
+    """On a device, a yielded value that the step computed into a buffer of its own is computed
+    straight into its row `t + offset` of the result instead: no copy kernel per step. (On the
+    host the copy is cheap and a contiguous temporary vectorizes better than a row view.)"""
+    src = ctx.buf.get(v)
+    alloc = getattr(src, "owner", None)
+    if (op.results[k].type.device is None or v in ctx.scalars or not isinstance(alloc, L.AllocOp)
+            or alloc.parent is not loop.body or src not in ctx.contiguous):
+        return False
+    lb = ctx.lb
+    with lb.b.at(InsertionPoint.after(alloc)):
+        row = lb.add(t, lb.const(offset))
+        dst, sizes = indexed_view(ctx, buf, op.results[k].type.shape, {0: row})
+        for axis, (a, b) in enumerate(zip(ctx.sizes_of(src), sizes)):
+            lb.assert_eq(a, b, f"'tensor.scan': result #{k} changes size in dim {axis} between steps")
+    src.replace_all_uses_with(dst)
+    alloc.erase()
+    ctx.buf[v] = dst
+    ctx.contiguous.discard(src)
+    return True
 
 
 def _store(ctx: FuncLowering, op: ScanOp, k: int, v: Value, dst: Value, sizes: list[Index]) -> None:

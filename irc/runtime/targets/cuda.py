@@ -3,8 +3,8 @@
 The runtime takes a placed function's edge transfers (`device-edges`), so that is where its
 code generator starts (`codegen_input`) and the first of its loop-level passes. A function
 with ops that have no GPU kernel yet runs on the cpu, with one warning (`cuda/host_fallback.py`);
-one with users' GPU ops runs as device parts with the ops' thunks between them
-(`device_parts.py`). llvmlite and PyCUDA are imported on first use, not with the table."""
+one with users' GPU ops, or with an `ifelse` whose branches run on the device, runs as
+device parts with the ops' thunks (or the taken branch) between them (`device_parts.py`). llvmlite and PyCUDA are imported on first use, not with the table."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,14 +14,14 @@ from ...ir.core import Operation
 from ...ir.pass_base import Pass
 from ...passes.device_edges import DeviceEdges, HostOpsLeft, device_module
 from ..cuda import driver
-from ..device_parts import compile_device_parts, device_user_ops
+from ..device_parts import compile_device_parts, cut_on_device
 from .base import Stage, Target, registered_pass
 
 
 def compile_for_cuda(module: Any, func: Any, config: Any, profiling: bool) -> tuple[Any, Any]:
     """The GPU executor, or the cpu's for a function with ops that have no GPU kernel yet."""
     try:
-        if device_user_ops(module):
+        if cut_on_device(module):
             from ..cuda.user_ops import cuda_backend  # PyCUDA: imported only on a usable GPU
             return compile_device_parts(module, func, cuda_backend(config), profiling)
         placed, edges = device_module(module, CUDA)

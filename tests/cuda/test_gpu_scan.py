@@ -1,0 +1,87 @@
+"""scan on the GPU (the host runs the loop, launching each step's kernels from the CUDA graph
+of the whole call) against the same programs on the CPU backend, with
+`assert_no_cpu_op='raise'`: an RNN's forward pass and its training step (backpropagation
+through time, SGD on device-resident weights), taps two steps back with a step count from the
+caller, a nested scan; and the tutorial's `ifelse` (its branches on the device). Tolerances: float32, rtol 1e-4 / atol 1e-5 (products in other orders)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+from irc.ifelse import ifelse
+
+TOL = dict(rtol=1e-4, atol=1e-5)
+
+
+def _data(seed=0):
+    rng = np.random.RandomState(seed)
+    return [rng.uniform(-1, 1, s).astype("float32") for s in [(50, 8, 6), (8, 16), (6, 16), (16, 16), (50, 8, 16)]]
+
+
+def _rnn(device, train):
+    xv, hv, Wv, Uv, yv = _data()
+    W, U = irc.shared(Wv / 3, name="W"), irc.shared(Uv / 4, name="U")
+    x, h0, y = T.ftensor3("x"), T.fmatrix("h0"), T.ftensor3("y")
+    hs, _ = irc.scan(lambda xt, h: T.tanh(T.dot(xt, W) + T.dot(h, U)), sequences=x, outputs_info=h0)
+    policy = "raise" if device == "cuda" else "ignore"
+    with irc.config.change_flags(device=device, assert_no_cpu_op=policy):
+        if not train:
+            f = irc.function([x, h0], hs)
+            return [f(xv, hv)]
+        cost = T.mean((hs - y) ** 2)
+        gW, gU = T.grad(cost, [W, U])
+        f = irc.function([x, h0, y], cost, updates=[(W, W - 0.1 * gW), (U, U - 0.1 * gU)])
+        costs = [f(xv, hv, yv) for _ in range(3)]
+        return costs + [W.get_value(), U.get_value()]
+
+
+def _taps(device):
+    x0, n, c = T.fmatrix("x0"), T.lscalar("n"), T.fvector("c")
+    seq, _ = irc.scan(lambda a, b, c: a * 0.5 + T.sin(b) * c, outputs_info=dict(initial=x0, taps=[-2, -1]),
+                      non_sequences=c, n_steps=n, truncate_gradient=7)
+    policy = "raise" if device == "cuda" else "ignore"
+    with irc.config.change_flags(device=device, assert_no_cpu_op=policy):
+        f = irc.function([x0, n, c], [seq, T.grad(T.sum(seq ** 2), c)])
+    rng = np.random.RandomState(1)
+    x0v, cv = rng.rand(2, 5).astype("float32"), rng.rand(5).astype("float32")
+    return [v for steps in (30, 3) for v in f(x0v, steps, cv)]
+
+
+def _nested(device):
+    m = T.ftensor3("m")
+
+    def row_prefix(mat):
+        out, _ = irc.scan(lambda r, acc: acc + r, sequences=mat, outputs_info=T.zeros_like(mat[0]))
+        return out[-1]
+
+    totals, _ = irc.scan(row_prefix, sequences=m)
+    policy = "raise" if device == "cuda" else "ignore"
+    with irc.config.change_flags(device=device, assert_no_cpu_op=policy):
+        f = irc.function([m], totals)
+    return [f(np.random.RandomState(2).rand(9, 7, 3).astype("float32"))]
+
+
+def _tutorial_ifelse(device):
+    """The tutorial's conditions page (float32 matrices), lazy and eager, both outcomes."""
+    a, b = T.scalars("a", "b")
+    x, y = T.matrices("x", "y")
+    policy = "raise" if device == "cuda" else "ignore"
+    with irc.config.change_flags(device=device, floatX="float32", assert_no_cpu_op=policy):
+        lazy = irc.function([a, b, x, y], ifelse(T.lt(a, b), T.mean(x), T.mean(y) * 2))
+        switch = irc.function([a, b, x, y], T.switch(T.lt(a, b), T.mean(x), T.mean(y) * 2))
+    rng = np.random.RandomState(3)
+    xv, yv = rng.rand(300, 40).astype("float32"), rng.rand(300, 40).astype("float32")
+    return [f(p, q, xv, yv) for f in (lazy, switch) for p, q in ((0.0, 1.0), (1.0, 0.0))]
+
+
+PROGRAMS = {"rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _rnn(d, True),
+            "taps": _taps, "nested": _nested, "ifelse": _tutorial_ifelse}
+
+
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_control_flow_runs_on_the_gpu_as_on_the_cpu(program):
+    for got, want in zip(PROGRAMS[program]("cuda"), PROGRAMS[program]("cpu")):
+        np.testing.assert_allclose(np.asarray(got), want, **TOL)
+
