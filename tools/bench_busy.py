@@ -177,6 +177,7 @@ def alternating_with_numpy(t: Table, rounds: int) -> None:
     finally:
         threads.set_num_threads(before)
     med = {k: statistics.median(v) for k, v in samples.items()}
+    t.add(f"numpy's BLAS: {numpy_blas()}", None)
     for k in sorted(med):
         t.add(f"MLP step: {k}", med[k], _spread(samples[k]))
     for n in (1, 2):
@@ -237,6 +238,17 @@ def pool_settings(t: Table, rounds: int) -> None:
             t.add(f"MLP step, {cond}: 2 threads, {name}", two,
                   f"2 threads / 1 = {two / one:.2f}; {_spread(samples[(cond, name)])}; {_describe(st)}; "
                   f"moves {st.get('moves', 0)}, pulls {st.get('pulls', 0)}")
+
+
+def numpy_blas() -> str:
+    """numpy's BLAS as its build reports it (name, version, configuration), e.g. OpenBLAS
+    with its thread count: whose threads spin after each call beside irc's."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    except (TypeError, KeyError):  # older numpy: no dict mode
+        return "unknown"
+    extra = blas.get("openblas configuration", "")
+    return f"{blas.get('name', '?')} {blas.get('version', '')}{'; ' + extra if extra else ''}"
 
 
 def busy_ticks() -> int:

@@ -91,8 +91,7 @@ class Placement:
         nonzero: ir.Value = ir.Constant(ir.IntType(1), 0)
         for w in range(MASK_WORDS):
             if only is not None:
-                word = b.select(b.icmp_signed("==", b.ashr(only, c64(6)), c64(w)),
-                                b.shl(c64(1), b.and_(only, c64(63))), c64(0))
+                word = self._bit(b, only, w)
             else:
                 word = b.and_(b.load(self._word(b, self.allowed, c64(0), c64(w)), typ=I64),
                               b.xor(self._bit(b, without, w), c64(-1)))
