@@ -54,6 +54,7 @@ BODY_TYPE = ir.FunctionType(VOID, [PTR, I64, I64])
 PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [PTR, PTR, I64, I64])
 
 BLOCKS = 8  # blocks per thread's range: the unit of stealing
+GIVE_WAY_FLOOR = 1 << 18  # ~0.1 ms: the least a worker waits for another's last block before it sleeps
 
 # futex(2) on the architectures where we know the syscall number
 FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
@@ -94,8 +95,8 @@ STATE = {
     "placement": (I64, 1),
     "rescue": (I64, 1),
     # a worker out of blocks while another thread still holds one (most likely preempted)
-    # sleeps after about two of its own blocks' time, so that the kernel may move that
-    # thread onto the core this frees; 0: it spins its `spin_cycles` as between jobs
+    # sleeps after four of its own blocks' time (at least ~0.1 ms), so that the kernel may
+    # move that thread onto the core this frees; 0: it spins its `spin_cycles` as between jobs
     "give_way": (I64, 1),
     "moves": (I64, 0),   # statistics: workers that left their caller's core ...
     "pulls": (I64, 0),   # ... and that the caller pulled onto its core, mid-block
@@ -484,14 +485,20 @@ class PoolModule:
                         full: ir.Value) -> ir.Value:
         """How long a worker that ran `ran` blocks in `spent` cycles spins for the next job:
         `full` (`spin_cycles`), but where another thread still holds a block of this job
-        and `give_way` is on, about two of its own blocks' time (`pool_caller.wait_budget`):
-        that thread was most likely preempted, and the core this worker then frees by
-        sleeping is where the kernel can move it."""
+        and `give_way` is on, four of its own blocks' time and at least GIVE_WAY_FLOOR: that
+        thread was most likely preempted, and the core this worker then frees by sleeping is
+        where the kernel can move it (no sooner than ~0.5 ms after it last ran: the kernel's
+        cache-hot time, so there is no hurry; a holder only slow, on a quiet machine, is
+        seldom that late)."""
         unfinished = b.and_(
             b.icmp_unsigned("<", b.zext(self.load(b, "done", "acquire"), I64), b.mul(threads, c64(BLOCKS))),
             b.icmp_unsigned("==", self.load(b, "gen", "acquire"), gen))
         on = b.icmp_signed("!=", self.load(b, "give_way", "monotonic"), c64(0))
-        return b.select(b.and_(on, unfinished), wait_budget(self, b, spent, ran), full)
+        per_block = b.udiv(spent, b.select(b.icmp_signed(">", ran, c64(0)), ran, c64(1)))
+        short = b.mul(per_block, c64(4))
+        short = b.select(b.icmp_unsigned("<", short, c64(GIVE_WAY_FLOOR)), c64(GIVE_WAY_FLOOR), short)
+        short = b.select(b.icmp_unsigned(">", short, full), full, short)
+        return b.select(b.and_(on, unfinished), short, full)
 
 
 def build_pool_module(triple: str) -> ir.Module:

@@ -209,9 +209,10 @@ def _worker_cpu_during_a_held_block(pool, give_way: bool) -> float:
 
 def test_a_worker_out_of_blocks_gives_way_to_the_holder(pool):
     """With the caller in a long block (as if preempted), a worker that has run out of blocks
-    sleeps after about two of its own blocks' time instead of spinning (here: a spin budget
-    that never runs out, and yields never taken for contention) — its core is then free for
-    the kernel to move the caller there. With `give_way` off it spins, as a control."""
+    sleeps after four of its own blocks' time (at least ~0.1 ms) instead of spinning (here: a
+    spin budget that never runs out, and yields never taken for contention) — its core is
+    then free for the kernel to move the caller there. With `give_way` off it spins, as a
+    control."""
     threads.tune(spin_cycles=1 << 62, contended_cycles=1 << 62, placement=False)
     try:
         off = _worker_cpu_during_a_held_block(pool, give_way=False)
