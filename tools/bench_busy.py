@@ -282,8 +282,11 @@ def _add_stats(total: dict[str, int], more: dict[str, int]) -> None:
 
 def _describe(stats: dict[str, int]) -> str:
     """The pool's statistics over a row's 2-thread samples: the share of blocks the worker
-    ran, and how often the caller slept waiting for a worker's block."""
+    ran, how often the caller slept waiting for a worker's block, and how much of the
+    caller's time in split loops went to waiting for the others' last blocks."""
     if not stats.get("dispatches"):
         return "no loop split"
+    own, waited = stats.get("own_cycles", 0), stats.get("waited_cycles", 0)
     return (f"worker ran {stats['helped'] / stats['blocks'] * 100:.0f}% of blocks, caller slept in "
-            f"{stats['caller_sleeps'] / stats['dispatches'] * 100:.0f}% of loops")
+            f"{stats['caller_sleeps'] / stats['dispatches'] * 100:.0f}% of loops, waited "
+            f"{waited / max(own + waited, 1) * 100:.0f}% of its time in them")

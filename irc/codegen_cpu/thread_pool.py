@@ -100,7 +100,9 @@ STATE = {
     "give_way": (I64, 1),
     "moves": (I64, 0),   # statistics: workers that left their caller's core ...
     "pulls": (I64, 0),   # ... and that the caller pulled onto its core, mid-block
-    "slept_cycles": (I64, 0),  # cycle-counter ticks callers slept waiting for blocks
+    "slept_cycles": (I64, 0),  # cycle-counter ticks callers slept waiting for blocks ...
+    "waited_cycles": (I64, 0),  # ... and waited in all (spinning too), their own blocks done
+    "own_cycles": (I64, 0),     # ... and ran their own blocks
 }
 # the job: one cache line (8-byte slots), so a waking worker gets it with the generation
 JOB = {
@@ -114,7 +116,8 @@ JOB = {
 # irc_rt_set / irc_rt_get selectors
 SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
             "solo_until", "solo_cycles", "placement", "rescue", "give_way"]
-STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo", "moves", "pulls", "slept_cycles"]  # also irc_rt_set / irc_rt_get
+STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo", "moves", "pulls", "slept_cycles",
+         "waited_cycles", "own_cycles"]  # also irc_rt_set / irc_rt_get
 
 
 class IndirectCallee:
@@ -391,11 +394,14 @@ class PoolModule:
         self.count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
         stalled = fn.append_basic_block("stalled")
         clean = fn.append_basic_block("clean")
-        spent = b.sub(self.cycles(b), started)
+        waiting_from = self.cycles(b)
+        spent = b.sub(waiting_from, started)
+        self.count(b, "own_cycles", spent)
         wait_for_blocks(self, b, total, threads, spent, wait_budget(self, b, spent, mine), clean, stalled)
         after_wait(self, b, clean, stalled, done)
 
         b.position_at_end(done)
+        self.count(b, "waited_cycles", b.sub(self.cycles(b), waiting_from))
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.ret_void()
 

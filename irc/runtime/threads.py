@@ -205,8 +205,9 @@ def stats(reset: bool = False) -> dict[str, int]:
     a worker still in a block: a sign of a machine that does not give the process its cores),
     `solo` (loops run on the caller alone after such a sleep took longer than the caller's own
     blocks), `moves` (workers that left their caller's core) and `pulls` (workers pulled onto
-    the caller's core while it slept for their block); `slept_cycles` (cycle-counter ticks
-    the callers slept in all)."""
+    the caller's core while it slept for their block); in cycle-counter ticks, `slept_cycles`
+    (callers asleep waiting for blocks), `waited_cycles` (callers waiting, spinning or asleep,
+    their own blocks done) and `own_cycles` (callers running their own blocks)."""
     pool = ensure_pool()
     out = {name: int(pool.get(len(SETTABLE) + k)) for k, name in enumerate(STATS)}
     if reset:

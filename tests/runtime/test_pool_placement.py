@@ -119,7 +119,7 @@ def test_a_worker_leaves_its_callers_core(pool, other_core_busy):
 
 
 def test_no_move_when_placement_is_off(pool):
-    threads.tune(placement=False)
+    threads.tune(placement=False, rescue=False)  # (a worker pulled leaves the caller's core after)
     worker, mine, _ = worker_on_callers_core(pool)
     threads.stats(reset=True)
     for _ in range(10):
