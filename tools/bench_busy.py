@@ -1,6 +1,7 @@
 """The thread pool on a busy machine, for `tools/bench_cpu.py --busy`: irc on 1 and 2 threads
-with the machine quiet and with one core taken by a competing process, and the MLP step
-alternating with numpy's (whose OpenBLAS threads keep spinning ~0.15 s after each call).
+with the machine quiet and with one core taken by a competing process, the MLP step
+alternating with numpy's (whose OpenBLAS threads keep spinning ~0.1 s after each call), and
+the MLP step on 2 threads under each of the pool's placement settings (`SETTINGS`).
 
 The competitor is one process spinning, pinned to the last core; it is stopped (SIGSTOP) and
 resumed (SIGCONT) between rounds, so quiet and busy samples interleave and the other load on

@@ -405,7 +405,8 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated groups to run (default: all): "
                     "exp,lr,chain,sums,ifelse,blas,gemm,mlp,rnn,overhead,compile")
     ap.add_argument("--busy", action="store_true", help="instead: 1 vs 2 threads quiet and with one core "
-                    "busy (a competing process), and the MLP step alternating with numpy's")
+                    "busy (a competing process), the MLP step alternating with numpy's, and the MLP step "
+                    "under each of the pool's placement settings")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"

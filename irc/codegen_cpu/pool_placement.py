@@ -121,9 +121,10 @@ class Placement:
     def leave_core(self, b: ir.IRBuilder, index: ir.Value, core: ir.Value) -> None:
         """Worker `index`: run anywhere allowed but on `core` (and remember that core)."""
         with b.if_then(self.fill(b, index, without=core)):
-            self._affinity(b, "sched_setaffinity", c64(0), index)
-            b.atomic_rmw("xchg", self.lane(b, index, "excluded"), b.add(core, c64(1)), "seq_cst")
-            b.atomic_rmw("add", self.pool.g["moves"], c64(1), "monotonic")
+            done = self._affinity(b, "sched_setaffinity", c64(0), index)
+            with b.if_then(b.icmp_signed("==", done, ir.Constant(I32, 0))):  # (a sandbox may refuse)
+                b.atomic_rmw("xchg", self.lane(b, index, "excluded"), b.add(core, c64(1)), "seq_cst")
+                b.atomic_rmw("add", self.pool.g["moves"], c64(1), "monotonic")
 
     def off_callers_core(self, b: ir.IRBuilder, index: ir.Value, caller_core: ir.Value) -> None:
         """At a job's start: a worker on its caller's core (`caller_core`, published with the
@@ -163,6 +164,7 @@ class Placement:
                         excluded = b.sub(b.load_atomic(self.lane(b, t, "excluded"), "monotonic", 8, typ=I64), c64(1))
                         with b.if_then(self.managed(b, mine, excluded)):
                             self.fill(b, mine, only=core)
-                            self._affinity(b, "sched_setaffinity", tid, mine)
-                            b.atomic_rmw("xchg", self.lane(b, t, "pulled"), c64(1), "seq_cst")
-                            self.pool.count(b, "pulls", c64(1))
+                            done = self._affinity(b, "sched_setaffinity", tid, mine)
+                            with b.if_then(b.icmp_signed("==", done, ir.Constant(I32, 0))):
+                                b.atomic_rmw("xchg", self.lane(b, t, "pulled"), c64(1), "seq_cst")
+                                self.pool.count(b, "pulls", c64(1))
