@@ -31,7 +31,7 @@ SETTINGS = {
     "all off (as before)": dict(placement=False, rescue=False, give_way=False),
     "placement": dict(placement=True, rescue=False, give_way=False),
     "placement + rescue": dict(placement=True, rescue=True, give_way=False),
-    "placement + rescue + give_way": dict(placement=True, rescue=True, give_way=True),
+    "placement + rescue + give_way (default)": dict(placement=True, rescue=True, give_way=True),
 }
 
 
