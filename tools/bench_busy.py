@@ -1,6 +1,7 @@
 """The thread pool on a busy machine, for `tools/bench_cpu.py --busy`: irc on 1 and 2 threads
-with the machine quiet and with one core taken by a competing process, and the MLP step
-alternating with numpy's (whose OpenBLAS threads keep spinning ~0.15 s after each call).
+with the machine quiet and with one core taken by a competing process, the MLP step
+alternating with numpy's (whose OpenBLAS threads keep spinning ~0.1 s after each call), and
+the MLP step on 2 threads under each of the pool's placement settings (`SETTINGS`).
 
 The competitor is one process spinning, pinned to the last core; it is stopped (SIGSTOP) and
 resumed (SIGCONT) between rounds, so quiet and busy samples interleave and the other load on
@@ -25,6 +26,13 @@ from bench_common import Table
 SPIN = "import os, sys\nos.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True:\n    pass\n"
 SWITCH_S = 0.01  # after a SIGSTOP/SIGCONT, for the scheduler to settle
 ALTERNATIONS = 6  # calls per round in `alternating_with_numpy`, each timed alone (median)
+# the pool's placement settings compared in `pool_settings` (`threads.tune`); the last is the default
+SETTINGS = {
+    "all off (as before)": dict(placement=False, rescue=False, give_way=False),
+    "placement": dict(placement=True, rescue=False, give_way=False),
+    "placement + rescue": dict(placement=True, rescue=True, give_way=False),
+    "placement + rescue + give_way (default)": dict(placement=True, rescue=True, give_way=True),
+}
 
 
 class Competitor:
@@ -170,11 +178,93 @@ def alternating_with_numpy(t: Table, rounds: int) -> None:
     finally:
         threads.set_num_threads(before)
     med = {k: statistics.median(v) for k, v in samples.items()}
+    t.add(f"numpy's BLAS: {numpy_blas()}", None)
     for k in sorted(med):
         t.add(f"MLP step: {k}", med[k], _spread(samples[k]))
     for n in (1, 2):
         t.ratio(f"  irc / numpy, alternating, irc on {n}", med[f"irc after numpy, {n} thread(s)"],
                 med[f"numpy after irc on {n} thread(s)"], "of numpy's time (target ≤ 0.80 on 2)")
+
+
+def pool_settings(t: Table, rounds: int) -> None:
+    """The MLP step on 2 threads under each of SETTINGS (interleaved, against 1 thread in the
+    same rounds): quiet, with one core busy, and right after numpy's step (OpenBLAS's
+    threads spinning). Shows what each of the pool's placement mechanisms
+    (`codegen_cpu/pool_placement.py`, `give_way`) does where it should matter."""
+    from irc.runtime import threads
+    X, Y, params = bench_dense.mlp_data()
+    f = bench_dense.mlp_irc(params)
+    g = bench_dense.mlp_numpy(params)
+    before = threads.num_threads()
+    competitor = Competitor()
+    samples: dict[tuple[str, str], list[float]] = {}
+    pool_stats: dict[tuple[str, str], dict[str, int]] = {}
+    conditions = ("quiet", "one core busy", "after numpy")
+    names = ["1 thread", *SETTINGS]
+
+    def after_numpy() -> None:
+        g(X, Y)
+        f(X, Y)
+
+    try:
+        for r in range(rounds):
+            for cond in (conditions if r % 2 == 0 else conditions[::-1]):
+                competitor.resume() if cond == "one core busy" else competitor.pause()
+                for name in (names if r % 2 == 0 else names[::-1]):
+                    threads.set_num_threads(1 if name == "1 thread" else 2)
+                    threads.tune(**SETTINGS.get(name, {}))
+                    threads.stats(reset=True)
+                    if cond == "after numpy":  # each irc call timed alone, right after numpy's
+                        times = []
+                        for _ in range(ALTERNATIONS):
+                            g(X, Y)
+                            t0 = time.perf_counter()
+                            f(X, Y)
+                            times.append(time.perf_counter() - t0)
+                        us = statistics.median(times) * 1e6
+                    else:
+                        us = sample_us(lambda: f(X, Y), 5)
+                    samples.setdefault((cond, name), []).append(us)
+                    _add_stats(pool_stats.setdefault((cond, name), {}), threads.stats())
+    finally:
+        competitor.close()
+        threads.tune(**SETTINGS[list(SETTINGS)[-1]])
+        threads.set_num_threads(before)
+    for cond in conditions:
+        one = statistics.median(samples[(cond, "1 thread")])
+        t.add(f"MLP step, {cond}: 1 thread", one, _spread(samples[(cond, "1 thread")]))
+        for name in SETTINGS:
+            two = statistics.median(samples[(cond, name)])
+            st = pool_stats[(cond, name)]
+            t.add(f"MLP step, {cond}: 2 threads, {name}", two,
+                  f"2 threads / 1 = {two / one:.2f}; {_spread(samples[(cond, name)])}; {_describe(st)}; "
+                  f"moves {st.get('moves', 0)}, pulls {st.get('pulls', 0)}")
+
+
+def numpy_blas() -> str:
+    """numpy's BLAS as its build reports it (name, version, configuration), e.g. OpenBLAS
+    with its thread count: whose threads spin after each call beside irc's."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    except (TypeError, KeyError):  # older numpy: no dict mode
+        return "unknown"
+    extra = blas.get("openblas configuration", "")
+    return f"{blas.get('name', '?')} {blas.get('version', '')}{'; ' + extra if extra else ''}"
+
+
+def busy_ticks() -> int:
+    """Clock ticks all cores spent busy since boot (/proc/stat; 0 where it is missing)."""
+    try:
+        fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    except OSError:
+        return 0
+    return fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]  # user nice system irq softirq steal
+
+
+def own_ticks() -> int:
+    """Clock ticks this process and its finished children (the competitors) ran."""
+    t = os.times()
+    return round((t.user + t.system + t.children_user + t.children_system) * os.sysconf("SC_CLK_TCK"))
 
 
 def _spread(values: list[float]) -> str:
@@ -193,8 +283,11 @@ def _add_stats(total: dict[str, int], more: dict[str, int]) -> None:
 
 def _describe(stats: dict[str, int]) -> str:
     """The pool's statistics over a row's 2-thread samples: the share of blocks the worker
-    ran, and how often the caller slept waiting for a worker's block."""
+    ran, how often the caller slept waiting for a worker's block, and how much of the
+    caller's time in split loops went to waiting for the others' last blocks."""
     if not stats.get("dispatches"):
         return "no loop split"
+    own, waited = stats.get("own_cycles", 0), stats.get("waited_cycles", 0)
     return (f"worker ran {stats['helped'] / stats['blocks'] * 100:.0f}% of blocks, caller slept in "
-            f"{stats['caller_sleeps'] / stats['dispatches'] * 100:.0f}% of loops")
+            f"{stats['caller_sleeps'] / stats['dispatches'] * 100:.0f}% of loops, waited "
+            f"{waited / max(own + waited, 1) * 100:.0f}% of its time in them")

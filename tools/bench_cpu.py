@@ -20,6 +20,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -377,15 +378,22 @@ def bench_compile(t: Table) -> None:
 
 
 def busy_tables(rounds: int) -> None:
-    """`bench_busy`'s three tables: quiet, one core busy, alternating with numpy."""
-    quiet, busy, alternating = Table(), Table(), Table()
+    """`bench_busy`'s four tables: quiet, one core busy, alternating with numpy, and the MLP
+    step under each of the pool's placement settings."""
+    quiet, busy, alternating, settings = Table(), Table(), Table(), Table()
     load = os.getloadavg()[0]
+    ticks, own, start = bench_busy.busy_ticks(), bench_busy.own_ticks(), time.time()
     bench_busy.quiet_and_busy(quiet, busy, rounds)
     bench_busy.alternating_with_numpy(alternating, rounds)
+    bench_busy.pool_settings(settings, rounds)
+    others = (bench_busy.busy_ticks() - ticks - (bench_busy.own_ticks() - own)) / (
+        (time.time() - start) * os.sysconf("SC_CLK_TCK") * len(os.sched_getaffinity(0)))
     print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f} (this run adds 1 to 2; "
           "more means other processes shared the 'quiet' cores too)")
+    print(f"other processes used {max(others, 0.0):.0%} of the machine during the run (near 0% on a quiet machine)")
     for title, table in (("quiet", quiet), ("one core busy (a process spinning on it)", busy),
-                         ("alternating with numpy in one process", alternating)):
+                         ("alternating with numpy in one process", alternating),
+                         ("the pool's placement settings (threads.tune), MLP step", settings)):
         print(f"\n== {title}")
         table.print()
 
@@ -397,7 +405,8 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated groups to run (default: all): "
                     "exp,lr,chain,sums,ifelse,blas,gemm,mlp,rnn,overhead,compile")
     ap.add_argument("--busy", action="store_true", help="instead: 1 vs 2 threads quiet and with one core "
-                    "busy (a competing process), and the MLP step alternating with numpy's")
+                    "busy (a competing process), the MLP step alternating with numpy's, and the MLP step "
+                    "under each of the pool's placement settings")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"

@@ -79,11 +79,14 @@ def after_wait(pool: PoolModule, b: ir.IRBuilder, clean: ir.Block, stalled: ir.B
     b.branch(done)
 
 
-def wait_for_blocks(pool: PoolModule, b: ir.IRBuilder, total: ir.Value, budget: ir.Value, done: ir.Block,
-                     stalled: ir.Block) -> None:
-    """Spin (`pool_backoff.emit_spin`) until `done` reaches `total`, then sleep on it; the
-    worker that adds the last blocks wakes us (`thread_pool.run_blocks`). Goes on to `done` when the
-    spin was enough, to `stalled` when the caller had to sleep."""
+def wait_for_blocks(pool: PoolModule, b: ir.IRBuilder, total: ir.Value, threads: ir.Value, spent: ir.Value,
+                    budget: ir.Value, done: ir.Block, stalled: ir.Block) -> None:
+    """Spin (`pool_backoff.emit_spin`) until `done` reaches `total`, then pull the workers
+    still in a block onto this core (`pool_placement.pull_holders`) and sleep on `done`; the
+    worker that adds the last blocks wakes us (`thread_pool.run_blocks`). Goes on to `done`
+    when the spin was enough or the sleep short, to `stalled` when the caller slept longer
+    than it took for its own blocks (`spent` cycles): the dispatch was then slower than the
+    loop on one thread."""
     fn = b.function
     finished = fn.append_basic_block("wait.finished")
     sleep = fn.append_basic_block("wait.sleep")
@@ -99,6 +102,9 @@ def wait_for_blocks(pool: PoolModule, b: ir.IRBuilder, total: ir.Value, budget: 
     b.branch(done)
     b.position_at_end(give_up)
     pool.count(b, "caller_sleeps", c64(1))
+    slept_from = pool.cycles(b)
+    if pool.place is not None:
+        pool.place.pull_holders(b, threads)
     b.branch(sleep)
     b.position_at_end(sleep)
     if pool.futex is None:  # no futex to sleep on: spin on
@@ -118,4 +124,6 @@ def wait_for_blocks(pool: PoolModule, b: ir.IRBuilder, total: ir.Value, budget: 
     b.branch(sleep)
     b.position_at_end(awake)
     b.store_atomic(ir.Constant(I32, 0), pool.g["waiting"], "seq_cst", 4)
-    b.branch(stalled)
+    slept = b.sub(pool.cycles(b), slept_from)
+    pool.count(b, "slept_cycles", slept)
+    b.cbranch(b.icmp_unsigned(">", slept, spent), stalled, done)

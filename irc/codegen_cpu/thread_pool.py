@@ -27,8 +27,11 @@ Idle workers spin for `spin_cycles` of the cycle counter, then sleep on the `gen
 (Linux), so an idle process costs no CPU. Both spins yield the core now and then and stop at
 once when someone else was waiting for it (`pool_backoff.py`): another process, or numpy's
 OpenBLAS threads spinning in this one, are then not kept waiting by a thread that only spins.
-A dispatch whose caller had to sleep sends the next loops to the caller alone for a while
-(`pool_caller.py`).
+Workers run off their caller's core and are pulled onto it when the caller would sleep for
+their blocks (`pool_placement.py`). A worker out of blocks while another thread still holds
+one (most likely preempted) sleeps soon (`give_way`), freeing its core for that thread. A
+dispatch whose caller slept longer than its own blocks took sends the next loops to the
+caller alone for a while (`pool_caller.py`).
 Workers join one at a time and count themselves (`joined`), so the indices of joined workers
 are always 1..joined.
 """
@@ -38,6 +41,8 @@ from llvmlite import ir
 
 from .pool_backoff import FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE, emit_spin
 from .pool_caller import after_wait, wait_budget, wait_for_blocks, wake_sleepers
+from .pool_ir import LINE, MAX_THREADS, arch_of, c64, counted_loop, opaque
+from .pool_placement import GETTID_SYSCALL, MASK_WORDS, Placement
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -48,9 +53,8 @@ PARALLEL_FOR = "irc_rt_parallel_for"
 BODY_TYPE = ir.FunctionType(VOID, [PTR, I64, I64])
 PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [PTR, PTR, I64, I64])
 
-MAX_THREADS = 64
 BLOCKS = 8  # blocks per thread's range: the unit of stealing
-LINE = 8    # i64 per cache line: each cursor on its own line
+GIVE_WAY_FLOOR = 1 << 18  # ~0.1 ms: the least a worker waits for another's last block before it sleeps
 
 # futex(2) on the architectures where we know the syscall number
 FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
@@ -86,6 +90,19 @@ STATE = {
     "yield_cycles": (I64, 1 << 15),
     # ... and stops spinning when the yield took over ~25 µs: someone else ran on this core
     "contended_cycles": (I64, 1 << 16),
+    # where workers run (`pool_placement.py`): off their caller's core, and pulled onto it
+    # when the caller would sleep for their blocks; 0 turns either off
+    "placement": (I64, 1),
+    "rescue": (I64, 1),
+    # a worker out of blocks while another thread still holds one (most likely preempted)
+    # sleeps after four of its own blocks' time (at least ~0.1 ms), so that the kernel may
+    # move that thread onto the core this frees; 0: it spins its `spin_cycles` as between jobs
+    "give_way": (I64, 1),
+    "moves": (I64, 0),   # statistics: workers that left their caller's core ...
+    "pulls": (I64, 0),   # ... and that the caller pulled onto its core, mid-block
+    "slept_cycles": (I64, 0),  # cycle-counter ticks callers slept waiting for blocks ...
+    "waited_cycles": (I64, 0),  # ... and waited in all (spinning too), their own blocks done
+    "own_cycles": (I64, 0),     # ... and ran their own blocks
 }
 # the job: one cache line (8-byte slots), so a waking worker gets it with the generation
 JOB = {
@@ -94,15 +111,13 @@ JOB = {
     "job_ctx": (PTR, 2),
     "job_n": (I64, 3),
     "job_threads": (I64, 4),
+    "job_cpu": (I64, 5),      # the caller's core (-1: unknown), for `pool_placement`
 }
 # irc_rt_set / irc_rt_get selectors
 SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
-            "solo_until", "solo_cycles"]
-STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo"]  # also irc_rt_set / irc_rt_get
-
-
-def arch_of(triple: str) -> str:
-    return triple.split("-", 1)[0]
+            "solo_until", "solo_cycles", "placement", "rescue", "give_way"]
+STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo", "moves", "pulls", "slept_cycles",
+         "waited_cycles", "own_cycles"]  # also irc_rt_set / irc_rt_get
 
 
 class IndirectCallee:
@@ -120,17 +135,6 @@ class IndirectCallee:
         return getattr(self.value, name)
 
 
-def opaque(v: ir.Value) -> ir.Value:
-    """`v` typed as an opaque `ptr`: llvmlite still gives allocas, globals and geps on them
-    typed pointers, whose stores it checks against the pointee type."""
-    v.type = PTR
-    return v
-
-
-def c64(v: int) -> ir.Constant:
-    return ir.Constant(I64, v)
-
-
 class PoolModule:
     """Builds the pool's functions into a fresh module."""
 
@@ -145,6 +149,8 @@ class PoolModule:
         self.g["job"] = self._global("job", ir.ArrayType(I64, LINE), ir.Constant(ir.ArrayType(I64, LINE), [0] * LINE))
         cursors_ty = ir.ArrayType(I64, MAX_THREADS * LINE)
         self.g["cursors"] = self._global("cursors", cursors_ty, ir.Constant(cursors_ty, [0] * MAX_THREADS * LINE))
+        # where workers can sleep they are placed too (sched_getcpu, sched_setaffinity: Linux)
+        self.place = Placement(self) if self.futex is not None and arch_of(triple) in GETTID_SYSCALL else None
 
     def _global(self, name: str, ty: ir.Type, init: ir.Constant) -> ir.GlobalVariable:
         g = ir.GlobalVariable(self.m, ty, name=f"irc_rt.{name}")
@@ -202,6 +208,7 @@ class PoolModule:
         self.run_blocks()
         self.parallel_for()
         self.accessors()
+        self.set_mask()
         if self.futex is not None:
             self.worker()
         return self.m
@@ -232,6 +239,18 @@ class PoolModule:
                 b.ret(c64(-1))
             else:
                 b.ret_void()
+
+    def set_mask(self) -> None:
+        """`irc_rt_set_mask(i64 word, i64 bits)`: word `word` of the cores the process may
+        run on (`pool_placement.allowed`; a no-op where workers are not placed)."""
+        fn = ir.Function(self.m, ir.FunctionType(VOID, [I64, I64]), name="irc_rt_set_mask")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        if self.place is not None:
+            word, bits = fn.args
+            inside = b.and_(b.icmp_signed(">=", word, c64(0)), b.icmp_signed("<", word, c64(MASK_WORDS)))
+            with b.if_then(inside):
+                b.store(bits, opaque(b.gep(self.place.allowed, [word], inbounds=True, source_etype=I64)))
+        b.ret_void()
 
     def run_blocks(self) -> None:
         """`i64 irc_rt.run_blocks(i64 self, i64 stamp)`: claim and run blocks of job `stamp`
@@ -356,10 +375,12 @@ class PoolModule:
         gen = b.add(self.load(b, "gen", "monotonic"), ir.Constant(I32, 1))
         stamp = b.shl(b.zext(gen, I64), c64(32))
         fresh = b.or_(stamp, c64(BLOCKS << 16))  # front 0, back BLOCKS
-        with _counted_loop(b, threads) as t:
+        with counted_loop(b, threads) as t:
             b.atomic_rmw("xchg", self._cursor(b, t), fresh, "seq_cst")  # (store_atomic needs a typed pointer)
         b.fence("seq_cst")
-        for name, value in (("job_fn", body), ("job_ctx", ctx), ("job_n", n), ("job_threads", threads)):
+        core = self.place.getcpu(b) if self.place is not None else c64(-1)
+        for name, value in (("job_fn", body), ("job_ctx", ctx), ("job_n", n), ("job_threads", threads),
+                            ("job_cpu", core)):
             b.store(value, self._addr(b, name))
         b.store_atomic(ir.Constant(I32, 0), self.g["done"], "monotonic", 4)
         b.atomic_rmw("xchg", self._addr(b, "gen"), gen, "seq_cst")
@@ -373,10 +394,14 @@ class PoolModule:
         self.count(b, "helped", b.sub(b.mul(threads, c64(BLOCKS)), mine))
         stalled = fn.append_basic_block("stalled")
         clean = fn.append_basic_block("clean")
-        wait_for_blocks(self, b, total, wait_budget(self, b, b.sub(self.cycles(b), started), mine), clean, stalled)
+        waiting_from = self.cycles(b)
+        spent = b.sub(waiting_from, started)
+        self.count(b, "own_cycles", spent)
+        wait_for_blocks(self, b, total, threads, spent, wait_budget(self, b, spent, mine), clean, stalled)
         after_wait(self, b, clean, stalled, done)
 
         b.position_at_end(done)
+        self.count(b, "waited_cycles", b.sub(self.cycles(b), waiting_from))
         b.store_atomic(ir.Constant(I32, 0), self.g["busy"], "release", 4)
         b.ret_void()
 
@@ -394,6 +419,9 @@ class PoolModule:
         sleep = fn.append_basic_block("sleep")
         run = fn.append_basic_block("run")
         b = ir.IRBuilder(entry)
+        place = self.place
+        if place is not None:
+            b.atomic_rmw("xchg", place.lane(b, index, "tid"), place.gettid(b), "seq_cst")
         first = self.load(b, "gen", "acquire")
         b.atomic_rmw("add", self.g["joined"], c64(1), "seq_cst")
         b.branch(wait)
@@ -403,13 +431,15 @@ class PoolModule:
         b.position_at_end(wait)
         local = b.phi(I32, "local")
         local.add_incoming(first, entry)
+        budget = b.phi(I64, "budget")
+        budget.add_incoming(self.load_in(entry, "spin_cycles"), entry)
         seen: list[ir.Value] = []
 
         def new_job(b: ir.IRBuilder) -> ir.Value:
             seen.append(self.load(b, "gen", "acquire"))
             return b.icmp_unsigned("!=", seen[0], local)
 
-        emit_spin(self, b, new_job, self.load(b, "spin_cycles", "monotonic"), run, sleep)
+        emit_spin(self, b, new_job, budget, run, sleep)
         gen = seen[0]
 
         b.position_at_end(sleep)
@@ -419,40 +449,62 @@ class PoolModule:
             self.futex_op(b, "gen", FUTEX_WAIT_PRIVATE, b.zext(local, I64))
         b.atomic_rmw("sub", self.g["sleepers"], ir.Constant(I32, 1), "seq_cst")
         local.add_incoming(local, b.block)
+        budget.add_incoming(self.load(b, "spin_cycles", "monotonic"), b.block)
         b.branch(wait)
 
         b.position_at_end(run)  # workers beyond the job's thread count sit it out
-        with b.if_then(b.icmp_signed("<", index, self._get(b, "job_threads"))):
-            b.call(self.m.globals["irc_rt.run_blocks"], [index, b.shl(b.zext(gen, I64), c64(32))])
+        full = self.load(b, "spin_cycles", "monotonic")
+        threads = self._get(b, "job_threads")
+        help_ = fn.append_basic_block("help")
+        after = fn.append_basic_block("after")
+        from_run = b.block
+        b.cbranch(b.icmp_signed("<", index, threads), help_, after)
+        b.position_at_end(help_)
+        if place is not None:
+            place.off_callers_core(b, index, self._get(b, "job_cpu"))
+            place.back_from_pull(b, index)
+            b.atomic_rmw("xchg", place.lane(b, index, "holding"), c64(1), "seq_cst")
+        started = self.cycles(b)
+        ran = b.call(self.m.globals["irc_rt.run_blocks"], [index, b.shl(b.zext(gen, I64), c64(32))])
+        spent = b.sub(self.cycles(b), started)
+        if place is not None:
+            b.atomic_rmw("xchg", place.lane(b, index, "holding"), c64(0), "seq_cst")
+            place.back_from_pull(b, index)
+        short = self.give_way_budget(b, gen, threads, spent, ran, full)
+        from_help = b.block
+        b.branch(after)
+        b.position_at_end(after)
+        next_budget = b.phi(I64, "next_budget")
+        next_budget.add_incoming(full, from_run)
+        next_budget.add_incoming(short, from_help)
         local.add_incoming(gen, b.block)
+        budget.add_incoming(next_budget, b.block)
         b.branch(wait)
 
+    def load_in(self, block: ir.Block, name: str) -> ir.Value:
+        """A monotonic load of setting `name` emitted at the end of `block` (before its branch)."""
+        b = ir.IRBuilder(block)
+        b.position_before(block.terminator)
+        return self.load(b, name, "monotonic")
 
-class _counted_loop:
-    """`with _counted_loop(b, n) as i:` emits `for (i = 0; i < n; i++)`."""
-
-    def __init__(self, b: ir.IRBuilder, n: ir.Value):
-        self.b, self.n = b, n
-
-    def __enter__(self) -> ir.Value:
-        b = self.b
-        self.pre = b.block
-        self.header = b.append_basic_block("for.header")
-        self.body = b.append_basic_block("for.body")
-        self.exit = b.append_basic_block("for.exit")
-        b.branch(self.header)
-        b.position_at_end(self.header)
-        self.i = b.phi(I64, "i")
-        self.i.add_incoming(c64(0), self.pre)
-        b.cbranch(b.icmp_signed("<", self.i, self.n), self.body, self.exit)
-        b.position_at_end(self.body)
-        return self.i
-
-    def __exit__(self, *exc) -> None:
-        b = self.b
-        self.i.add_incoming(b.add(self.i, c64(1)), b.block)
-        b.branch(self.header)
-        b.position_at_end(self.exit)
+    def give_way_budget(self, b: ir.IRBuilder, gen: ir.Value, threads: ir.Value, spent: ir.Value, ran: ir.Value,
+                        full: ir.Value) -> ir.Value:
+        """How long a worker that ran `ran` blocks in `spent` cycles spins for the next job:
+        `full` (`spin_cycles`), but where another thread still holds a block of this job
+        and `give_way` is on, four of its own blocks' time and at least GIVE_WAY_FLOOR: that
+        thread was most likely preempted, and the core this worker then frees by sleeping is
+        where the kernel can move it (no sooner than ~0.5 ms after it last ran: the kernel's
+        cache-hot time, so there is no hurry; a holder only slow, on a quiet machine, is
+        seldom that late)."""
+        unfinished = b.and_(
+            b.icmp_unsigned("<", b.zext(self.load(b, "done", "acquire"), I64), b.mul(threads, c64(BLOCKS))),
+            b.icmp_unsigned("==", self.load(b, "gen", "acquire"), gen))
+        on = b.icmp_signed("!=", self.load(b, "give_way", "monotonic"), c64(0))
+        per_block = b.udiv(spent, b.select(b.icmp_signed(">", ran, c64(0)), ran, c64(1)))
+        short = b.mul(per_block, c64(4))
+        short = b.select(b.icmp_unsigned("<", short, c64(GIVE_WAY_FLOOR)), c64(GIVE_WAY_FLOOR), short)
+        short = b.select(b.icmp_unsigned(">", short, full), full, short)
+        return b.select(b.and_(on, unfinished), short, full)
 
 
 def build_pool_module(triple: str) -> ir.Module:

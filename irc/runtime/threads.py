@@ -22,6 +22,7 @@ import llvmlite.binding as llvm
 
 from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
 from ..codegen_cpu.libcalls import LIBCALLS, add_libcalls
+from ..codegen_cpu.pool_placement import MASK_WORDS
 from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS, build_pool_module
 from ..base.config import config
 from .object_cache import ObjectCache, cache_key
@@ -30,6 +31,7 @@ SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTE
     SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles",
                                 "wake_work"))
 SET_SOLO_UNTIL, SET_SOLO_CYCLES = SETTABLE.index("solo_until"), SETTABLE.index("solo_cycles")
+SET_PLACEMENT, SET_RESCUE, SET_GIVE_WAY = (SETTABLE.index(k) for k in ("placement", "rescue", "give_way"))
 
 
 @dataclass
@@ -37,8 +39,10 @@ class _Pool:
     engine: object
     set: object  # irc_rt_set(which, value)
     get: object  # irc_rt_get(which)
+    set_mask: object  # irc_rt_set_mask(word, bits): the cores workers may be placed on
     worker: object | None  # irc_rt_worker(k), None where the pool cannot sleep (no futex)
     threads: list = field(default_factory=list)
+    cores: set = field(default_factory=set)  # the cores published to the pool (`_publish_cores`)
 
 
 _POOL: _Pool | None = None
@@ -72,9 +76,27 @@ def _build() -> _Pool:
         llvm.add_symbol(name, engine.get_function_address(name))
     setter = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set"))
     getter = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_get"))
+    set_mask = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set_mask"))
     addr = engine.get_function_address("irc_rt_worker")
     worker = ctypes.CFUNCTYPE(None, ctypes.c_int64)(addr) if addr else None
-    return _Pool(engine, setter, getter, worker)
+    return _Pool(engine, setter, getter, set_mask, worker)
+
+
+def _publish_cores(pool: _Pool) -> None:
+    """Tell the pool which cores this process may run on (`pool_placement.allowed`): a
+    worker that leaves its caller's core keeps the others of these. Read again whenever
+    the thread count is set (after a `taskset`, say)."""
+    try:
+        cores = os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        cores = set()
+    pool.cores = set(cores)
+    words = [0] * MASK_WORDS
+    for c in cores:
+        if c < 64 * MASK_WORDS:
+            words[c // 64] |= 1 << (c % 64)
+    for k, bits in enumerate(words):
+        pool.set_mask(k, ctypes.c_int64(bits - (1 << 64) if bits >= 1 << 63 else bits).value)
 
 
 def _after_fork_in_child() -> None:
@@ -110,6 +132,7 @@ def set_num_threads(n: int) -> int:
         raise ValueError(f"set_num_threads: need a positive thread count, got {n!r}")
     pool = ensure_pool()
     n = min(n, MAX_THREADS) if pool.worker is not None else 1
+    _publish_cores(pool)
     with _LOCK:
         while len(pool.threads) < n - 1:
             _start_worker(pool, len(pool.threads) + 1)
@@ -143,18 +166,36 @@ def num_threads() -> int:
 
 
 def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycles: int | None = None,
-         contended_cycles: int | None = None, wake_work: int | None = None) -> None:
+         contended_cycles: int | None = None, wake_work: int | None = None, placement: bool | None = None,
+         rescue: bool | None = None, give_way: bool | None = None) -> None:
     """Advanced: the work estimate below which a loop stays on the calling thread, and the one
     from which sleeping workers are always woken (below, once per `spin_cycles`); how long
     (cycle-counter ticks) an idle worker spins before it sleeps; how often a spinning thread
     yields its core, and how long a yield may take before the core counts as contested and
-    the spinner sleeps (`codegen_cpu/pool_backoff.py`)."""
+    the spinner sleeps (`codegen_cpu/pool_backoff.py`); whether workers leave their caller's
+    core, are pulled onto it when it would sleep for their blocks (`pool_placement.py`), and
+    sleep early when another thread holds the job's last block (`give_way`, `thread_pool.py`)."""
     pool = ensure_pool()
     for which, value in ((SET_MIN_WORK, min_work), (SET_SPIN_CYCLES, spin_cycles),
                          (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles),
-                         (SET_WAKE_WORK, wake_work)):
+                         (SET_WAKE_WORK, wake_work), (SET_PLACEMENT, placement), (SET_RESCUE, rescue),
+                         (SET_GIVE_WAY, give_way)):
         if value is not None:
             pool.set(which, int(value))
+    if placement is False:
+        _unplace_workers(pool)
+
+
+def _unplace_workers(pool: _Pool) -> None:
+    """Give every worker whose mask the pool set (the published cores less one) all of
+    them again; a mask set by anyone else stays."""
+    for t in pool.threads:
+        try:
+            mask = os.sched_getaffinity(t.native_id)
+            if mask < pool.cores and len(pool.cores - mask) == 1:
+                os.sched_setaffinity(t.native_id, pool.cores)
+        except (AttributeError, OSError):
+            pass
 
 
 def stats(reset: bool = False) -> dict[str, int]:
@@ -162,7 +203,11 @@ def stats(reset: bool = False) -> dict[str, int]:
     handed to the pool), `blocks` (their blocks) and `helped` (those workers ran), `wakes`
     (wake-ups of sleeping workers), `caller_sleeps` (dispatches whose caller slept waiting for
     a worker still in a block: a sign of a machine that does not give the process its cores),
-    `solo` (loops then run on the caller alone)."""
+    `solo` (loops run on the caller alone after such a sleep took longer than the caller's own
+    blocks), `moves` (workers that left their caller's core) and `pulls` (workers pulled onto
+    the caller's core while it slept for their block); in cycle-counter ticks, `slept_cycles`
+    (callers asleep waiting for blocks), `waited_cycles` (callers waiting, spinning or asleep,
+    their own blocks done) and `own_cycles` (callers running their own blocks)."""
     pool = ensure_pool()
     out = {name: int(pool.get(len(SETTABLE) + k)) for k, name in enumerate(STATS)}
     if reset:
