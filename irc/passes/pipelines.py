@@ -19,7 +19,7 @@ from ..ir.pass_pipeline import format_pass
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode", "NO_OPT")
 
 PIPELINES: dict[str, tuple[str, ...]] = {
-    "FAST_RUN": ("canonicalize", "scan-prune", "scan-pushout", "stabilize", "specialize", "canonicalize",
+    "FAST_RUN": ("canonicalize", "scan-prune", "scan-pushout", "scan-pushout-sums", "stabilize", "specialize", "canonicalize",
                  "fuse-elementwise", "fuse-matvec", "inplace"),
     "FAST_COMPILE": ("canonicalize",),
     "DebugMode": ("canonicalize", "stabilize", "specialize", "canonicalize"),

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from ..dialects.builtin import ModuleOp, TensorType
 from ..dialects.func import FuncOp
 from ..dialects.tensor_scan import ScanOp
-from ..dialects.tensor_semantics import DYNAMIC
-from ..ir.attributes import DenseArrayAttr, IntegerAttr
-from ..ir.core import OP_REGISTRY, Block, Operation, Region, Value
+from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
+from .scan_rewrite import Emitter, arg_index, rebuild_scan
 
 
 @register_pass
@@ -49,8 +48,8 @@ class ScanPushout(Pass):
             if op.op_name != "tensor.dot":
                 continue
             a, b = op.operands
-            if not (_arg_index(a, body, 0, n_seq) is not None and b.type.rank == 2
-                    and _arg_index(b, body, first_non_seq, len(body.args)) is not None):
+            if not (arg_index(a, body, 0, n_seq) is not None and b.type.rank == 2
+                    and arg_index(b, body, first_non_seq, len(body.args)) is not None):
                 continue
             found.setdefault((a.index, b.index), []).append(op)
         if not found:
@@ -70,62 +69,29 @@ class ScanPushout(Pass):
                 self.stats["products-pushed"] += 1
 
 
-def _arg_index(v: Value, body: Block, lo: int, hi: int) -> int | None:
-    """`v`'s index when it is one of `body`'s arguments lo..hi-1, else None."""
-    if v.owner is body and lo <= v.index < hi:
-        return v.index
-    return None
-
-
 def _whole_product(scan: ScanOp, seq: Value, weights: Value, dot: Operation) -> Value:
     """seq·weights for every step, before `scan`: rows of `dot`'s result type stacked."""
-    parent = scan.parent
-    loc = dot.location
-
-    def emit(name: str, operands: list[Value], attrs: dict | None = None) -> Value:
-        op = OP_REGISTRY[name].build(operands, attrs or {}, location=loc)
-        parent.insert_before(scan, op)
-        return op.results[0]
-
+    emit = Emitter(scan, dot.location)
     if seq.type.rank == 2:  # vector rows: one matrix product
         return emit("tensor.dot", [seq, weights])
     # matrix rows: (T·B)×n by n×m, then back to T×B×m
-    steps, batch, inner = (emit("tensor.dim", [seq], {"axis": IntegerAttr(d)}) for d in range(3))
-    flat = emit("tensor.reshape", [seq, _sizes(emit, [emit("tensor.mul", [steps, batch]), inner])],
-                {"shape": DenseArrayAttr((DYNAMIC, DYNAMIC))})
-    product = emit("tensor.dot", [flat, weights])
-    width = emit("tensor.dim", [weights], {"axis": IntegerAttr(1)})
-    return emit("tensor.reshape", [product, _sizes(emit, [steps, batch, width])],
-                {"shape": DenseArrayAttr((DYNAMIC, DYNAMIC, DYNAMIC))})
-
-
-def _sizes(emit, values: list[Value]) -> Value:
-    """A `tensor<Kxi64>` of 0-d sizes, as a reshape's sizes operand."""
-    parts = [emit("tensor.dimshuffle", [v], {"pattern": DenseArrayAttr((-1,))}) for v in values]
-    return emit("tensor.concat", parts, {"axis": IntegerAttr(0)})
+    steps, batch, inner = (emit.dim(seq, d) for d in range(3))
+    product = emit("tensor.dot", [emit.reshape(seq, [emit("tensor.mul", [steps, batch]), inner]), weights])
+    return emit.reshape(product, [steps, batch, emit.dim(weights, 1)])
 
 
 def _with_sequences(scan: ScanOp, new_seqs: list[Value]) -> ScanOp:
     """`scan` rebuilt with `new_seqs` after its sequences (their rows as new body arguments, in
-    that order); its uses and body moved over."""
+    that order); its uses moved over."""
     n_seq = scan.num_sequences
     ops = list(scan.operands)
-    operands = ops[:1 + n_seq] + new_seqs + ops[1 + n_seq:]
-    old = scan.body
+    old_args = list(scan.body.args)
     rows = [TensorType(s.type.shape[1:], s.type.element, s.type.device) for s in new_seqs]
-    arg_types = [a.type for a in old.args]
-    block = Block(arg_types[:n_seq] + rows + arg_types[n_seq:])
-    mapping = list(block.args[:n_seq]) + list(block.args[n_seq + len(rows):])
-    for a, new in zip(old.args, mapping):
-        new.name_hint = a.name_hint
-        a.replace_all_uses_with(new)
-    for op in list(old.ops):
-        op.detach()
-        block.append(op)
-    attrs = dict(scan.attributes)
-    attrs["sequences"] = IntegerAttr(n_seq + len(new_seqs))
-    rebuilt = ScanOp(operands, [r.type for r in scan.results], attrs, [Region([block])], (), scan.location)
-    scan.parent.insert_before(scan, rebuilt)
+    arg_types = [a.type for a in old_args]
+    rebuilt = rebuild_scan(scan, ops[:1 + n_seq] + new_seqs + ops[1 + n_seq:], n_seq + len(new_seqs),
+                           scan.taps, arg_types[:n_seq] + rows + arg_types[n_seq:],
+                           old_args[:n_seq] + [None] * len(rows) + old_args[n_seq:],
+                           list(scan.body.terminator.operands), [r.type for r in scan.results])
     for r, new in zip(scan.results, rebuilt.results):
         r.replace_all_uses_with(new)
     scan.erase()

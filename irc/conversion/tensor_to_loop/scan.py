@@ -215,6 +215,7 @@ def _computed_in_its_row(ctx: FuncLowering, op: ScanOp, k: int, v: Value, loop: 
     src.replace_all_uses_with(dst)
     alloc.erase()
     ctx.buf[v] = dst
+    ctx.sizes[dst] = sizes
     ctx.contiguous.discard(src)
     return True
 
