@@ -15,7 +15,7 @@ from typing import Sequence
 
 from .basic import (as_tensor_variable, cast, concatenate, dimshuffle, inc_subtensor, set_subtensor,
                     zeros_like)
-from .creation import zeros
+from .creation import arange, zeros
 from .grad import Lop
 from .gradient_rules import grad_rule
 from .graph import Constant, Variable, clone_replace
@@ -90,7 +90,7 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     for m, total in zip(wrt_ns, outs[1 + len(carried):1 + len(carried) + len(wrt_ns)]):
         grads[1 + n_seq + len(recurrent) + m] = total[-1]
     for j, rows in zip(wrt_seq, outs[1 + len(carried) + len(wrt_ns):]):
-        grads[1 + j] = _full_sequence_grad(rows[::-1], seqs[j], n, steps)
+        grads[1 + j] = _full_sequence_grad(rows[::-1], seqs[j], n, steps, op.condition is not None)
     return grads
 
 
@@ -105,8 +105,12 @@ def _shift(pending: Variable, width: int, taps: Sequence[int], g_taps: Sequence[
     return out
 
 
-def _full_sequence_grad(rows: Variable, seq: Variable, n: Variable, steps: Variable) -> Variable:
-    """Rows `n - steps .. n` of the gradient, padded with zeros to the sequence's length."""
+def _full_sequence_grad(rows: Variable, seq: Variable, n: Variable, steps: Variable, stopped: bool) -> Variable:
+    """Rows `n - steps .. n` of the gradient, padded with zeros to the sequence's length (set
+    into zeros when the steps run are known only after the scan ran, `until`: so the gradient's
+    size is the sequence's, which a caller can know before the call)."""
+    if stopped:
+        return set_subtensor(zeros_like(seq)[arange(n - steps, n)], rows)
     rest = [seq.shape[d] for d in range(1, seq.ndim)]
     parts = [zeros((n - steps, *rest), dtype=seq.dtype), rows, zeros((seq.shape[0] - n, *rest), dtype=seq.dtype)]
     return concatenate(parts)
