@@ -7,7 +7,7 @@ functions (`basic`, `mathops`, ...), the derivative rules (`gradient_rules`, `gr
 compilation (`lowering`, `function`). The Python operators of a Variable call `T.*`
 functions, which are bound here once they have loaded."""
 # (scan_grad: Scan's gradient rule; compute_test_values: config.compute_test_value's hook on op calls)
-from . import basic, compute_test_values, function, mathops, scan_grad  # noqa: F401
+from . import array_methods, basic, compute_test_values, function, mathops, scan_grad  # noqa: F401
 from .operators import bind_api
 
-bind_api(basic, mathops, function)
+bind_api(basic, mathops, function, array_methods)

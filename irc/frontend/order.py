@@ -15,6 +15,8 @@ def _along(x: Any, axis: int | None) -> tuple[Variable, int]:
         return reshape(x, (-1,)), 0
     if x.ndim == 0:
         raise ValueError(f"an axis of a 0-d tensor ({x.type})")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of range for {x.type} (numpy's AxisError)")
     return x, axis % x.ndim
 
 

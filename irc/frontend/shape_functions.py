@@ -51,12 +51,15 @@ def repeat(x: Any, repeats: int, axis: int | None = None) -> Variable:
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = axis % x.ndim
+    if n == 1:
+        return x
     pattern = list(range(axis + 1)) + ["x"] + list(range(axis + 1, x.ndim))
     sizes = list(shape(x)[: axis + 1]) + [n] + list(shape(x)[axis + 1:])
     spread = alloc(dimshuffle(x, pattern), *sizes)
     new_shape = list(shape(x))
     new_shape[axis] = mul(new_shape[axis], n)
-    return reshape(spread, new_shape)
+    kept = [d for d in range(x.ndim) if d != axis and x.broadcastable[d]]  # (Theano's broadcast pattern)
+    return addbroadcast(reshape(spread, new_shape), *kept)
 
 
 def diag(v: Any, k: int = 0) -> Variable:

@@ -31,6 +31,14 @@ from ..frontend.reduce import Argmax, CAReduce, Sum
 from ..frontend.shape_functions import addbroadcast, diag, patternbroadcast, split, tile, unbroadcast
 from ..frontend.shape_ops import Alloc, DimShuffle, Reshape
 from ..frontend.tensor_type import TensorType
+# Theano's basic names built elsewhere in the frontend
+from ..frontend.basic import fill as second  # Theano's second(a, b): b broadcast like a
+from ..frontend.basic import pow as power  # Theano's power(x, y)
+from ..frontend.covariance import cov
+from ..frontend.extra_ops import bartlett, fill_diagonal, fill_diagonal_offset, squeeze
+from ..frontend.rearrange import permute_row_elements, swapaxes
+from ..frontend.scalar_constant import (EmptyConstantError, NotScalarConstantError,
+                                        get_scalar_constant_value)
 
 TensorVariable = Variable
 TensorConstant = Constant
@@ -53,3 +61,5 @@ __all__ = [
     "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
     "integer_dtypes", "uint_dtypes",
 ]
+__all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "fill_diagonal", "fill_diagonal_offset",
+            "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes"]

@@ -1,0 +1,239 @@
+"""Theano's `extra_ops` and the other names its tests missed (`T.cov`, `T.swapaxes`,
+`T.permute_row_elements`, `T.get_scalar_constant_value`, `T.power`, `T.second`): values
+against numpy (exact where the op only moves or picks elements; 1e-12 relative for float64
+arithmetic), gradients against finite differences (`T.verify_grad`'s tolerances), errors
+Theano gives. The compositions compile natively; `searchsorted`, `Unique` and `compress` run
+with numpy between native parts."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.configdefaults
+import irc.tensor as T
+from irc.runtime.native_executor import NativeExecutor
+from irc.tensor import extra_ops as E
+
+rng = np.random.RandomState(3)
+
+
+def native(f):
+    assert isinstance(f.executor, NativeExecutor), type(f.executor)
+    return f
+
+
+# ---------------------------------------------------------------------------- extra_ops
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_is_numpys_with_and_without_sorter(side):
+    a = np.round(rng.rand(50) * 10)  # ties, so the two sides differ
+    b = np.round(rng.rand(8, 10, 5) * 12) - 1
+    x, v, s = T.dvector("x"), T.dtensor3("v"), T.ivector("s")
+    order = np.argsort(a).astype("int32")
+    f = irc.function([x, v], E.searchsorted(x, v, side=side))
+    np.testing.assert_array_equal(f(np.sort(a), b), np.searchsorted(np.sort(a), b, side))
+    np.testing.assert_array_equal(f(a, b), np.searchsorted(a, b, side))  # unsorted: numpy's answer too
+    g = irc.function([x, v, s], x.searchsorted(v, side=side, sorter=s))
+    np.testing.assert_array_equal(g(a, b, order), np.searchsorted(a, b, side, order))
+    assert f(np.sort(a), b).dtype == np.int64
+
+
+def test_searchsorted_errors_and_zero_gradient():
+    x, v = T.dvector(), T.dtensor3()
+    with pytest.raises(ValueError, match="side"):
+        E.searchsorted(x, v, side="middle")
+    with pytest.raises(ValueError, match="vector"):
+        E.searchsorted(T.dmatrix(), v)
+    with pytest.raises(TypeError, match="integers"):
+        E.searchsorted(x, v, sorter=T.fvector())
+    T.verify_grad(E.SearchsortedOp(), [np.sort(rng.rand(10)), rng.rand(2, 3)], rng=rng)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_diff_of_each_order_and_its_gradient(axis):
+    m = T.dmatrix("m")
+    a = rng.rand(6, 7)
+    for n in range(5):
+        np.testing.assert_allclose(native(irc.function([m], E.diff(m, n, axis)))(a), np.diff(a, n, axis), rtol=1e-12)
+    T.verify_grad(E.DiffOp(n=2, axis=axis), [a], rng=rng)
+    with pytest.raises(ValueError, match="out of range"):
+        E.diff(m, axis=2)
+
+
+def test_squeeze_drops_the_broadcastable_dims():
+    x = T.TensorType("float64", (True, False, True, True, False))()
+    a = rng.rand(1, 5, 1, 1, 6)
+    for out in (E.squeeze(x), x.squeeze(), T.squeeze(x)):
+        assert out.broadcastable == (False, False)
+        np.testing.assert_array_equal(native(irc.function([x], out))(a), np.squeeze(a))
+    T.verify_grad(E.squeeze, [rng.rand(1, 3)], rng=rng)
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (5, 8), (8, 5)])
+def test_fill_diagonal_and_its_gradient(shape):
+    a, s = T.dmatrix("a"), T.dscalar("s")
+    f = native(irc.function([a, s], E.fill_diagonal(a, s)))
+    data = rng.rand(*shape)
+    expected = data.copy()
+    np.fill_diagonal(expected, 7.5)
+    np.testing.assert_array_equal(f(data, 7.5), expected)
+    T.verify_grad(E.fill_diagonal, [data, 0.3], rng=rng)
+    g_a, g_s = T.grad((E.fill_diagonal(a, s) * np.arange(shape[1])).sum(), [a, s])
+    ga, gs = irc.function([a, s], [g_a, g_s])(data, 1.0)
+    np.testing.assert_array_equal(np.diag(ga), 0)
+    assert gs == np.arange(shape[1])[:min(shape)].sum()
+
+
+def test_fill_diagonal_of_a_cube_and_errors():
+    c, s = T.dtensor3(), T.dscalar()
+    out = native(irc.function([c, s], E.fill_diagonal(c, s)))(rng.rand(3, 3, 3), 11.0)
+    assert (out == 11.0).sum() == 3 and all(out[i, i, i] == 11.0 for i in range(3))
+    with pytest.raises(TypeError, match="2 dims"):
+        E.fill_diagonal(T.dvector(), s)
+    with pytest.raises(TypeError, match="scalar"):
+        E.fill_diagonal(T.dmatrix(), T.dvector())
+
+
+@pytest.mark.parametrize("offset", [-5, -4, -1, 0, 1, 4, 5])
+@pytest.mark.parametrize("shape", [(8, 8), (5, 8), (8, 5)])
+def test_fill_diagonal_offset(offset, shape):
+    a, s, k = T.dmatrix(), T.dscalar(), T.iscalar()
+    data = rng.rand(*shape)
+    out = native(irc.function([a, s, k], E.fill_diagonal_offset(a, s, k)))(data, 2.0, offset)
+    expected = data.copy()
+    rows = np.arange(shape[0])
+    on = (rows + offset >= 0) & (rows + offset < shape[1])
+    expected[rows[on], rows[on] + offset] = 2.0
+    np.testing.assert_array_equal(out, expected)
+    T.verify_grad(lambda a, s: E.fill_diagonal_offset(a, s, offset), [data, 0.5], rng=rng)
+
+
+def test_to_one_hot_bartlett_and_repeat_op():
+    y = T.ivector()
+    out = native(irc.function([y], E.to_one_hot(y, 10)))([1, 2, 3, 5, 6])
+    assert out.dtype == irc.config.floatX
+    np.testing.assert_array_equal(out, np.eye(10)[[1, 2, 3, 5, 6]])
+    assert irc.function([y], E.to_one_hot(y, 4, dtype="int32"))([0, 3]).dtype == np.int32
+    m = T.lscalar()
+    f = irc.function([m], E.bartlett(m))  # (a size read from an input's value: the reference executor)
+    for k in (0, -1, 1, 2, 3, 17):
+        np.testing.assert_allclose(f(k), np.bartlett(k), rtol=1e-12, atol=1e-15)
+    x = T.TensorType("float64", (False, True, False))()
+    assert E.RepeatOp(axis=1)(x, 2).broadcastable == (False, False, False)
+    assert E.RepeatOp(axis=1)(x, 1).broadcastable == (False, True, False)
+    assert E.RepeatOp(axis=0)(x, 2).broadcastable == (False, True, False)
+    data = rng.rand(3, 1, 4)
+    np.testing.assert_array_equal(native(irc.function([x], E.RepeatOp(axis=0)(x, 2)))(data), np.repeat(data, 2, 0))
+
+
+def test_cum_op_with_theanos_signature():
+    x = T.dtensor3()
+    a = rng.rand(3, 5, 2)
+    np.testing.assert_allclose(irc.function([x], E.CumOp()(x))(a), np.cumsum(a), rtol=1e-12)
+    np.testing.assert_allclose(irc.function([x], E.CumOp(axis=-2, mode="mul")(x))(a), np.cumprod(a, -2), rtol=1e-12)
+    for bad in (3, -4):
+        with pytest.raises(ValueError, match="out of range"):
+            E.cumsum(x, axis=bad)
+        with pytest.raises(ValueError, match="out of range"):
+            E.CumOp(axis=bad)(x)
+    T.verify_grad(E.CumOp(mode="mul"), [a], rng=rng)
+
+
+@pytest.mark.parametrize("flags", [(), (True,), (False, True), (True, True, True), (False, False, True)])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_unique_is_numpys(flags, axis):
+    x = T.dmatrix()
+    data = np.asarray([[2, 1], [3, 2], [2, 1]], dtype="float64")
+    outs = irc.function([x], E.Unique(*flags, axis=axis)(x, return_list=True))(data)
+    expected = np.unique(data, *flags, axis=axis)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(outs) == len(expected)
+    for got, want in zip(outs, expected):
+        np.testing.assert_array_equal(got, want)
+    total = irc.function([x], (E.unique(x) * 2).sum())(data)  # a native part after it
+    assert total == 2 * np.unique(data).sum()
+
+
+def test_compress():
+    c, x = T.ivector(), T.dmatrix()
+    data = rng.rand(4, 3)
+    for axis, cond in [(None, [1, 0, 1, 0, 0, 1]), (0, [0, 1, 1, 0]), (0, []), (1, [1, 0, 1])]:
+        out = irc.function([c, x], E.compress(c, x, axis=axis))(cond, data)
+        np.testing.assert_array_equal(out, np.compress(cond, data, axis=axis))
+    np.testing.assert_array_equal(irc.function([c, x], c.compress(x, axis=0))([0, 1, 1, 0], data), data[1:3])
+
+
+# ---------------------------------------------------------------------------- T.*
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 2), (1, 2)])
+def test_cov_is_numpys(shape):
+    x, y = T.dmatrix(), T.dmatrix()
+    a, b = rng.rand(*shape), rng.rand(*shape)
+    np.testing.assert_allclose(native(irc.function([x], T.cov(x)))(a), np.cov(a), rtol=1e-12)
+    for rowvar in (True, False):
+        np.testing.assert_allclose(irc.function([x], T.cov(x, rowvar=rowvar))(a), np.cov(a, rowvar=rowvar), rtol=1e-12)
+    np.testing.assert_allclose(irc.function([x, y], T.cov(x, y=y))(a, b), np.cov(a, y=b), rtol=1e-12)
+    np.testing.assert_allclose(irc.function([x], T.cov(x, bias=True))(a), np.cov(a, bias=True), rtol=1e-12)
+    np.testing.assert_allclose(irc.function([x], T.cov(x, ddof=0))(a), np.cov(a, ddof=0), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="fweights"):
+        T.cov(x, fweights=a)
+
+
+def test_swapaxes():
+    y = T.dtensor3()
+    data = rng.rand(2, 3, 4)
+    for out in (T.swapaxes(y, 0, 2), y.swapaxes(0, 2)):
+        np.testing.assert_array_equal(native(irc.function([y], out))(data), np.swapaxes(data, 0, 2))
+    for args in ((2, 0, 1), ([2, 1], 0, 1), ([[2, 1], [3, 4]], 3, 4)):
+        with pytest.raises(IndexError):
+            T.swapaxes(*args)
+
+
+@pytest.mark.parametrize("xshape, pshape", [((5,), (5,)), ((3, 5), (5,)), ((3, 5), (3, 5)), ((5,), (3, 5)),
+                                             ((4, 1, 5), (3, 5))])
+def test_permute_row_elements_and_its_inverse(xshape, pshape):
+    bcast = tuple(d == 1 for d in xshape)
+    x = T.TensorType("float64", bcast)()
+    p = T.TensorType("int32", (False,) * len(pshape))()
+    data = rng.rand(*xshape)
+    perms = np.asarray([rng.permutation(pshape[-1]) for _ in range(int(np.prod(pshape[:-1])))],
+                       dtype="int32").reshape(pshape)
+    lead = np.broadcast_shapes(xshape[:-1], pshape[:-1])
+    xb, pb = np.broadcast_to(data, (*lead, xshape[-1])), np.broadcast_to(perms, (*lead, pshape[-1]))
+    expected = np.take_along_axis(xb, pb, axis=-1)
+    out = native(irc.function([x, p], T.permute_row_elements(x, p)))(data, perms)
+    np.testing.assert_array_equal(out, expected)
+    back = native(irc.function([x, p], T.permute_row_elements(T.permute_row_elements(x, p), p, inverse=1)))
+    np.testing.assert_array_equal(back(data, perms), xb)
+    T.verify_grad(lambda v: T.permute_row_elements(v, perms), [data], rng=rng)
+
+
+def test_get_scalar_constant_value():
+    g, NotConstant = T.get_scalar_constant_value, T.NotScalarConstantError
+    a = T.stack([1, 2, 3])
+    assert [int(g(a[k])) for k in range(3)] == [1, 2, 3]
+    b = T.iscalar()
+    a = T.stack([b, 2, 3])
+    assert g(a[1]) == 2
+    with pytest.raises(NotConstant):
+        g(a[0])
+    with pytest.raises(NotConstant):
+        g(T.stack([T.ivector(), [2], [3]])[1])
+    assert g(T.row().shape[0]) == 1
+    c = T.constant(rng.rand(5, 5))
+    assert g(c[1, 3]) == c.data[1, 3]
+    assert g(np.array(3)) == 3
+    with pytest.raises(NotConstant):
+        g(np.array([0, 1]))
+    with pytest.raises(T.EmptyConstantError):
+        g(np.array([]))
+    k = T.constant(0.25)
+    assert g(k * 4 + 1) == 2.0 and g(T.second(k, 0.4)) == 0.4 and g(k < 0.5) == 1
+    with pytest.raises(NotConstant):
+        g(irc.shared(1.0))
+
+
+def test_power_second_and_configdefaults():
+    x = T.dvector()
+    np.testing.assert_array_equal(irc.function([x], T.power(x, [1, 2, 3]))([1.0, 2.0, 3.0]), [1, 4, 27])
+    np.testing.assert_array_equal(irc.function([x], T.second(x, 2.0))([1.0, 5.0]), [2.0, 2.0])
+    assert irc.configdefaults.local_bitwidth() == 64 and irc.configdefaults.python_int_bitwidth() == 64
