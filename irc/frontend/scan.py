@@ -60,7 +60,7 @@ def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
             raise _fail(f"the taps of a sequence must be a non-empty list of ints, got {taps}")
         if go_backwards:
             x = x[::-1]
-        lo, hi = taps[0], taps[-1]
+        lo, hi = min(taps[0], 0), max(taps[-1], 0)  # (Theano's window: tap t reads x[step + t])
         out += [x if lo == hi else x[t - lo: (t - hi) or None] for t in taps]
     return out
 
@@ -241,8 +241,8 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
         pass
     outputs, updates, condition = _split_result(fn(*args))
     outputs = [as_tensor_variable(o) for o in outputs]
-    if outputs_info is None:
-        outs_info = [_Output(None, k) for k in range(len(outputs))]
+    if outputs_info is None or (isinstance(outputs_info, (list, tuple)) and not outputs_info):
+        outs_info = [_Output(None, k) for k in range(len(outputs))]  # (Theano's rule for [] too)
     if len(outputs) != len(outs_info):
         raise _fail(f"fn returns {len(outputs)} output(s) but outputs_info has {len(outs_info)} entries")
     outputs = [_matched(o, info.state, k) if info.recurrent else o for k, (o, info) in enumerate(zip(outputs, outs_info))]
