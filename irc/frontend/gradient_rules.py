@@ -119,6 +119,8 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
     env.update(out=outputs[0], gz=gz)
     grads: list[Variable | None] = []
     for x, expr in zip(inputs, op.row.derivative):
+        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so)
+            raise NotImplementedError(f"{op} has no gradient with respect to its float input {x} yet")
         if expr is None or not x.type.is_float:
             grads.append(None)
         elif isinstance(expr, (int, float)):

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import dtypes
 from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
-                    shape, sqrt, sub, true_div)
+                    reshape, shape, sqrt, sub, true_div)
 from .elemwise_function import elemwise_function
 from .graph import Constant, Variable
 from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
@@ -24,7 +24,7 @@ def normalize_axes(x: Variable, axis: Any) -> tuple[int, ...]:
         if not isinstance(axis, Constant):
             raise TypeError("axis must be known when the graph is built (an int or a tuple of ints)")
         axis = axis.data.tolist()
-    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    axes = [axis] if np.ndim(axis) == 0 else list(axis)  # (an int, or a 0-d array as Theano takes)
     out = set()
     for a in axes:
         a = int(a)
@@ -87,9 +87,13 @@ def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
         out = REDUCERS[kind]((0,))(flatten(x) if x.ndim != 1 else x)
         return keep_dims(out, tuple(range(x.ndim)), x.ndim) if keepdims else out
     axes = normalize_axes(x, axis)
-    if len(axes) != 1:
-        raise NotImplementedError(f"{kind} over several axes {axes}: give one axis or None")
-    out = REDUCERS[kind](axes)(x)
+    if len(axes) == 1:
+        out = REDUCERS[kind](axes)(x)
+    else:  # Theano's rule: the index into those axes flattened (in order), the others kept
+        kept = [d for d in range(x.ndim) if d not in axes]
+        moved = dimshuffle(x, [*kept, *axes])
+        merged = reshape(moved, [*[moved.shape[k] for k in range(len(kept))], -1])
+        out = REDUCERS[kind]((len(kept),))(merged)
     return keep_dims(out, axes, x.ndim) if keepdims else out
 
 

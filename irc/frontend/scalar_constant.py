@@ -16,7 +16,8 @@ from .evaluate import evaluate
 from .graph import Constant, Variable
 from .integer_index import IntegerIndex
 from .join import Join
-from .shape_ops import DimShuffle
+from .creation_ops import AllocShape
+from .shape_ops import Alloc, DimShuffle
 from .shared import SharedVariable
 from .user_op import UserOp
 from .random_op import RandomDraw
@@ -68,6 +69,9 @@ def _value(v: Variable, elemwise: bool, depth: int) -> np.ndarray | None:
     if picked is not None:
         return _value(picked, elemwise, depth - 1)
     node = v.owner
+    if isinstance(node.op, (Alloc, AllocShape)):  # every element is the value (Theano's fill/second)
+        value = _value(node.inputs[0], elemwise, depth - 1)
+        return None if value is None or value.size != 1 else value
     if isinstance(node.op, (UserOp, RandomDraw)) or hasattr(node.op, "inner_graph"):
         return None
     if not elemwise and type(node.op).__name__ == "Elemwise":

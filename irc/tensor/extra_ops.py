@@ -3,8 +3,8 @@
 `diff`, `squeeze`, `fill_diagonal`, `fill_diagonal_offset`, `to_one_hot`, `bartlett` (built
 from irc's ops, so they compile), `Unique`/`unique`, `compress` and `searchsorted` (run by
 numpy between native parts: sizes from the data, numpy's binary search), and Theano's op
-classes for them (`SearchsortedOp`, `DiffOp`, `RepeatOp`, ...); also `diag` and `arange`, which irc has kept here (Theano has them in
-`theano.tensor.basic`)."""
+classes for them (`SearchsortedOp`, `DiffOp`, `RepeatOp`, ...); also `diag` and `arange`,
+which irc has kept here (Theano has them in `theano.tensor.basic`)."""
 from __future__ import annotations
 
 from ..frontend.creation import arange

@@ -237,3 +237,21 @@ def test_power_second_and_configdefaults():
     np.testing.assert_array_equal(irc.function([x], T.power(x, [1, 2, 3]))([1.0, 2.0, 3.0]), [1, 4, 27])
     np.testing.assert_array_equal(irc.function([x], T.second(x, 2.0))([1.0, 5.0]), [2.0, 2.0])
     assert irc.configdefaults.local_bitwidth() == 64 and irc.configdefaults.python_int_bitwidth() == 64
+
+
+@pytest.mark.parametrize("axes", [(0, 1), (1, 2), (0, 2), [np.array(0), np.array(2)], np.array(1)])
+def test_argmax_and_argmin_over_several_axes_and_axes_as_arrays(axes):
+    """Theano's rule: the index into the reduced axes flattened in order, the others kept."""
+    x = T.dtensor3()
+    a = rng.rand(3, 4, 5)
+    picked = tuple(int(v) for v in np.atleast_1d(axes))
+    kept = [d for d in range(3) if d not in picked]
+    merged = np.transpose(a, kept + list(picked)).reshape([a.shape[k] for k in kept] + [-1])
+    f = native(irc.function([x], [x.argmax(axes), x.argmin(axes, keepdims=True)]))
+    top, bottom = f(a)
+    np.testing.assert_array_equal(top, merged.argmax(-1))
+    np.testing.assert_array_equal(bottom.reshape(merged.shape[:-1]), merged.argmin(-1))
+    assert bottom.ndim == 3
+    for reduce in ("sum", "mean", "max", "min", "var"):
+        np.testing.assert_allclose(irc.function([x], getattr(x, reduce)(axes))(a),
+                                   getattr(np, reduce)(a, axis=picked), rtol=1e-12)

@@ -83,10 +83,9 @@ def test_select_gradient():
 
 @pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])
 def test_comparisons_have_no_gradient(name):
+    """A zero gradient (Theano's), not a disconnected input: x is in the cost's graph."""
     x = T.dvector("x")
-    with pytest.raises(DisconnectedInputError):
-        T.grad(T.cast(T.elemwise(name, x, 0.0), "float64").sum(), x)
-    g = T.grad(T.cast(T.elemwise(name, x, 0.0), "float64").sum(), x, disconnected_inputs="ignore")
+    g = T.grad(T.cast(T.elemwise(name, x, 0.0), "float64").sum(), x)
     np.testing.assert_array_equal(evaluate(g, {x: np.ones(3)}), np.zeros(3))
 
 
@@ -129,9 +128,11 @@ def test_reduction_gradients(name, axis):
 
 
 def test_argmax_has_no_gradient():
+    """Theano's test_arg_grad: zeros (and a constant the graph fixes)."""
     m = T.dmatrix()
-    with pytest.raises(DisconnectedInputError):
-        T.grad(T.cast(m.argmax(axis=1), "float64").sum(), m)
+    g = T.grad(T.cast(m.argmax(axis=1), "float64").sum(), m)
+    np.testing.assert_array_equal(evaluate(g, {m: np.ones((2, 3))}), np.zeros((2, 3)))
+    assert T.get_scalar_constant_value(T.grad(m.argmax(axis=0).sum(), m)) == 0.0
 
 
 @pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4))])
@@ -264,10 +265,17 @@ def test_gradient_wrt_intermediate_and_reuse():
 
 
 def test_integer_paths_carry_no_gradient():
+    """Zeros through an integer (Theano's); an integer wrt gets floatX zeros (its test_any_grad)."""
     x = T.dvector("x")
     i = T.cast(x, "int32")
-    with pytest.raises(DisconnectedInputError):
-        T.grad(T.cast(i, "float64").sum(), x)
+    g = T.grad(T.cast(i, "float64").sum(), x)
+    np.testing.assert_array_equal(evaluate(g, {x: np.ones(3)}), np.zeros(3))
+    b = T.bmatrix("b")
+    gb = T.grad(b.any(), b)
+    assert gb.dtype == irc.config.floatX
+    np.testing.assert_array_equal(irc.function([b], gb)(np.ones((2, 3), "int8")), np.zeros((2, 3)))
+    with pytest.raises(DisconnectedInputError):  # not in the cost's graph at all
+        T.grad(T.cast(i, "float64").sum(), T.dvector("y"))
 
 
 # ---------------------------------------------------------------------------- jacobian / hessian

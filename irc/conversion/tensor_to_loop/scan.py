@@ -165,7 +165,8 @@ def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, buf
         loop: L.ForOp = scope.op
         t = scope.iv
         guard = GuardedStep(ctx, scope) if carried else None
-        with branch_scope(ctx, guard.block if guard else loop.body):  # a second copy of the body must not see the first's values
+        # (a second copy of the body must not see the first's values)
+        with branch_scope(ctx, guard.block if guard else loop.body):
             _bind_args(ctx, op, t, bufs, tap_source)
             for inner in op.body.ops[:-1]:
                 ctx.lower_op(inner)
