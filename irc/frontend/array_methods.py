@@ -5,9 +5,21 @@
 from __future__ import annotations
 
 from .extra_ops import squeeze
+from .elemwise import Cast
+from .graph import Variable
 from .numpy_run_ops import compress, searchsorted
 from .order import argsort, cumprod, cumsum, sort
 from .rearrange import swapaxes
 from .shape_functions import repeat
 
-__all__ = ["argsort", "compress", "cumprod", "cumsum", "repeat", "searchsorted", "sort", "squeeze", "swapaxes"]
+
+
+def copy(x: Variable, name: str | None = None) -> Variable:
+    """A new variable with `x`'s value (Theano's `x.copy(name)`: an identity cast, which
+    `canonicalize` removes)."""
+    out = Cast(x.dtype)(x)
+    out.name = name
+    return out
+
+
+__all__ = ["copy", "argsort", "compress", "cumprod", "cumsum", "repeat", "searchsorted", "sort", "squeeze", "swapaxes"]

@@ -419,7 +419,8 @@ def _integer_index(it: Any) -> Variable:
 
 
 def _is_index_array(it: Any) -> bool:
-    return (isinstance(it, (list, np.ndarray)) and np.ndim(it) > 0) or (isinstance(it, Variable) and it.ndim != 0)
+    return (isinstance(it, (list, np.ndarray)) and np.ndim(it) > 0) or (isinstance(it, Variable) and it.ndim != 0) \
+        or (isinstance(it, tuple) and not it)  # (numpy reads `x[:, ()]` as `x[:, []]`)
 
 
 def _index_array(it: Any) -> Variable:
@@ -431,7 +432,7 @@ def _index_array(it: Any) -> Variable:
         v = it
     else:
         array = np.asarray(it)
-        if isinstance(it, list) and (array.size == 0 or array.dtype.kind in "iu"):
+        if isinstance(it, (list, tuple)) and (array.size == 0 or array.dtype.kind in "iu"):
             array = array.astype(np.int64)  # a list of Python ints (or none): int64, as numpy
         v = constant(array)
     if v.dtype == "bool":

@@ -151,6 +151,7 @@ class TensorOperators:
     def zeros_like(self, dtype=None): return _b().zeros_like(self, dtype)
     def ones_like(self, dtype=None): return _b().ones_like(self, dtype)
     def fill(self, value): return _b().fill(self, value)
+    def copy(self, name=None): return _x().copy(self, name)
 
     # -- evaluation
     def eval(self, inputs_to_values: dict | None = None):

@@ -255,3 +255,25 @@ def test_argmax_and_argmin_over_several_axes_and_axes_as_arrays(axes):
     for reduce in ("sum", "mean", "max", "min", "var"):
         np.testing.assert_allclose(irc.function([x], getattr(x, reduce)(axes))(a),
                                    getattr(np, reduce)(a, axis=picked), rtol=1e-12)
+
+
+def test_sort_and_argsort_along_an_axis_given_at_run_time():
+    """Theano's symbolic `axis` (here a float scalar, as its test_sort): a lazy choice among
+    the sorts along each axis, compiled."""
+    a, axis = T.dmatrix(), T.scalar()
+    data = rng.rand(3, 4)
+    f = native(irc.function([a, axis], [T.sort(a, axis), T.argsort(a, axis)]))
+    for k in (0, 1, -1, -2):
+        values, order = f(data, k)
+        np.testing.assert_array_equal(values, np.sort(data, k))
+        np.testing.assert_array_equal(order, np.argsort(data, k, kind="stable"))
+    assert irc.function([a], T.sort(a, T.constant(0)))(data).tolist() == np.sort(data, 0).tolist()
+
+
+def test_copy_and_an_empty_tuple_index():
+    x = T.dmatrix("x")
+    y = x.copy(name="y")
+    data = rng.rand(2, 2)
+    assert y.name == "y" and y is not x
+    np.testing.assert_array_equal(irc.function([x], y)(data), data)
+    assert irc.function([x], x[:, ()])(data).shape == (2, 0) == data[:, ()].shape
