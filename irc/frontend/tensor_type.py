@@ -35,6 +35,11 @@ def _lossless_python_value(value: Any, arr: np.ndarray, dtype: str) -> bool:
     return bool(np.array_equal(converted, arr))
 
 
+class NotNumericError(TypeError, ValueError):
+    """A value that is no number (a string, an object) given for a tensor: a TypeError as irc
+    says elsewhere, and a ValueError as numpy (and Theano) say for a string."""
+
+
 @dataclass(frozen=True)
 class TensorType:
     """A tensor of `dtype` (a numpy dtype name) with `len(broadcastable)` dimensions."""
@@ -97,6 +102,8 @@ class TensorType:
             arr = value if isinstance(value, np.ndarray) else np.asarray(value)
         else:
             raise TypeError(f"expected a numpy.ndarray of dtype {self.dtype}, got {type(value).__name__}")
+        if arr.dtype.kind in "SUO" and np.dtype(self.dtype).kind != arr.dtype.kind:
+            raise NotNumericError(f"{self}: value {value!r} of type {type(value).__name__} is not numeric")
         if arr.dtype.name != self.dtype:
             if strict:
                 raise TypeError(f"expected dtype {self.dtype}, got {arr.dtype.name} (strict input)")

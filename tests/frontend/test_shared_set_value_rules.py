@@ -1,0 +1,42 @@
+"""`shared(value, strict=, allow_downcast=)` keeps those rules for `set_value` (Theano's
+container): strict takes only the exact dtype, allow_downcast rounds, the default converts
+only without loss; a string is refused with an error that is both a TypeError and a ValueError."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8"])
+def test_allow_downcast_rounds_on_set_value(dtype):
+    b = irc.shared(np.asarray(7, dtype=dtype), allow_downcast=True)
+    b.set_value(8.23)
+    assert b.get_value() == 8 and b.get_value().dtype == dtype
+    v = irc.shared(np.asarray([7], dtype=dtype), allow_downcast=True)
+    v.set_value([8.23])
+    assert v.get_value().tolist() == [8]
+
+
+def test_strict_takes_only_the_exact_dtype_and_the_default_only_lossless_values():
+    for value, other in ((np.int64(7), 8.23), (np.float64(7.2), 8), (np.float32(7.2), 8)):
+        b = irc.shared(value, strict=True)
+        with pytest.raises(TypeError):
+            b.set_value(other)
+        b.set_value(np.asarray(value * 2, dtype=np.asarray(value).dtype))
+    d = irc.shared(np.float64(1.0))
+    d.set_value(8)
+    assert d.get_value() == 8.0
+    i = irc.shared(np.int64(1))
+    with pytest.raises(TypeError, match="losing precision"):
+        i.set_value(8.23)
+
+
+def test_a_string_is_not_a_number():
+    u = irc.shared(np.asarray([1.0, 2.0]))
+    u.set_value([3, 4])
+    assert u.get_value().dtype == np.float64
+    for error in (ValueError, TypeError):
+        with pytest.raises(error, match="not numeric"):
+            u.set_value("adsf")
