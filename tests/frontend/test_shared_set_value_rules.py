@@ -40,3 +40,21 @@ def test_a_string_is_not_a_number():
     for error in (ValueError, TypeError):
         with pytest.raises(error, match="not numeric"):
             u.set_value("adsf")
+
+
+def test_an_input_computed_by_the_graph_is_fed_its_value():
+    """Theano's partial graph: `function([2 * a], ...)` reads the value given for `2 * a`; what
+    computes it is not needed (a then is unused), and a constant is still refused."""
+    import irc.tensor as T
+    a = T.dscalar("a")
+    a2 = 2 * a
+    assert irc.function([a2], a2 + 1)(5.0) == 6.0
+    x, y = T.dmatrix(), T.dmatrix()
+    z = T.dot(x, y)
+    np.testing.assert_array_equal(irc.function([x, z], z * 2 + x)(np.eye(2), np.ones((2, 2))), [[3, 2], [2, 3]])
+    m = T.dmatrix("m")
+    mt = m.T
+    with pytest.raises(irc.frontend.function.UnusedInputError):
+        irc.function([m, mt], mt * 2)
+    with pytest.raises(TypeError, match="constant"):
+        irc.function([T.constant(1.0)], a)
