@@ -7,6 +7,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.runtime.native_executor import NativeExecutor
 from irc.dialects.elementwise import TABLE_ROWS
 from irc.frontend.evaluate import evaluate
 from irc.frontend.grad import DisconnectedInputError
@@ -158,9 +159,17 @@ def test_concatenate_gradients():
     check_grad(lambda a, b, c: T.stack([a, b, c]), [rng.randn(), rng.randn(), rng.randn()],
                broadcastable=[(), (), ()])
     check_grad(lambda a, b: T.stack([a, b], axis=1), [rng.randn(3), rng.randn(3)])
+    # pieces of sizes known only at run time: each gets the rows of the gradient at its
+    # place (gathered, so the compiled function sizes its results before the call)
+    check_grad(lambda a, b: T.concatenate([a, b, a]), [rng.randn(2, 3), rng.randn(4, 3)])
+    check_grad(lambda a, b: T.concatenate([a, b], axis=1), [rng.randn(3, 2), rng.randn(3, 1)])
     a, b = T.dmatrix(), T.dmatrix()
-    with pytest.raises(NotImplementedError, match="run-time bounds"):
-        T.grad(T.concatenate([a, b]).sum(), a)
+    w = rng.randn(3, 7)
+    f = irc.function([a, b], T.grad((T.concatenate([a, b], axis=1) * w).sum(), [a, b]))
+    assert isinstance(f.executor, NativeExecutor)
+    ga, gb = f(np.ones((3, 3)), np.ones((3, 4)))
+    np.testing.assert_array_equal(ga, w[:, :3])
+    np.testing.assert_array_equal(gb, w[:, 3:])
 
 
 def test_math_and_nnet_gradients():
