@@ -47,7 +47,15 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     wrt_ns = [m for m, c in enumerate(non_seqs) if c.type.is_float]
     carried = [k for k in recurrent if outputs[k].type.is_float]
 
-    def step(t: Variable, *states: Variable) -> tuple:
+    n_states = len(carried) + len(wrt_ns)
+    # the outer values the step reads, passed as non-sequences: the backward scan then takes
+    # them as they are (a random draw among them is not drawn again at each step, as it would
+    # be if scan found its stream's state in the step's graph)
+    outer = [v for v in (*[g for g in output_grads if g is not None], *seqs, *fulls.values(), *non_seqs)
+             if not isinstance(v, Constant)]
+
+    def step(t: Variable, *states_and_outer: Variable) -> tuple:
+        states = states_and_outer[:n_states]
         pending = dict(zip(carried, states[:len(carried)]))
         sums = states[len(carried):len(carried) + len(wrt_ns)]
         values: dict[Variable, Variable] = {p: s[t] for p, s in zip(seq_phs, seqs)}
@@ -78,7 +86,7 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     pending_init = [zeros_like(windows[k][0]) if widths[k] == 1 else zeros_like(windows[k]) for k in carried]
     outs, _ = scan(step, outputs_info=[n - 1, *pending_init, *[zeros_like(non_seqs[m]) for m in wrt_ns],
                                        *[None] * len(wrt_seq)],
-                   n_steps=steps, return_list=True)
+                   non_sequences=outer, n_steps=steps, return_list=True)
     grads: list[Variable | None] = [None] * len(inputs)
     finals = outs[1:1 + len(carried)]
     for k, final in zip(carried, finals):
