@@ -51,7 +51,7 @@ def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
     for s in _as_list(sequences):
         taps = [0]
         if isinstance(s, dict):
-            taps = sorted(_as_list(s.get("taps", [0])))
+            taps = _as_list(s.get("taps", [0]))  # (fn gets them in this order, as Theano's)
             s = s.get("input")
         x = as_tensor_variable(s)
         if x.ndim == 0:
@@ -60,7 +60,7 @@ def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
             raise _fail(f"the taps of a sequence must be a non-empty list of ints, got {taps}")
         if go_backwards:
             x = x[::-1]
-        lo, hi = min(taps[0], 0), max(taps[-1], 0)  # (Theano's window: tap t reads x[step + t])
+        lo, hi = min(min(taps), 0), max(max(taps), 0)  # (Theano's window: tap t reads x[step + t])
         out += [x if lo == hi else x[t - lo: (t - hi) or None] for t in taps]
     return out
 
@@ -76,7 +76,7 @@ class _Output:
         if isinstance(entry, dict):
             initial = entry.get("initial")
             taps = entry.get("taps", [-1] if initial is not None else [])
-            self.taps = tuple(sorted(_as_list(taps)))
+            self.taps = tuple(_as_list(taps))  # (fn gets them in this order, as Theano's)
         elif entry is not None:
             self.taps = (-1,)
         if initial is None:
@@ -93,7 +93,7 @@ class _Output:
             if init.ndim == 0:
                 raise _fail(f"outputs_info[{k}] with taps {list(self.taps)} needs initial states stacked "
                             f"along a first dim, got a scalar")
-            need = -self.taps[0]
+            need = -min(self.taps)
             self.window = init[-need:]
             self.state = init[0]
 

@@ -294,3 +294,15 @@ def test_empty_outputs_info_means_outputs_without_state():
     u = T.dvector("u")
     out, _ = irc.scan(lambda v: v + 3, u, [], [])
     close(native(irc.function([u], out))(np.array([1.0, 2.0])), [4.0, 5.0])
+
+
+def test_taps_reach_fn_in_the_order_given():
+    """Theano's test_using_taps_input_output: `taps=[-1, -2]` passes x[t-1] then x[t-2]."""
+    u, x0 = T.dvector("u"), T.dvector("x0")
+    out, _ = irc.scan(lambda u_tm2, x_tm1, x_tm2: u_tm2 * 0.5 + x_tm1 * 2.0 + x_tm2,
+                      dict(input=u, taps=-2), dict(initial=x0, taps=[-1, -2]), [])
+    uv, xv = np.array([1.0, 2.0, 3.0, 4.0]), np.array([10.0, 20.0])
+    first = uv[0] * 0.5 + xv[1] * 2.0 + xv[0]
+    close(native(irc.function([u, x0], out))(uv, xv), [first, uv[1] * 0.5 + first * 2.0 + xv[1]])
+    s, _ = irc.scan(lambda a, b: a * 10 + b, sequences=dict(input=u, taps=[1, -1]))
+    close(native(irc.function([u], s))(uv), uv[2:] * 10 + uv[:-2])
