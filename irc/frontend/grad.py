@@ -30,6 +30,10 @@ class DisconnectedInputError(ValueError):
     """`wrt` does not influence the cost through differentiable operations."""
 
 
+class EvalPointError(TypeError, ValueError):
+    """An R-op eval point that does not fit its variable (a TypeError, and Theano's ValueError)."""
+
+
 class DisconnectedType:
     """The type of Theano's placeholder for the gradient of a disconnected variable (zero,
     and known to be); `grad(..., return_disconnected='Disconnected')` returns such values. It is
@@ -235,8 +239,11 @@ def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]
     if cost is not None and id(cost) not in {id(v) for v in known_grads}:
         # an integer cost's seed reads the cost (Theano's ones_like): `grad(i, i).eval({i: 3})`
         # is then a function of i
-        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype)) if cost.type.is_float
-                           else fill(cost, Constant(TensorType(floatX(), ()), np.ones((), floatX())))]
+        # the seed reads the cost (Theano's ones_like(cost)), for a float cost too: so the
+        # gradient is in the graph of the cost's inputs (Rop of a gradient that does not vary
+        # with them is zeros, not disconnected), and `canonicalize` folds it to the constant
+        seeds[id(cost)] = [fill(cost, Constant(TensorType(cost.dtype if cost.type.is_float else floatX(), ()),
+                                               np.ones((), cost.dtype if cost.type.is_float else floatX())))]
     for var, g in known_grads.items():
         if not isinstance(var, Variable):
             raise TypeError(f"known_grads: the keys must be symbolic variables, got {type(var).__name__} {var!r}")
@@ -289,8 +296,8 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
     if return_disconnected not in ("zero", "None", "Disconnected"):
         raise ValueError("return_disconnected must be 'zero', 'None' or 'Disconnected', "
                          f"got {return_disconnected!r}")
-    single_f = isinstance(f, Variable)
-    fs = [f] if single_f else list(f)
+    single_f = not isinstance(f, (list, tuple))
+    fs = [as_tensor_variable(f)] if single_f else [as_tensor_variable(v) for v in f]
     _, wrt_list = _as_wrt_list(wrt, "Rop")
     vs = [eval_points] if isinstance(wrt, Variable) else list(eval_points)
     if len(vs) != len(wrt_list):
@@ -299,7 +306,7 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
     for w, v in zip(wrt_list, vs):
         v = as_tensor_variable(v)
         if v.ndim != w.ndim:
-            raise TypeError(f"Rop: eval point {v} ({v.type}) must have the ndim of {w} ({w.type})")
+            raise EvalPointError(f"Rop: eval point {v} ({v.type}) must have the ndim of {w} ({w.type})")
         tangents[id(w)] = cast(v, w.dtype) if w.type.is_float else v
     for node in toposort(fs, blockers=wrt_list):
         ins = [tangents.get(id(i)) for i in node.inputs]
@@ -314,7 +321,9 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
                 tangents[id(out)] = t
     results = [tangents[id(o)] if id(o) in tangents else
                _disconnected_output(k, o, disconnected_outputs, return_disconnected) for k, o in enumerate(fs)]
-    return results[0] if single_f else results
+    if single_f:
+        return results[0]
+    return tuple(results) if isinstance(f, tuple) else results
 
 
 def _disconnected_output(k: int, out: Variable, policy: str, give: str) -> Any:

@@ -99,3 +99,23 @@ def test_rop_errors_are_clear():
 
     with pytest.raises(NotImplementedError, match="NoRop has no R-op.*test_rop_lop.py"):
         T.Rop(NoRop()(x), x, x)
+
+
+def test_rop_keeps_a_tuple_takes_a_number_and_refuses_a_wrong_eval_point():
+    """Theano's test_multiple_outputs and test_invalid_input (its error is a ValueError)."""
+    m, v, m_, v_ = T.dmatrix("m"), T.dvector("v"), T.dmatrix("m_"), T.dvector("v_")
+    assert isinstance(T.Rop((m, v, m + v), [m, v], [m_, v_]), tuple)
+    assert isinstance(T.Rop([m, v, m + v], [m, v], [m_, v_]), list)
+    with pytest.raises(ValueError, match="eval point"):
+        T.Rop(0.0, [T.dmatrix()], [T.dvector()])
+
+
+def test_rop_of_a_gradient_that_does_not_vary_is_zeros():
+    """Theano's test_Rop_dot_bug_18Oct2013_Jeremiah: the gradient's seed reads the cost (its
+    ones_like), so it is in v's graph, and its R-op is zeros, not a disconnected output."""
+    x = T.arange(20.0).reshape([1, 20])
+    v = irc.shared(np.ones(20))
+    g = T.grad(T.dot(x, v).sum(), v)
+    r = T.Rop(g, v, v)
+    np.testing.assert_array_equal(irc.function([], r)(), np.zeros(20))
+    np.testing.assert_array_equal(irc.function([], g)(), np.arange(20.0))
