@@ -7,7 +7,7 @@ from __future__ import annotations
 from .extra_ops import squeeze
 from .elemwise import Cast
 from .graph import Variable
-from .numpy_run_ops import compress, searchsorted
+from .numpy_run_ops import compress, nonzero, nonzero_values, searchsorted
 from .order import argsort, cumprod, cumsum, sort
 from .rearrange import swapaxes
 from .shape_functions import repeat
@@ -22,4 +22,4 @@ def copy(x: Variable, name: str | None = None) -> Variable:
     return out
 
 
-__all__ = ["copy", "argsort", "compress", "cumprod", "cumsum", "repeat", "searchsorted", "sort", "squeeze", "swapaxes"]
+__all__ = ["copy", "nonzero", "nonzero_values", "argsort", "compress", "cumprod", "cumsum", "repeat", "searchsorted", "sort", "squeeze", "swapaxes"]

@@ -356,9 +356,10 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     return Reshape([DYNAMIC if s is None else s for s in static])(x, sizes)
 
 
-def flatten(x: Any, ndim: int = 1) -> Variable:
-    """Keep the first `ndim - 1` dims and merge the rest."""
+def flatten(x: Any, ndim: int = 1, outdim: int | None = None) -> Variable:
+    """Keep the first `ndim - 1` dims and merge the rest (`outdim`: Theano's older name)."""
     x = as_tensor_variable(x)
+    ndim = outdim if outdim is not None else ndim
     if ndim < 1 or ndim > max(x.ndim, 1):
         raise ValueError(f"flatten: ndim must be in 1..{max(x.ndim, 1)}, got {ndim}")
     return reshape(x, tuple(shape(x)[: ndim - 1]) + (-1,))
@@ -465,10 +466,17 @@ def _advanced_subtensor(x: Variable, items: list) -> Variable:
                       + [rank + k for k in range(front, x.ndim - len(axes))])
 
 
-def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
+def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
     """numpy's take: `a[..., indices, ...]` with `indices` on `axis` (of the flattened `a` when
-    None); an integer array, list or scalar."""
+    None); an integer array, list or scalar. `mode`: 'raise' (an index out of range fails the
+    call), or numpy's 'wrap' and 'clip' (indices taken modulo the size, or clipped to it)."""
     a = as_tensor_variable(a)
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    if mode != "raise":
+        size = shape(a if axis is not None else flatten(a))[axis or 0]
+        idx = as_tensor_variable(indices if not isinstance(indices, list) else np.asarray(indices, "int64"))
+        indices = mod(idx, size) if mode == "wrap" else minimum(maximum(idx, 0), sub(size, 1))
     if axis is None:
         a, axis = flatten(a), 0
     if not -a.ndim <= axis < a.ndim:

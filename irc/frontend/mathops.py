@@ -124,15 +124,27 @@ def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = Fa
     return true_div(s, count(x, axes, out_dtype)) if axes else s
 
 
-def var(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """Population variance (ddof=0), as numpy and Theano."""
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False) -> Variable:
+    """The variance over `axis` with `ddof` (Theano's signature; numpy's population variance by
+    default): the mean squared deviation times n / (n - ddof); `corrected` subtracts the square
+    of the deviations' mean (their rounding error, as Theano)."""
+    if isinstance(ddof, bool):  # (irc's older positional keepdims)
+        ddof, keepdims = 0, ddof
     x = as_tensor_variable(x)
     d = sub(x, mean(x, axis, keepdims=True))
-    return mean(mul(d, d), axis, keepdims=keepdims)
+    v = mean(mul(d, d), axis, keepdims=keepdims)
+    if corrected:
+        m = mean(d, axis, keepdims=keepdims)
+        v = sub(v, mul(m, m))
+    if ddof:
+        n = count(x, normalize_axes(x, axis) if x.ndim else (), v.dtype)
+        v = true_div(mul(v, n), sub(n, ddof))
+    return v
 
 
-def std(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    return sqrt(var(x, axis, keepdims))
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False) -> Variable:
+    """The square root of `var` (same arguments)."""
+    return sqrt(var(x, axis, ddof, keepdims, corrected))
 
 
 def any(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001

@@ -1,5 +1,6 @@
 """Theano's extra ops that irc runs with numpy between the function's native parts (irc's
-user-op protocol, `user_op.py`): `Unique` and `compress`, whose result sizes depend on the data
+user-op protocol, `user_op.py`): `Unique`, `compress` and `nonzero` (with `flatnonzero`,
+`nonzero_values`), whose result sizes depend on the data
 (the caller of native code sizes results before the call), and `searchsorted`, numpy's binary
 search, whose answers on an unsorted array Theano's tests pin down (a count of comparisons,
 which would compile, gives other ones there)."""
@@ -120,3 +121,44 @@ class Compress(UserOp):
 def compress(condition: Any, x: Any, axis: int | None = None) -> Variable:
     """`Compress(axis)(condition, x)`."""
     return Compress(axis)(condition, x)
+
+
+class Nonzero(UserOp):
+    """numpy's `nonzero(a)` as an int64 matrix (one row per dim of `a`, one column per non-zero
+    element); `flat=True`: numpy's `flatnonzero(a)`, an int64 vector."""
+
+    __props__ = ("flat",)
+
+    def __init__(self, flat: bool = False):
+        self.flat = bool(flat)
+
+    def make_node(self, a: Any) -> Apply:  # type: ignore[override]
+        a = as_tensor_variable(a)
+        if a.ndim == 0:
+            raise ValueError(f"nonzero: needs an array of at least one dim, got {a.type}")
+        return Apply(self, [a], [TensorType("int64", (False,) if self.flat else (False, False))()])
+
+    def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list[list]) -> None:
+        a = inputs[0]
+        found = np.flatnonzero(a) if self.flat else np.vstack(np.nonzero(a)).reshape(a.ndim, -1)
+        output_storage[0][0] = np.ascontiguousarray(found, dtype="int64")
+
+
+def nonzero(a: Any, return_matrix: bool = False) -> Any:
+    """The indices of the non-zero elements of `a`: one int64 vector per dim (numpy's tuple), or
+    with `return_matrix` the matrix stacking them."""
+    indices = Nonzero()(a)
+    if return_matrix:
+        return indices
+    return tuple(indices[k] for k in range(as_tensor_variable(a).ndim))
+
+
+def flatnonzero(a: Any) -> Variable:
+    """The indices of the non-zero elements of `a` flattened (int64)."""
+    return Nonzero(flat=True)(a)
+
+
+def nonzero_values(a: Any) -> Variable:
+    """The non-zero elements of `a`, in order (flattened)."""
+    a = as_tensor_variable(a)
+    return a.flatten()[flatnonzero(a)]

@@ -125,8 +125,10 @@ class TensorOperators:
     def min(self, axis=None, keepdims=False): return _m().min(self, axis, keepdims)
     def argmax(self, axis=None, keepdims=False): return _m().argmax(self, axis, keepdims)
     def argmin(self, axis=None, keepdims=False): return _m().argmin(self, axis, keepdims)
-    def var(self, axis=None, keepdims=False): return _m().var(self, axis, keepdims)
-    def std(self, axis=None, keepdims=False): return _m().std(self, axis, keepdims)
+    def var(self, axis=None, ddof=0, keepdims=False, corrected=False):
+        return _m().var(self, axis, ddof, keepdims, corrected)
+    def std(self, axis=None, ddof=0, keepdims=False, corrected=False):
+        return _m().std(self, axis, ddof, keepdims, corrected)
     def any(self, axis=None, keepdims=False): return _m().any(self, axis, keepdims)
     def all(self, axis=None, keepdims=False): return _m().all(self, axis, keepdims)
     def dot(self, o): return _m().dot(self, o)
@@ -147,11 +149,14 @@ class TensorOperators:
     def argsort(self, axis=-1, kind="quicksort", order=None): return _x().argsort(self, axis, kind, order)
     def repeat(self, repeats, axis=None): return _x().repeat(self, repeats, axis)
     def round(self, mode=None): return _b().round(self) if mode is None else _b().round(self, mode)
-    def take(self, indices, axis=None): return _b().take(self, indices, axis)
+    def take(self, indices, axis=None, mode="raise"): return _b().take(self, indices, axis, mode)
     def zeros_like(self, dtype=None): return _b().zeros_like(self, dtype)
     def ones_like(self, dtype=None): return _b().ones_like(self, dtype)
     def fill(self, value): return _b().fill(self, value)
     def copy(self, name=None): return _x().copy(self, name)
+    def ravel(self): return _b().flatten(self)
+    def nonzero(self, return_matrix=False): return _x().nonzero(self, return_matrix)
+    def nonzero_values(self): return _x().nonzero_values(self)
 
     # -- evaluation
     def eval(self, inputs_to_values: dict | None = None):

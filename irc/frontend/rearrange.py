@@ -1,5 +1,5 @@
-"""`swapaxes` and `permute_row_elements` (Theano's `T.swapaxes`, `T.permute_row_elements`):
-moving elements, as dimshuffles and gathers/scatters of the IR."""
+"""`swapaxes`, `permute_row_elements` and `inverse_permutation` (Theano's): moving elements,
+as dimshuffles and gathers/scatters of the IR."""
 from __future__ import annotations
 
 from typing import Any
@@ -41,3 +41,12 @@ def permute_row_elements(x: Any, y: Any, inverse: Any = 0) -> Variable:
     else:
         out = subtensor(rows_x, (which, rows_y))
     return reshape(out, [*lead, out.shape[-1]])
+
+
+def inverse_permutation(perm: Any) -> Variable:
+    """The inverse of each permutation in the last dim of the integer tensor `perm`:
+    `out[..., perm[..., i]] = i`."""
+    perm = as_tensor_variable(perm)
+    if perm.dtype not in integer_dtypes or perm.ndim == 0:
+        raise TypeError(f"inverse_permutation: needs integer permutations, got {perm.type}")
+    return permute_row_elements(arange(perm.shape[-1], dtype=perm.dtype), perm, inverse=1)

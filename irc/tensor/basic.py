@@ -36,7 +36,11 @@ from ..frontend.basic import fill as second  # Theano's second(a, b): b broadcas
 from ..frontend.basic import pow as power  # Theano's power(x, y)
 from ..frontend.covariance import cov
 from ..frontend.extra_ops import bartlett, fill_diagonal, fill_diagonal_offset, squeeze
-from ..frontend.rearrange import permute_row_elements, swapaxes
+from ..frontend.closeness import allclose, isclose
+from ..frontend.combine import largest, max_and_argmax, smallest, stacklists
+from ..frontend.index_grids import mgrid, ogrid
+from ..frontend.numpy_run_ops import flatnonzero, nonzero, nonzero_values
+from ..frontend.rearrange import inverse_permutation, permute_row_elements, swapaxes
 from ..frontend.scalar_constant import (EmptyConstantError, NotScalarConstantError,
                                         get_scalar_constant_value)
 
@@ -62,4 +66,6 @@ __all__ = [
     "integer_dtypes", "uint_dtypes",
 ]
 __all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "fill_diagonal", "fill_diagonal_offset",
-            "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes"]
+            "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes",
+            "allclose", "isclose", "largest", "max_and_argmax", "smallest", "stacklists", "mgrid", "ogrid",
+            "flatnonzero", "nonzero", "nonzero_values", "inverse_permutation"]

@@ -277,3 +277,74 @@ def test_copy_and_an_empty_tuple_index():
     assert y.name == "y" and y is not x
     np.testing.assert_array_equal(irc.function([x], y)(data), data)
     assert irc.function([x], x[:, ()])(data).shape == (2, 0) == data[:, ()].shape
+
+
+def test_isclose_allclose_and_the_grids():
+    left = np.asarray([0., 1., -1., 0., np.nan, np.inf, -np.inf, np.inf])
+    right = np.asarray([0., 1.0001, -1.000000000001, np.nan, np.nan, np.inf, np.inf, 0.])
+    x, y = T.dvector(), T.dvector()
+    for equal_nan in (False, True):
+        close = irc.function([x, y], [T.isclose(x, y, equal_nan=equal_nan), T.allclose(x, y, equal_nan=equal_nan)])
+        got, every = close(left, right)
+        np.testing.assert_array_equal(got, np.isclose(left, right, equal_nan=equal_nan))
+        assert bool(every) == np.allclose(left, right, equal_nan=equal_nan)
+    for ours, numpys in ((T.mgrid[0:1:.1, 1:10:1., 10:100:10.], np.mgrid[0:1:.1, 1:10:1., 10:100:10.]),
+                         (T.ogrid[0:2:1, 1:10:1, 10:100:10], np.ogrid[0:2:1, 1:10:1, 10:100:10])):
+        for t, n in zip(ours, numpys):
+            np.testing.assert_allclose(t.eval(), n, rtol=1e-12)
+    i, j = T.lscalars("i", "j")
+    f = irc.function([i, j], T.mgrid[i:3, 0:j])
+    for t, n in zip(f(0, 4), np.mgrid[0:3, 0:4]):
+        np.testing.assert_array_equal(t, n)
+
+
+def test_inverse_permutation_stacklists_smallest_and_max_and_argmax():
+    p, pm = T.ivector(), T.imatrix()
+    pv = rng.permutation(7).astype("int32")
+    pmv = np.asarray([rng.permutation(5) for _ in range(3)], "int32")
+    np.testing.assert_array_equal(native(irc.function([p], T.inverse_permutation(p)))(pv), np.argsort(pv))
+    np.testing.assert_array_equal(irc.function([pm], T.inverse_permutation(pm))(pmv), np.argsort(pmv, axis=1))
+    a, b, c, d = T.dscalars("a", "b", "c", "d")
+    assert irc.function([a, b, c, d], T.stacklists([[a, b], [c, d]]))(1, 2, 3, 4).tolist() == [[1, 2], [3, 4]]
+    assert T.smallest([1, 5], [3, 2], [4, 0]).eval().tolist() == [1, 0]
+    assert T.largest([1, 5], [3, 2]).eval().tolist() == [3, 5]
+    m = T.dmatrix()
+    top, where = irc.function([m], T.max_and_argmax(m, 1))(np.array([[1.0, 3.0], [4.0, 2.0]]))
+    assert top.tolist() == [3.0, 4.0] and where.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("shape", [(8,), (8, 9), (3, 4, 5)])
+def test_nonzero_flatnonzero_and_nonzero_values(shape):
+    data = rng.rand(*shape)
+    data[:2] = 0
+    x = T.TensorType("float64", (False,) * len(shape))()
+    np.testing.assert_array_equal(irc.function([x], T.nonzero(x, return_matrix=True))(data),
+                                  np.vstack(np.nonzero(data)))
+    for got, want in zip(irc.function([x], list(x.nonzero()))(data), np.nonzero(data)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(irc.function([x], T.flatnonzero(x))(data), np.flatnonzero(data))
+    np.testing.assert_array_equal(irc.function([x], x.nonzero_values())(data), data[np.nonzero(data)])
+    with pytest.raises(ValueError, match="at least one dim"):
+        T.nonzero(T.dscalar())
+
+
+def test_var_with_ddof_take_modes_and_flatten_outdim():
+    a = T.dtensor3()
+    data = np.arange(60.0).reshape(3, 4, 5)
+    for axis in (None, 0, 2):
+        for ddof in (0, 1):
+            np.testing.assert_allclose(irc.function([a], T.var(a, axis=axis, ddof=ddof))(data),
+                                       np.var(data, axis=axis, ddof=ddof), rtol=1e-12)
+            np.testing.assert_allclose(irc.function([a], a.std(axis, ddof=ddof))(data),
+                                       np.std(data, axis=axis, ddof=ddof), rtol=1e-12)
+    corrected = irc.function([a], T.var(a, corrected=True))(data)
+    centered = data - data.mean()
+    np.testing.assert_allclose(corrected, np.mean(centered ** 2) - np.mean(centered) ** 2, rtol=1e-12)
+    assert irc.function([a], T.flatten(a, outdim=2))(data).shape == (3, 20)
+    m = T.dmatrix()
+    mv, idx = rng.rand(5, 4), np.array([[1, 0, 5], [-1, 7, 2]])
+    for axis in (1, -1, 0, None):
+        for mode in ("wrap", "clip"):
+            np.testing.assert_array_equal(m.take(idx, axis, mode=mode).eval({m: mv}), mv.take(idx, axis, mode=mode))
+    with pytest.raises(ValueError, match="mode"):
+        m.take(idx, 0, mode="bogus")
