@@ -362,7 +362,8 @@ def flatten(x: Any, ndim: int = 1, outdim: int | None = None) -> Variable:
     ndim = outdim if outdim is not None else ndim
     if ndim < 1 or ndim > max(x.ndim, 1):
         raise ValueError(f"flatten: ndim must be in 1..{max(x.ndim, 1)}, got {ndim}")
-    return reshape(x, tuple(shape(x)[: ndim - 1]) + (-1,))
+    merged = 1 if all(x.broadcastable[ndim - 1:]) else -1  # (known 1 where every merged dim is)
+    return reshape(x, tuple(shape(x)[: ndim - 1]) + (merged,))
 
 
 # ---------------------------------------------------------------------------- indexing

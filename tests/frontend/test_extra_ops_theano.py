@@ -348,3 +348,16 @@ def test_var_with_ddof_take_modes_and_flatten_outdim():
             np.testing.assert_array_equal(m.take(idx, axis, mode=mode).eval({m: mv}), mv.take(idx, axis, mode=mode))
     with pytest.raises(ValueError, match="mode"):
         m.take(idx, 0, mode="bogus")
+
+
+@pytest.mark.parametrize("pattern, ndim, expected", [((False,) * 4, 2, (False, False)),
+                                                     ((False, True, False, True), 2, (False, False)),
+                                                     ((False, True, True, True), 2, (False, True)),
+                                                     ((True, False, True, True), 3, (True, False, True))])
+def test_flatten_keeps_the_broadcast_pattern(pattern, ndim, expected):
+    """Theano's test_flatten_broadcastable: the merged dim is 1 when every merged dim is."""
+    x = T.TensorType("float64", pattern)()
+    out = T.flatten(x, ndim)
+    assert out.broadcastable == expected
+    data = rng.rand(*[1 if b else 3 for b in pattern])
+    np.testing.assert_array_equal(irc.function([x], out)(data), data.reshape(data.shape[:ndim - 1] + (-1,)))
