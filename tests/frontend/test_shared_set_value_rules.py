@@ -58,3 +58,21 @@ def test_an_input_computed_by_the_graph_is_fed_its_value():
         irc.function([m, mt], mt * 2)
     with pytest.raises(TypeError, match="constant"):
         irc.function([T.constant(1.0)], a)
+
+
+def test_tensor_type_values_eq_and_values_eq_approx():
+    """Theano's test_tensor_values_eq_approx and test_values_eq."""
+    from irc.tensor import TensorType
+    a = np.asarray([-np.inf, -1, 0, 1, np.inf, np.nan])
+    assert TensorType.values_eq_approx(a, a) and TensorType.values_eq(a, a)
+    assert not TensorType.values_eq_approx(a, np.asarray([np.inf, -1, 0, 1, np.inf, np.nan]))
+    assert not TensorType.values_eq_approx(a, np.asarray([-np.inf, -1, 0, 1, -np.inf, np.nan]))
+    assert TensorType.values_eq_approx(a, np.asarray([np.inf, -1, 0, 1, 5, np.nan]), allow_remove_inf=True)
+    assert not TensorType.values_eq_approx(a, np.asarray([np.inf, -1, 0, 1, 5, 6]), allow_remove_inf=True)
+    assert TensorType.values_eq_approx(a, np.asarray([-np.inf, -1, 0, 1, np.inf, 6]), allow_remove_nan=True)
+    assert not TensorType.values_eq_approx(a, np.asarray([-np.inf, -1, 0, 1, np.inf, 6]))
+    x = np.random.RandomState(0).rand(4, 4)
+    y = x.copy()
+    y[0, 0], y[1, 0] = y[1, 0], y[0, 0]
+    assert not TensorType.values_eq(x, y) and not TensorType.values_eq_approx(x, y)
+    assert TensorType.values_eq_approx(x, x + 1e-12) and not TensorType.values_eq(x, x.astype("float32"))
