@@ -158,7 +158,9 @@ def all(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
 
 
 def outer(a: Any, b: Any) -> Variable:
+    """numpy's outer: every element of `a` (flattened) times every element of `b`."""
     a, b = as_tensor_variable(a), as_tensor_variable(b)
+    a, b = (a if a.ndim == 1 else flatten(a)), (b if b.ndim == 1 else flatten(b))
     return mul(dimshuffle(a, (0, "x")), dimshuffle(b, ("x", 0)))
 
 

@@ -361,3 +361,18 @@ def test_flatten_keeps_the_broadcast_pattern(pattern, ndim, expected):
     assert out.broadcastable == expected
     data = rng.rand(*[1 if b else 3 for b in pattern])
     np.testing.assert_array_equal(irc.function([x], out)(data), data.reshape(data.shape[:ndim - 1] + (-1,)))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_diag_of_any_matrix_and_offsets_and_outer_of_any_rank(shape):
+    m, v = T.dmatrix(), T.dvector()
+    data = rng.rand(*shape)
+    for k in (-2, -1, 0, 1, 2, 7):
+        np.testing.assert_array_equal(native(irc.function([m], T.diag(m, k)))(data), np.diag(data, k))
+    vec = rng.rand(4)
+    for k in (-2, 0, 3):
+        np.testing.assert_array_equal(irc.function([v], T.diag(v, k))(vec), np.diag(vec, k))
+    T.verify_grad(T.diag, [data], rng=rng)
+    x, y = T.dmatrix(), T.dtensor3()
+    a, b = rng.rand(2, 3), rng.rand(2, 1, 2)
+    np.testing.assert_allclose(irc.function([x, y], T.outer(x, y))(a, b), np.outer(a, b), rtol=1e-12)
