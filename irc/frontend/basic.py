@@ -82,8 +82,12 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
         if out.ndim > ndim and all(out.broadcastable[: out.ndim - ndim]):
             out = dimshuffle(out, tuple(range(out.ndim - ndim, out.ndim)))
         else:
-            raise TypeError(f"{out} has ndim={out.ndim}, expected {ndim}")
+            raise WrongNdimError(f"{out} has ndim={out.ndim}, expected {ndim}")
     return out
+
+
+class WrongNdimError(TypeError, ValueError):
+    """A variable of another number of dims than asked (a TypeError, and Theano's ValueError)."""
 
 
 # ---------------------------------------------------------------------------- elementwise

@@ -376,3 +376,12 @@ def test_diag_of_any_matrix_and_offsets_and_outer_of_any_rank(shape):
     x, y = T.dmatrix(), T.dtensor3()
     a, b = rng.rand(2, 3), rng.rand(2, 1, 2)
     np.testing.assert_allclose(irc.function([x, y], T.outer(x, y))(a, b), np.outer(a, b), rtol=1e-12)
+
+
+def test_as_tensor_variable_strips_leading_broadcastable_dims_only():
+    """Theano's test_strip_leading_broadcastable (its error is a ValueError; irc's also a TypeError)."""
+    x = T.TensorType("float64", (True, False))("x")
+    assert T.as_tensor_variable(x, ndim=1).ndim == 1
+    for error in (ValueError, TypeError):
+        with pytest.raises(error, match="expected 1"):
+            T.as_tensor_variable(T.dmatrix(), ndim=1)
