@@ -17,7 +17,7 @@ from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
 from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
 from ..frontend.constructors import CONSTRUCTORS, tensor
-from ..frontend.creation import alloc, arange, eye, identity_like, ones, zeros
+from ..frontend.creation import ARange, alloc, arange, eye, identity_like, ones, zeros
 from ..frontend.dtype_names import (all_dtypes, complex_dtypes, continuous_dtypes, discrete_dtypes, float_dtypes,
                                     int_dtypes, integer_dtypes, uint_dtypes)
 from ..frontend.elemwise import Elemwise
@@ -68,4 +68,4 @@ __all__ = [
 __all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "fill_diagonal", "fill_diagonal_offset",
             "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes",
             "allclose", "isclose", "largest", "max_and_argmax", "smallest", "stacklists", "mgrid", "ogrid",
-            "flatnonzero", "nonzero", "nonzero_values", "inverse_permutation"]
+            "flatnonzero", "nonzero", "nonzero_values", "inverse_permutation", "ARange"]

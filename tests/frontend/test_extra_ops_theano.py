@@ -385,3 +385,14 @@ def test_as_tensor_variable_strips_leading_broadcastable_dims_only():
     for error in (ValueError, TypeError):
         with pytest.raises(error, match="expected 1"):
             T.as_tensor_variable(T.dmatrix(), ndim=1)
+
+
+def test_arange_op_class():
+    """Theano's TestARange::test_Op_integers and test_grads."""
+    a, b, c = T.iscalars("a", "b", "c")
+    f = irc.function([a, b, c], T.ARange("int32")(a, b, c))
+    for args in [(0, 5, 1), (2, 11, 4), (-5, 1, 1), (10, 2, -2), (10, 2, 2), (0, 0, 1)]:
+        np.testing.assert_array_equal(f(*args), np.arange(*args))
+    for point in [(0, 4.9, 1), (5.1, 0, -0.5), (1, 5.1, 0.5)]:
+        T.verify_grad(lambda x, y, z: T.ARange(x.dtype)(x, y, z), [np.asarray(v, dtype="float64") for v in point],
+                      rng=rng)
