@@ -239,11 +239,8 @@ def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]
     if cost is not None and id(cost) not in {id(v) for v in known_grads}:
         # an integer cost's seed reads the cost (Theano's ones_like): `grad(i, i).eval({i: 3})`
         # is then a function of i
-        # the seed reads the cost (Theano's ones_like(cost)), for a float cost too: so the
-        # gradient is in the graph of the cost's inputs (Rop of a gradient that does not vary
-        # with them is zeros, not disconnected), and `canonicalize` folds it to the constant
-        seeds[id(cost)] = [fill(cost, Constant(TensorType(cost.dtype if cost.type.is_float else floatX(), ()),
-                                               np.ones((), cost.dtype if cost.type.is_float else floatX())))]
+        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype)) if cost.type.is_float
+                           else fill(cost, Constant(TensorType(floatX(), ()), np.ones((), floatX())))]
     for var, g in known_grads.items():
         if not isinstance(var, Variable):
             raise TypeError(f"known_grads: the keys must be symbolic variables, got {type(var).__name__} {var!r}")

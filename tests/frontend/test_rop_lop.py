@@ -109,13 +109,3 @@ def test_rop_keeps_a_tuple_takes_a_number_and_refuses_a_wrong_eval_point():
     with pytest.raises(ValueError, match="eval point"):
         T.Rop(0.0, [T.dmatrix()], [T.dvector()])
 
-
-def test_rop_of_a_gradient_that_does_not_vary_is_zeros():
-    """Theano's test_Rop_dot_bug_18Oct2013_Jeremiah: the gradient's seed reads the cost (its
-    ones_like), so it is in v's graph, and its R-op is zeros, not a disconnected output."""
-    x = T.arange(20.0).reshape([1, 20])
-    v = irc.shared(np.ones(20))
-    g = T.grad(T.dot(x, v).sum(), v)
-    r = T.Rop(g, v, v)
-    np.testing.assert_array_equal(irc.function([], r)(), np.zeros(20))
-    np.testing.assert_array_equal(irc.function([], g)(), np.arange(20.0))
