@@ -30,7 +30,7 @@ LEVELS: list[tuple[str, tuple[str, ...]]] = [
     ("runtime", ("irc.runtime",)),
     ("frontend", ("irc.frontend",)),
     ("inspect", ("irc.inspect",)),
-    ("api", ("irc", "irc.config", "irc.plugins", "irc.tensor", "irc.printing", "irc.ifelse",
+    ("api", ("irc", "irc.config", "irc.configdefaults", "irc.plugins", "irc.tensor", "irc.printing", "irc.ifelse",
              "irc.scan_module", "irc.gradient", "irc.compile", "irc.sandbox",
              "irc.gof", "irc.misc")),
     ("cli", ("irc.cli",)),

@@ -150,7 +150,9 @@ class LoopEmitter:
     def op_loop_for(self, op: Operation) -> None:
         lb, ub, step = (self.get(v) for v in op.operands[:3])
         inits = [self.get(v) for v in op.operands[3:]]
-        for r, v in zip(op.results, self._loop(lb, ub, step, op.body, inits)):
+        going = op.attributes.get(L.WHILE)
+        for r, v in zip(op.results, self._loop(lb, ub, step, op.body, inits,
+                                               going=None if going is None else going.value)):
             self.values[r] = v
 
     def op_loop_parallel(self, op: Operation) -> None:
@@ -169,8 +171,10 @@ class LoopEmitter:
         lb, ub, step = dims[len(ivs)]
         self._loop(lb, ub, step, None, [], inner=lambda iv: self._nest(body, dims, ivs + [iv]))
 
-    def _loop(self, lb, ub, step, body: Block | None, inits: Sequence[ir.Value], inner=None) -> list:
-        """A canonical loop `for (iv = lb; iv < ub; iv += step)` with carried values."""
+    def _loop(self, lb, ub, step, body: Block | None, inits: Sequence[ir.Value], inner=None,
+              going: int | None = None) -> list:
+        """A canonical loop `for (iv = lb; iv < ub; iv += step)` with carried values; with
+        `going = k`, also left as soon as carried i1 value k is false (`loop.WHILE`)."""
         b = self.b
         pre = b.block
         header = b.append_basic_block("loop.header")
@@ -185,7 +189,10 @@ class LoopEmitter:
             p = b.phi(v.type)
             p.add_incoming(v, pre)
             phis.append(p)
-        b.cbranch(b.icmp_signed("<", iv, ub), body_bb, exit_bb)
+        more = b.icmp_signed("<", iv, ub)
+        if going is not None:
+            more = b.and_(more, phis[going])
+        b.cbranch(more, body_bb, exit_bb)
         b.position_at_end(body_bb)
         if body is not None:
             self.values[body.args[0]] = iv

@@ -318,6 +318,7 @@ class StoreOp(Operation):
 
 # ---------------------------------------------------------------------------- loops
 KERNEL = "irc.kernel"  # on a loop.for: compiled as a shared kernel (see ForOp)
+WHILE = "irc.while"    # on a loop.for: the iter_arg (its number) whose falsity ends the loop (see ForOp)
 
 
 class ForOp(Operation):
@@ -328,7 +329,10 @@ class ForOp(Operation):
     (unit) marks iter_args that are reduction accumulators: codegen gives their float
     arithmetic `reassoc` so the loop vectorizes. The attribute `irc.kernel` (a string naming
     it for a reader) marks a one-trip loop that groups a piece many functions share: the
-    CPU code generator compiles it once as a function of its own (`KERNEL`)."""
+    CPU code generator compiles it once as a function of its own (`KERNEL`). The attribute
+    `irc.while = k` says that once i1 iter_arg #k is false, the remaining iterations change
+    nothing (their body is a `loop.if` on it), so code generation may leave the loop there —
+    an early exit that a reader ignoring the attribute still gets right (`WHILE`)."""
 
     name = "loop.for"
 
@@ -415,6 +419,10 @@ class ForOp(Operation):
         term = body.terminator
         if not isinstance(term, YieldOp) or [v.type for v in term.operands] != types[1:]:
             raise self.error("body must end with a 'loop.yield' of the iter_args' types")
+        k = self.attributes.get(WHILE)
+        if k is not None and (not isinstance(k, IntegerAttr) or not 0 <= k.value < len(self.inits)
+                              or self.inits[k.value].type != i1):
+            raise self.error(f"'{WHILE}' must name an i1 iter_arg by its number")
 
 
 class ParallelOp(Operation):

@@ -17,13 +17,17 @@ what step 0, 1, ... yielded along a new first dim. The steps are `n`, cut to the
 sequence; the body reads only its arguments (isolated from above), so the loop can be lowered
 and the body optimized on its own. Operands and results are all on the host, or all on one
 device (the host then runs the loop, launching the step's kernels).
+
+With the unit attribute `until` (Theano's `scan_module.until`, a while loop) the body yields one
+more value after the results, a 0-d `i1`: the loop stops after the first step where it is true,
+and each result stacks only the steps run (`n` is then the most steps it may run).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir.assembly_forms import OperandListForm
-from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr
+from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, UnitAttr
 from ..ir.core import Block, IsolatedFromAbove, Operation, Pure, Terminator, Value
 from .builtin import TensorType
 from .op_base import compatible
@@ -89,6 +93,22 @@ class ScanOp(Operation):
     def body(self) -> Block:
         return self.regions[0].blocks[0]
 
+    @property
+    def has_until(self) -> bool:
+        """Whether the body yields a stopping condition after the results (a while loop)."""
+        return "until" in self.attributes
+
+    @property
+    def yielded_results(self) -> list[Value]:
+        """The body's yielded values for the results (without the stopping condition)."""
+        values = list(self.body.terminator.operands)
+        return values[:-1] if self.has_until else values
+
+    @property
+    def stop_condition(self) -> Value | None:
+        """The body's yielded stopping condition, or None."""
+        return self.body.terminator.operands[-1] if self.has_until else None
+
     @staticmethod
     def window(taps: tuple[int, ...]) -> int:
         """How many earlier states a result with `taps` keeps."""
@@ -147,9 +167,16 @@ class ScanOp(Operation):
         term = block.ops[-1] if block.ops else None
         if not isinstance(term, ScanYieldOp):
             raise self.error("body must end in 'tensor.scan_yield'")
-        if len(term.operands) != len(self.results):
+        if self.has_until and not isinstance(self.attributes["until"], UnitAttr):
+            raise self.error("'until' must be a unit attribute")
+        extra = 1 if self.has_until else 0
+        if len(term.operands) != len(self.results) + extra:
             raise self.error(f"body yields {len(term.operands)} value(s) but the op has "
-                             f"{len(self.results)} result(s)")
+                             f"{len(self.results)} result(s)" + (" and a stopping condition" if extra else ""))
+        if extra:
+            cond = term.operands[-1].type
+            if not isinstance(cond, TensorType) or cond.rank != 0 or not cond.element.is_bool:
+                raise self.error(f"the stopping condition (the last yielded value) must be a 0-d i1, got {cond}")
         inits = dict(zip(self.recurrent, self.initial))
         for k, (v, r) in enumerate(zip(term.operands, self.results)):
             if not isinstance(v.type, TensorType):
@@ -165,10 +192,13 @@ class ScanOp(Operation):
                                  f"(stacked: {stacked_type(v.type)})")
 
 
-def scan_attributes(num_sequences: int, taps: list[tuple[int, ...]]) -> dict:
-    """The attributes of a `tensor.scan`."""
-    return {"sequences": IntegerAttr(num_sequences),
-            "taps": ArrayAttr(tuple(DenseArrayAttr(tuple(t)) for t in taps))}
+def scan_attributes(num_sequences: int, taps: list[tuple[int, ...]], until: bool = False) -> dict:
+    """The attributes of a `tensor.scan` (`until`: the body also yields a stopping condition)."""
+    attrs = {"sequences": IntegerAttr(num_sequences),
+             "taps": ArrayAttr(tuple(DenseArrayAttr(tuple(t)) for t in taps))}
+    if until:
+        attrs["until"] = UnitAttr()
+    return attrs
 
 
 def tensor_bodies(root: Operation) -> list[Block]:
@@ -202,8 +232,11 @@ def _evaluate_scan(op: ScanOp, arrays: list) -> list[np.ndarray]:
         args = [s[t] for s in seqs]
         for k in op.recurrent:
             args += [rows[k][windows[k] + t + tap] for tap in taps[k]]
-        for k, a in enumerate(run_block(body, dict(zip(body.args, args + list(non_seqs))))):
+        values = run_block(body, dict(zip(body.args, args + list(non_seqs))))
+        for k, a in enumerate(values[:len(op.results)]):
             rows[k].append(np.asarray(a))
+        if op.has_until and bool(values[-1]):
+            break
     out = []
     for k, r in enumerate(op.results):
         kept = rows[k][windows.get(k, 0):]

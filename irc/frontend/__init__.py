@@ -6,8 +6,9 @@ Layers, each importing only those below it: the graph core (`tensor_type`, `dtyp
 functions (`basic`, `mathops`, ...), the derivative rules (`gradient_rules`, `grad`), and
 compilation (`lowering`, `function`). The Python operators of a Variable call `T.*`
 functions, which are bound here once they have loaded."""
-# (scan_grad: Scan's gradient rule; compute_test_values: config.compute_test_value's hook on op calls)
-from . import basic, compute_test_values, function, mathops, scan_grad  # noqa: F401
+# (scan_grad, scan_rop: Scan's gradient and R-op rules; compute_test_values: config.compute_test_value's
+# hook on op calls)
+from . import array_methods, basic, compute_test_values, function, mathops, scan_grad, scan_rop  # noqa: F401
 from .operators import bind_api
 
-bind_api(basic, mathops, function)
+bind_api(basic, mathops, function, array_methods)

@@ -82,8 +82,12 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
         if out.ndim > ndim and all(out.broadcastable[: out.ndim - ndim]):
             out = dimshuffle(out, tuple(range(out.ndim - ndim, out.ndim)))
         else:
-            raise TypeError(f"{out} has ndim={out.ndim}, expected {ndim}")
+            raise WrongNdimError(f"{out} has ndim={out.ndim}, expected {ndim}")
     return out
+
+
+class WrongNdimError(TypeError, ValueError):
+    """A variable of another number of dims than asked (a TypeError, and Theano's ValueError)."""
 
 
 # ---------------------------------------------------------------------------- elementwise
@@ -356,12 +360,14 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     return Reshape([DYNAMIC if s is None else s for s in static])(x, sizes)
 
 
-def flatten(x: Any, ndim: int = 1) -> Variable:
-    """Keep the first `ndim - 1` dims and merge the rest."""
+def flatten(x: Any, ndim: int = 1, outdim: int | None = None) -> Variable:
+    """Keep the first `ndim - 1` dims and merge the rest (`outdim`: Theano's older name)."""
     x = as_tensor_variable(x)
+    ndim = outdim if outdim is not None else ndim
     if ndim < 1 or ndim > max(x.ndim, 1):
         raise ValueError(f"flatten: ndim must be in 1..{max(x.ndim, 1)}, got {ndim}")
-    return reshape(x, tuple(shape(x)[: ndim - 1]) + (-1,))
+    merged = 1 if all(x.broadcastable[ndim - 1:]) else -1  # (known 1 where every merged dim is)
+    return reshape(x, tuple(shape(x)[: ndim - 1]) + (merged,))
 
 
 # ---------------------------------------------------------------------------- indexing
@@ -419,7 +425,8 @@ def _integer_index(it: Any) -> Variable:
 
 
 def _is_index_array(it: Any) -> bool:
-    return (isinstance(it, (list, np.ndarray)) and np.ndim(it) > 0) or (isinstance(it, Variable) and it.ndim != 0)
+    return (isinstance(it, (list, np.ndarray)) and np.ndim(it) > 0) or (isinstance(it, Variable) and it.ndim != 0) \
+        or (isinstance(it, tuple) and not it)  # (numpy reads `x[:, ()]` as `x[:, []]`)
 
 
 def _index_array(it: Any) -> Variable:
@@ -431,7 +438,7 @@ def _index_array(it: Any) -> Variable:
         v = it
     else:
         array = np.asarray(it)
-        if isinstance(it, list) and (array.size == 0 or array.dtype.kind in "iu"):
+        if isinstance(it, (list, tuple)) and (array.size == 0 or array.dtype.kind in "iu"):
             array = array.astype(np.int64)  # a list of Python ints (or none): int64, as numpy
         v = constant(array)
     if v.dtype == "bool":
@@ -464,10 +471,17 @@ def _advanced_subtensor(x: Variable, items: list) -> Variable:
                       + [rank + k for k in range(front, x.ndim - len(axes))])
 
 
-def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
+def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
     """numpy's take: `a[..., indices, ...]` with `indices` on `axis` (of the flattened `a` when
-    None); an integer array, list or scalar."""
+    None); an integer array, list or scalar. `mode`: 'raise' (an index out of range fails the
+    call), or numpy's 'wrap' and 'clip' (indices taken modulo the size, or clipped to it)."""
     a = as_tensor_variable(a)
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    if mode != "raise":
+        size = shape(a if axis is not None else flatten(a))[axis or 0]
+        idx = as_tensor_variable(indices if not isinstance(indices, list) else np.asarray(indices, "int64"))
+        indices = mod(idx, size) if mode == "wrap" else minimum(maximum(idx, 0), sub(size, 1))
     if axis is None:
         a, axis = flatten(a), 0
     if not -a.ndim <= axis < a.ndim:

@@ -114,3 +114,20 @@ def identity_like(x: Any, dtype: str | None = None) -> Variable:
         raise TypeError(f"identity_like needs a matrix, got {x.type}")
     return eye(x.shape[0], x.shape[1], dtype=dtype or x.dtype)
 
+
+
+class ARange:
+    """Theano's op class: `ARange(dtype)(start, stop, step)` is `arange(start, stop, step,
+    dtype=dtype)` (a callable that builds that graph, so it differentiates the same way)."""
+
+    def __init__(self, dtype: str):
+        self.dtype = dtype
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.dtype == other.dtype  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.dtype))
+
+    def __call__(self, start: Any, stop: Any, step: Any) -> Variable:
+        return arange(start, stop, step, dtype=self.dtype)

@@ -5,6 +5,7 @@ checks it with Theano's errors, lowers the graph to one `func.func`, runs the mo
 and wraps an executor in a `Function`."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pdb
 import warnings
@@ -132,9 +133,8 @@ def _inputs(inputs: Any) -> list[In]:
         if _is_shared(v):
             raise TypeError(f"cannot use the shared variable {v} as an explicit input (#{i}): its value "
                             f"is passed automatically; to feed a value in its place, use givens")
-        if v.owner is not None or hasattr(v, "data"):
-            kind = "a constant" if hasattr(v, "data") else f"computed by {v.owner.op}"
-            raise TypeError(f"input #{i} ({v}) is {kind}; inputs must be free variables "
+        if hasattr(v, "data"):
+            raise TypeError(f"input #{i} ({v}) is a constant; inputs must be variables "
                             f"(T.vector(), T.matrix(), ...)")
         if any(s.variable is v for s in specs):
             raise UnusedInputError(f"input {v} (#{i}) is given twice: the value passed for one of "
@@ -257,6 +257,7 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
     kind, out_vars, borrow, keys = _outputs(outputs)
     upd = _updates(updates)
     state = [(i, spec.update) for i, spec in enumerate(in_specs) if spec.update is not None]
+    in_specs, out_vars, state, upd = _cut_at_computed_inputs(in_specs, out_vars, state, upd)
     if givens:
         pairs = givens.items() if isinstance(givens, dict) else givens
         replace = {}
@@ -284,6 +285,26 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
     _check_unused(in_specs, needed, on_unused_input)
     return _compile(_Plan(in_specs, kind, out_vars, borrow, keys, upd, mode, name, profile,
                           allow_input_downcast, location, state))
+
+
+def _cut_at_computed_inputs(in_specs: list[In], out_vars: list[Variable], state: list, upd: list) -> tuple:
+    """An input computed by the graph (`function([2 * a], ...)`, Theano's partial graph) is fed
+    its value: the outputs read a new variable of its type in its place, so what computes it
+    is not needed (the user's variables and `In`s are left as they are)."""
+    cut = {id(s.variable): s.variable.type(s.variable.name) for s in in_specs if s.variable.owner is not None}
+    if not cut:
+        return in_specs, out_vars, state, upd
+    specs = []
+    for spec in in_specs:
+        if id(spec.variable) in cut:
+            spec = copy.copy(spec)
+            spec.variable = cut[id(spec.variable)]
+        specs.append(spec)
+    replace = {s.variable: cut[id(s.variable)] for s in in_specs if id(s.variable) in cut}
+    rebuilt = clone_replace(out_vars + [v for _, v in state] + [v for _, v in upd], replace)
+    n_out, n_state = len(out_vars), len(state)
+    return (specs, list(rebuilt[:n_out]), [(i, v) for (i, _), v in zip(state, rebuilt[n_out:n_out + n_state])],
+            [(t, v) for (t, _), v in zip(upd, rebuilt[n_out + n_state:])])
 
 
 @dataclass

@@ -14,11 +14,13 @@ import numpy as np
 
 from ..ir.diagnostics import Diagnostic
 from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_like
-from .elemwise import Cast
+from .elemwise import Cast, Elemwise
 from .evaluate import evaluate
 from .gradient_ops import DisconnectedGrad, GradClip, GradScale, ZeroGrad
 from .gradient_rules import op_grad, sum_to_pattern
 from .graph import Constant, Variable, graph_inputs, toposort
+from .ifelse_op import IfElse
+from .reduce import CAReduce
 from .rop_rules import op_rop
 from .shared import SharedVariable
 from .tensor_type import TensorType, floatX
@@ -26,6 +28,10 @@ from .tensor_type import TensorType, floatX
 
 class DisconnectedInputError(ValueError):
     """`wrt` does not influence the cost through differentiable operations."""
+
+
+class EvalPointError(TypeError, ValueError):
+    """An R-op eval point that does not fit its variable (a TypeError, and Theano's ValueError)."""
 
 
 class DisconnectedType:
@@ -60,8 +66,15 @@ RETURN_DISCONNECTED = ("zero", "None", "Disconnected")
 
 def _disconnected_message(v: Variable) -> str:
     return ("grad method was asked to compute the gradient with respect to a variable that is not "
-            "part of the computational graph of the cost, or is used only by a non-differentiable "
-            f"operator: {v} ({v.type}); pass disconnected_inputs='ignore' (or 'warn') to get zeros")
+            f"part of the computational graph of the cost: {v} ({v.type}); pass "
+            "disconnected_inputs='ignore' (or 'warn') to get zeros")
+
+
+def _zero_gradient(w: Variable) -> Variable:
+    """Zeros that read `w` (Theano's fill: a function given w as input uses it); floatX for an
+    integer `w`."""
+    dtype = w.dtype if w.type.is_float else floatX()
+    return fill(w, Constant(TensorType(dtype, ()), np.zeros((), dtype)))
 
 
 def _sum_all(parts: list[Variable]) -> Variable:
@@ -78,6 +91,27 @@ def _connected(roots: Sequence[Variable], wrt: Sequence[Variable], stop: set[int
         if any(id(i) in depends and id(i) not in stop for i in node.inputs):
             depends.update(id(o) for o in node.outputs)
     return depends
+
+
+def _connects(node: Any, inp: Variable) -> bool:
+    """Whether the gradient connects input `inp` of `node` to its outputs (Theano's
+    `connection_pattern`): not through `disconnected_grad`, nor from a tensor to its sizes
+    (`x.shape`), nor from an integer input that indexes or sizes (of any op but elementwise
+    math, casts, reductions and `ifelse`, whose integer inputs are values)."""
+    op = node.op
+    if isinstance(op, DisconnectedGrad) or getattr(op, "ir_name", None) == "tensor.dim":
+        return False
+    return inp.type.is_float or isinstance(op, (Elemwise, Cast, CAReduce, IfElse))
+
+
+def _reaches(roots: Sequence[Variable], w: Variable, stop: set[int]) -> bool:
+    """Whether `w` is in the graph of one of `roots` through connected inputs (`_connects`),
+    not through a `consider_constant` variable."""
+    depends = {id(w)}
+    for node in toposort(roots):
+        if any(id(i) in depends and id(i) not in stop and _connects(node, i) for i in node.inputs):
+            depends.update(id(o) for o in node.outputs)
+    return any(id(r) in depends for r in roots)
 
 
 def _check_policy(disconnected_inputs: str) -> None:
@@ -129,8 +163,13 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
                 contributions.setdefault(id(inp), []).append(g)
 
     results = []
+    seeded = [r for r in roots if id(r) in seeds]
     for w in wrt_list:
         parts = contributions.get(id(w))
+        if not parts and _reaches(seeded, w, stop):
+            # on a path to the cost, through ops without a gradient (argmax, a comparison, an
+            # integer): Theano's zero gradient, not a disconnected input
+            parts = [_zero_gradient(w)]
         if not parts:
             if disconnected_inputs == "raise":
                 raise DisconnectedInputError(_disconnected_message(w))
@@ -140,9 +179,8 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
                 results.append(None)
             elif return_disconnected == "Disconnected":
                 results.append(disconnected_type())
-            else:  # zeros that read w (Theano's fill): a function given w as input uses it
-                dtype = w.dtype if w.type.is_float else floatX()
-                results.append(fill(w, Constant(TensorType(dtype, ()), np.zeros((), dtype))))
+            else:
+                results.append(_zero_gradient(w))
             continue
         g = sum_to_pattern(_sum_all(parts), w.broadcastable)
         results.append(cast(g, w.dtype) if w.type.is_float else g)
@@ -255,8 +293,8 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
     if return_disconnected not in ("zero", "None", "Disconnected"):
         raise ValueError("return_disconnected must be 'zero', 'None' or 'Disconnected', "
                          f"got {return_disconnected!r}")
-    single_f = isinstance(f, Variable)
-    fs = [f] if single_f else list(f)
+    single_f = not isinstance(f, (list, tuple))
+    fs = [as_tensor_variable(f)] if single_f else [as_tensor_variable(v) for v in f]
     _, wrt_list = _as_wrt_list(wrt, "Rop")
     vs = [eval_points] if isinstance(wrt, Variable) else list(eval_points)
     if len(vs) != len(wrt_list):
@@ -265,7 +303,7 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
     for w, v in zip(wrt_list, vs):
         v = as_tensor_variable(v)
         if v.ndim != w.ndim:
-            raise TypeError(f"Rop: eval point {v} ({v.type}) must have the ndim of {w} ({w.type})")
+            raise EvalPointError(f"Rop: eval point {v} ({v.type}) must have the ndim of {w} ({w.type})")
         tangents[id(w)] = cast(v, w.dtype) if w.type.is_float else v
     for node in toposort(fs, blockers=wrt_list):
         ins = [tangents.get(id(i)) for i in node.inputs]
@@ -280,7 +318,9 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
                 tangents[id(out)] = t
     results = [tangents[id(o)] if id(o) in tangents else
                _disconnected_output(k, o, disconnected_outputs, return_disconnected) for k, o in enumerate(fs)]
-    return results[0] if single_f else results
+    if single_f:
+        return results[0]
+    return tuple(results) if isinstance(f, tuple) else results
 
 
 def _disconnected_output(k: int, out: Variable, policy: str, give: str) -> Any:

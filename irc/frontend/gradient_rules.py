@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from ..dialects.tensor_base import NO_BOUND
 from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .basic import (add, cast, dimshuffle, elemwise, eq, exp, fill, lt, mul, reshape, shape, subtensor_static,
-                    switch, true_div, zeros_like)
+                    switch, take, true_div, zeros_like)
 from .blas import Dot
 from .creation import arange
 from .creation_ops import AllocShape, Iota
@@ -119,6 +119,8 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
     env.update(out=outputs[0], gz=gz)
     grads: list[Variable | None] = []
     for x, expr in zip(inputs, op.row.derivative):
+        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so)
+            raise NotImplementedError(f"{op} has no gradient with respect to its float input {x} yet")
         if expr is None or not x.type.is_float:
             grads.append(None)
         elif isinstance(expr, (int, float)):
@@ -329,15 +331,21 @@ def softmax_grad_grad(op: SoftmaxGrad, inputs, outputs, output_grads):
 
 @grad_rule(Join)
 def join_grad(op: Join, inputs, outputs, output_grads):
-    """Slices of the gradient. Slices have static bounds in the tensor dialect, so this needs
-    every input's size along `axis` known (a broadcastable dim, as in T.stack)."""
+    """Slices of the gradient: static ones where every input has one row along `axis` (a
+    broadcastable dim, as in T.stack), else the rows `start + arange(size)` of each input,
+    gathered (a gather's size is the input's, which the caller of native code can compute
+    before the call; a slice with run-time bounds would not be)."""
     gz = output_grads[0]
-    if not all(t.broadcastable[op.axis] for t in inputs):
-        raise NotImplementedError(
-            "gradient of concatenate along a dimension of unknown size needs slices with "
-            "run-time bounds, which the tensor dialect does not have yet")
-    return [subtensor_static(gz, {op.axis: (k, k + 1, 1)}, keep_ones=(op.axis,)) if t.type.is_float else None
-            for k, t in enumerate(inputs)]
+    if all(t.broadcastable[op.axis] for t in inputs):
+        return [subtensor_static(gz, {op.axis: (k, k + 1, 1)}, keep_ones=(op.axis,)) if t.type.is_float else None
+                for k, t in enumerate(inputs)]
+    grads: list[Variable | None] = []
+    start: Any = None
+    for t in inputs:
+        rows = arange(t.shape[op.axis])
+        grads.append(take(gz, rows if start is None else add(rows, start), axis=op.axis) if t.type.is_float else None)
+        start = t.shape[op.axis] if start is None else add(start, t.shape[op.axis])
+    return grads
 
 
 @grad_rule(AllocShape)

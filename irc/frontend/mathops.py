@@ -9,7 +9,7 @@ import numpy as np
 
 from . import dtypes
 from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
-                    shape, sqrt, sub, true_div)
+                    reshape, shape, sqrt, sub, true_div)
 from .elemwise_function import elemwise_function
 from .graph import Constant, Variable
 from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
@@ -24,7 +24,7 @@ def normalize_axes(x: Variable, axis: Any) -> tuple[int, ...]:
         if not isinstance(axis, Constant):
             raise TypeError("axis must be known when the graph is built (an int or a tuple of ints)")
         axis = axis.data.tolist()
-    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    axes = [axis] if np.ndim(axis) == 0 else list(axis)  # (an int, or a 0-d array as Theano takes)
     out = set()
     for a in axes:
         a = int(a)
@@ -87,9 +87,13 @@ def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
         out = REDUCERS[kind]((0,))(flatten(x) if x.ndim != 1 else x)
         return keep_dims(out, tuple(range(x.ndim)), x.ndim) if keepdims else out
     axes = normalize_axes(x, axis)
-    if len(axes) != 1:
-        raise NotImplementedError(f"{kind} over several axes {axes}: give one axis or None")
-    out = REDUCERS[kind](axes)(x)
+    if len(axes) == 1:
+        out = REDUCERS[kind](axes)(x)
+    else:  # Theano's rule: the index into those axes flattened (in order), the others kept
+        kept = [d for d in range(x.ndim) if d not in axes]
+        moved = dimshuffle(x, [*kept, *axes])
+        merged = reshape(moved, [*[moved.shape[k] for k in range(len(kept))], -1])
+        out = REDUCERS[kind]((len(kept),))(merged)
     return keep_dims(out, axes, x.ndim) if keepdims else out
 
 
@@ -120,15 +124,27 @@ def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = Fa
     return true_div(s, count(x, axes, out_dtype)) if axes else s
 
 
-def var(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """Population variance (ddof=0), as numpy and Theano."""
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False) -> Variable:
+    """The variance over `axis` with `ddof` (Theano's signature; numpy's population variance by
+    default): the mean squared deviation times n / (n - ddof); `corrected` subtracts the square
+    of the deviations' mean (their rounding error, as Theano)."""
+    if isinstance(ddof, bool):  # (irc's older positional keepdims)
+        ddof, keepdims = 0, ddof
     x = as_tensor_variable(x)
     d = sub(x, mean(x, axis, keepdims=True))
-    return mean(mul(d, d), axis, keepdims=keepdims)
+    v = mean(mul(d, d), axis, keepdims=keepdims)
+    if corrected:
+        m = mean(d, axis, keepdims=keepdims)
+        v = sub(v, mul(m, m))
+    if ddof:
+        n = count(x, normalize_axes(x, axis) if x.ndim else (), v.dtype)
+        v = true_div(mul(v, n), sub(n, ddof))
+    return v
 
 
-def std(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    return sqrt(var(x, axis, keepdims))
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False) -> Variable:
+    """The square root of `var` (same arguments)."""
+    return sqrt(var(x, axis, ddof, keepdims, corrected))
 
 
 def any(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
@@ -142,7 +158,9 @@ def all(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
 
 
 def outer(a: Any, b: Any) -> Variable:
+    """numpy's outer: every element of `a` (flattened) times every element of `b`."""
     a, b = as_tensor_variable(a), as_tensor_variable(b)
+    a, b = (a if a.ndim == 1 else flatten(a)), (b if b.ndim == 1 else flatten(b))
     return mul(dimshuffle(a, (0, "x")), dimshuffle(b, ("x", 0)))
 
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .basic import (as_tensor_variable, cast, dimshuffle, eq, exp, log, mul, neg, relu, shape_padleft,
-                    sigmoid, softplus, sub, true_div)
+from .basic import (abs_, add, as_tensor_variable, cast, dimshuffle, eq, exp, expm1, gt, log, mul, neg, relu,
+                    shape_padleft, sigmoid, softplus, sub, switch, true_div)
 from .creation import arange
 from .mathops import clip, max as max_, sum as sum_
+from .join import Join
+from .matrix_products import dot
+from .numpy_run_ops import Unique
 from .softmax_ops import LogSoftmax, Softmax
 
 __all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "logsoftmax", "binary_crossentropy",
-           "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid"]
+           "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid", "elu", "selu", "softmax_graph",
+           "softmax_op", "sigmoid_binary_crossentropy", "confusion_matrix"]
 
 
 def _last_axis(x, axis: int) -> bool:
@@ -49,6 +53,13 @@ def log_softmax(x: Any, axis: int | None = None):
 
 
 logsoftmax = log_softmax  # Theano's spelling
+softmax_op = Softmax()  # Theano's instance of its op
+
+
+def softmax_graph(c: Any):
+    """Theano's unfused softmax: exp(c) / sum(exp(c)) along the last axis (no max subtracted)."""
+    e = exp(as_tensor_variable(c))
+    return true_div(e, sum_(e, -1, keepdims=True))
 
 
 def binary_crossentropy(output: Any, target: Any):
@@ -71,6 +82,41 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any):
         return neg(sum_(mul(onehot, log(p)), axis=-1))
     raise TypeError(f"categorical_crossentropy: true_dist {t.type} must match coding_dist {p.type} "
                     f"or be integer indices with one dimension less")
+
+
+def sigmoid_binary_crossentropy(output: Any, target: Any):
+    """`binary_crossentropy(sigmoid(output), target)` computed stably from the logits:
+    softplus(-|output|) + output * ((output > 0) - target)."""
+    output, target = as_tensor_variable(output), as_tensor_variable(target)
+    return add(softplus(neg(abs_(output))), mul(output, sub(cast(gt(output, 0), output.dtype), target)))
+
+
+def elu(x: Any, alpha: Any = 1):
+    """x where x > 0, else alpha * (exp(x) - 1) (exponential linear unit)."""
+    x = as_tensor_variable(x)
+    return switch(gt(x, 0), x, mul(alpha, expm1(x)))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Any):
+    """scale * elu(x, alpha) with the self-normalizing constants."""
+    return mul(_SELU_SCALE, elu(x, _SELU_ALPHA))
+
+
+def confusion_matrix(actual: Any, pred: Any) -> list:
+    """[counts, labels]: `counts[i, j]` is how many times label `labels[i]` was predicted as
+    `labels[j]`; `labels` are the distinct values of both vectors, sorted (numpy runs that
+    part: its size is the data's)."""
+    actual, pred = as_tensor_variable(actual), as_tensor_variable(pred)
+    if actual.ndim != 1 or pred.ndim != 1:
+        raise ValueError(f"confusion_matrix: actual and pred must be vectors, got {actual.type} and {pred.type}")
+    labels = Unique()(Join(0)(actual, pred))
+    one_hot_actual = cast(eq(dimshuffle(actual, (0, "x")), labels), "int64")
+    one_hot_pred = cast(eq(dimshuffle(pred, (0, "x")), labels), "int64")
+    return [dot(one_hot_actual.T, one_hot_pred), labels]
 
 
 def ultra_fast_sigmoid(x: Any):

@@ -15,9 +15,9 @@ from ..ir.location import FileLineColLoc
 _API: dict[str, ModuleType] = {}
 
 
-def bind_api(basic: ModuleType, mathops: ModuleType, function: ModuleType) -> None:
+def bind_api(basic: ModuleType, mathops: ModuleType, function: ModuleType, methods: ModuleType) -> None:
     """Give the operators the modules of `T.*` functions (and `irc.function`) they call."""
-    _API.update(basic=basic, mathops=mathops, function=function)
+    _API.update(basic=basic, mathops=mathops, function=function, methods=methods)
 
 
 def _b() -> ModuleType:
@@ -26,6 +26,10 @@ def _b() -> ModuleType:
 
 def _m() -> ModuleType:
     return _API["mathops"]
+
+
+def _x() -> ModuleType:
+    return _API["methods"]
 
 
 class TensorOperators:
@@ -121,8 +125,10 @@ class TensorOperators:
     def min(self, axis=None, keepdims=False): return _m().min(self, axis, keepdims)
     def argmax(self, axis=None, keepdims=False): return _m().argmax(self, axis, keepdims)
     def argmin(self, axis=None, keepdims=False): return _m().argmin(self, axis, keepdims)
-    def var(self, axis=None, keepdims=False): return _m().var(self, axis, keepdims)
-    def std(self, axis=None, keepdims=False): return _m().std(self, axis, keepdims)
+    def var(self, axis=None, ddof=0, keepdims=False, corrected=False):
+        return _m().var(self, axis, ddof, keepdims, corrected)
+    def std(self, axis=None, ddof=0, keepdims=False, corrected=False):
+        return _m().std(self, axis, ddof, keepdims, corrected)
     def any(self, axis=None, keepdims=False): return _m().any(self, axis, keepdims)
     def all(self, axis=None, keepdims=False): return _m().all(self, axis, keepdims)
     def dot(self, o): return _m().dot(self, o)
@@ -130,6 +136,27 @@ class TensorOperators:
     def __rmatmul__(self, o): return _m().dot(o, self)
     def clip(self, lo, hi): return _m().clip(self, lo, hi)
     def norm(self, L=2, axis=None): return _m().norm(self, L, axis)
+    def ptp(self, axis=None): return _m().ptp(self, axis)
+
+    # -- Theano's other array methods
+    def squeeze(self): return _x().squeeze(self)
+    def swapaxes(self, axis1, axis2): return _x().swapaxes(self, axis1, axis2)
+    def searchsorted(self, v, side="left", sorter=None): return _x().searchsorted(self, v, side, sorter)
+    def compress(self, a, axis=None): return _x().compress(self, a, axis)  # (Theano's: self is the condition)
+    def cumsum(self, axis=None): return _x().cumsum(self, axis)
+    def cumprod(self, axis=None): return _x().cumprod(self, axis)
+    def sort(self, axis=-1, kind="quicksort", order=None): return _x().sort(self, axis, kind, order)
+    def argsort(self, axis=-1, kind="quicksort", order=None): return _x().argsort(self, axis, kind, order)
+    def repeat(self, repeats, axis=None): return _x().repeat(self, repeats, axis)
+    def round(self, mode=None): return _b().round(self) if mode is None else _b().round(self, mode)
+    def take(self, indices, axis=None, mode="raise"): return _b().take(self, indices, axis, mode)
+    def zeros_like(self, dtype=None): return _b().zeros_like(self, dtype)
+    def ones_like(self, dtype=None): return _b().ones_like(self, dtype)
+    def fill(self, value): return _b().fill(self, value)
+    def copy(self, name=None): return _x().copy(self, name)
+    def ravel(self): return _b().flatten(self)
+    def nonzero(self, return_matrix=False): return _x().nonzero(self, return_matrix)
+    def nonzero_values(self): return _x().nonzero_values(self)
 
     # -- evaluation
     def eval(self, inputs_to_values: dict | None = None):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..ir.attributes import Attribute, IntegerAttr, StringAttr
 from .graph import Apply, Op, Variable, infer_via_dialect
 
+_MODES = {"add": "sum", "mul": "prod", "sum": "sum", "prod": "prod"}
+
 
 class _AlongAxis(Op):
     __props__ = ("axis", "kind")
@@ -24,9 +26,17 @@ class _AlongAxis(Op):
 
 
 class CumOp(_AlongAxis):
-    """Running sum (kind 'sum') or product ('prod') along `axis` (Theano's CumOp)."""
+    """Running sum (kind 'sum') or product ('prod') along `axis` (Theano's CumOp; its mode names
+    'add' and 'mul' are accepted; `extra_ops.CumOp` applies Theano's axis rules)."""
 
     ir_name = "tensor.cumulative"
+
+    def __init__(self, axis: int | None = None, kind: str = "add", mode: str | None = None):
+        kind = mode or kind
+        if kind not in _MODES:
+            raise ValueError(f"CumOp: mode must be 'add' or 'mul', got {kind!r}")
+        self.axis = None if axis is None else int(axis)  # (None: only in extra_ops.CumOp)
+        self.kind = _MODES[kind]
 
     def __str__(self) -> str:
         return f"CumOp{{{self.axis}, {'add' if self.kind == 'sum' else 'mul'}}}"

@@ -21,6 +21,7 @@ from ..ir.diagnostics import Diagnostic
 from .basic import as_tensor_variable, cast, constant, dimshuffle
 from .graph import Constant, Variable, clone_replace, node_built, toposort, user_location
 from .scan_op import Scan, ScanInfo
+from .scan_until import until
 from .shape_functions import addbroadcast, unbroadcast
 from .shape_ops import DimShuffle
 from .shared import SharedVariable, default_updates
@@ -50,7 +51,7 @@ def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
     for s in _as_list(sequences):
         taps = [0]
         if isinstance(s, dict):
-            taps = sorted(_as_list(s.get("taps", [0])))
+            taps = _as_list(s.get("taps", [0]))  # (fn gets them in this order, as Theano's)
             s = s.get("input")
         x = as_tensor_variable(s)
         if x.ndim == 0:
@@ -59,7 +60,7 @@ def _sequence_slices(sequences: Any, go_backwards: bool) -> list[Variable]:
             raise _fail(f"the taps of a sequence must be a non-empty list of ints, got {taps}")
         if go_backwards:
             x = x[::-1]
-        lo, hi = taps[0], taps[-1]
+        lo, hi = min(min(taps), 0), max(max(taps), 0)  # (Theano's window: tap t reads x[step + t])
         out += [x if lo == hi else x[t - lo: (t - hi) or None] for t in taps]
     return out
 
@@ -75,7 +76,7 @@ class _Output:
         if isinstance(entry, dict):
             initial = entry.get("initial")
             taps = entry.get("taps", [-1] if initial is not None else [])
-            self.taps = tuple(sorted(_as_list(taps)))
+            self.taps = tuple(_as_list(taps))  # (fn gets them in this order, as Theano's)
         elif entry is not None:
             self.taps = (-1,)
         if initial is None:
@@ -92,7 +93,7 @@ class _Output:
             if init.ndim == 0:
                 raise _fail(f"outputs_info[{k}] with taps {list(self.taps)} needs initial states stacked "
                             f"along a first dim, got a scalar")
-            need = -self.taps[0]
+            need = -min(self.taps)
             self.window = init[-need:]
             self.state = init[0]
 
@@ -123,24 +124,36 @@ def _steps(n_steps: Any, have_sequences: bool) -> Variable:
 
 
 # ---------------------------------------------------------------------------- what fn returns
-def _split_result(result: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
-    """(outputs, updates) from what `fn` returned: outputs, a dict of updates, or both in a
-    pair (either order)."""
+def _split_result(result: Any) -> tuple[list[Any], list[tuple[Any, Any]], Variable | None]:
+    """(outputs, updates, stopping condition) from what `fn` returned: outputs, a dict of
+    updates, or both in a pair (either order); `until(cond)` last ends any of these."""
     def is_updates(x: Any) -> bool:
-        return isinstance(x, dict) or (isinstance(x, (list, tuple)) and len(x) > 0 and all(
+        return isinstance(x, dict) or (isinstance(x, (list, tuple)) and all(
             isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], SharedVariable) for p in x))
 
     def pairs(x: Any) -> list[tuple[Any, Any]]:
         return list(x.items()) if isinstance(x, dict) else list(x)
 
+    condition = None
+    if isinstance(result, until):
+        return [], [], result.condition
+    if isinstance(result, (list, tuple)) and result and isinstance(result[-1], until):
+        condition, result = result[-1].condition, tuple(result[:-1])
+        if len(result) == 1:
+            result = result[0]
+        elif len(result) == 2 and not is_updates(result[1]):
+            raise _fail("fn returned three things: they must be (outputs, updates, until(condition)), "
+                        "in that order")
+    if any(isinstance(x, until) for x in (result if isinstance(result, (list, tuple)) else [result])):
+        raise _fail("fn returned until(...) before other values: the condition comes last")
     if is_updates(result):
-        return [], pairs(result)
+        return [], pairs(result), condition
     if isinstance(result, tuple) and len(result) == 2:
         if is_updates(result[1]):
-            return _as_list(result[0]), pairs(result[1])
+            return _as_list(result[0]), pairs(result[1]), condition
         if is_updates(result[0]):
-            return _as_list(result[1]), pairs(result[0])
-    return _as_list(result), []
+            return _as_list(result[1]), pairs(result[0]), condition
+    return _as_list(result), [], condition
 
 
 def _matched(out: Variable, state: Variable, k: int) -> Variable:
@@ -226,10 +239,10 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
                     f"outputs_info), {len(non_seqs)} non-sequence(s), in that order") from None
     except ValueError:  # a builtin without a signature: let the call say
         pass
-    outputs, updates = _split_result(fn(*args))
+    outputs, updates, condition = _split_result(fn(*args))
     outputs = [as_tensor_variable(o) for o in outputs]
-    if outputs_info is None:
-        outs_info = [_Output(None, k) for k in range(len(outputs))]
+    if outputs_info is None or (isinstance(outputs_info, (list, tuple)) and not outputs_info):
+        outs_info = [_Output(None, k) for k in range(len(outputs))]  # (Theano's rule for [] too)
     if len(outputs) != len(outs_info):
         raise _fail(f"fn returns {len(outputs)} output(s) but outputs_info has {len(outs_info)} entries")
     outputs = [_matched(o, info.state, k) if info.recurrent else o for k, (o, info) in enumerate(zip(outputs, outs_info))]
@@ -249,15 +262,17 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
         outs_info.append(state)
         tap_phs.append(ph)
         outputs.append(_matched(as_tensor_variable(expr), svar, len(outputs)))
+    step_values = outputs + ([condition] if condition is not None else [])
     if replace:
-        outputs = clone_replace(outputs, replace)
+        step_values = clone_replace(step_values, replace)
 
     placeholders = [*seq_phs, *tap_phs]
-    free = _free_values(outputs, placeholders, non_seqs)
+    free = _free_values(step_values, placeholders, non_seqs)
     inner_free = [v.type(v.name) for v in free]
-    outputs = clone_replace(outputs, dict(zip(free, inner_free))) if free else outputs
+    step_values = clone_replace(step_values, dict(zip(free, inner_free))) if free else step_values
+    outputs, condition = (step_values[:-1], step_values[-1]) if condition is not None else (step_values, None)
     info = ScanInfo(len(seqs), tuple(o.taps for o in outs_info), len(free))
-    op = Scan(info, [*placeholders, *inner_free], outputs, name, truncate_gradient)
+    op = Scan(info, [*placeholders, *inner_free], outputs, name, truncate_gradient, condition)
     windows = [o.window for o in outs_info if o.recurrent]
     node = node_built(op.make_node(steps, *seqs, *windows, *free))
     n_user = len(outputs) - len(updates)

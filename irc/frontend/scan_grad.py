@@ -5,7 +5,8 @@ rows of reversed views (its sequences), so no step indexes by a counter. At step
 the adjoint of each output back through the step function (`Lop` of the inner graph, its
 placeholders replaced by the values step t read: the sequences' row t, the taps' rows of
 `initial window ++ outputs`, the non-sequences; and the step's results by their rows of the
-forward outputs, so that nothing the forward pass computed is computed again). Its states
+forward outputs, so that nothing the forward pass computed is computed again; the
+non-sequences are its own, so a random draw among them is read as drawn). Its states
 are, per recurrent output, the adjoints still pending for the `window` rows before the
 current one (what later steps' taps sent back), and per non-sequence the sum of its per-step
 gradients; it yields the gradient of each sequence's row t. `truncate_gradient = K` stops after K steps back (earlier
@@ -17,7 +18,7 @@ from typing import Sequence
 
 from .basic import (as_tensor_variable, cast, concatenate, dimshuffle, inc_subtensor, set_subtensor,
                     zeros_like)
-from .creation import zeros
+from .creation import arange, zeros
 from .grad import Lop
 from .gradient_rules import grad_rule
 from .graph import Constant, Variable, clone_replace
@@ -62,19 +63,26 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
         [fulls[k][widths[k] + tap:widths[k] + tap + n][::-1] for k, tap in tap_keys] + \
         [outputs[k][::-1] for k in reread]
 
+    n_states = len(carried) + len(wrt_ns)
+    # the non-sequences, passed to the backward scan as its own: it takes them as they are (a
+    # random draw among them is not drawn again at each step, as it would be if scan found its
+    # stream's state in the step's graph)
+    outer = [v for v in non_seqs if not isinstance(v, Constant)]
+
     def step(*args: Variable) -> tuple:
         rows = iter(args)
         values: dict[Variable, Variable] = {p: next(rows) for p in seq_phs}
         og = {k: next(rows) for k in given}
         tap_values = {key: next(rows) for key in tap_keys}
         results = {op.inner_outputs[k]: next(rows) for k in reread}
-        states = list(rows)
+        states = [next(rows) for _ in range(n_states)]
+        passed = iter(rows)
         pending = dict(zip(carried, states[:len(carried)]))
-        sums = states[len(carried):len(carried) + len(wrt_ns)]
+        sums = states[len(carried):]
         for k in recurrent:
             for tap, p in zip(info.taps[k], tap_phs[k]):
                 values[p] = tap_values[(k, tap)]
-        values.update(zip(non_seq_phs, non_seqs))
+        values.update((p, v if isinstance(v, Constant) else next(passed)) for p, v in zip(non_seq_phs, non_seqs))
         values.update(results)
         seeds = []
         for k in seeded:
@@ -99,7 +107,7 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     pending_init = [zeros_like(windows[k][0]) if widths[k] == 1 else zeros_like(windows[k]) for k in carried]
     outs, _ = scan(step, sequences=backward_seqs,
                    outputs_info=[*pending_init, *[zeros_like(non_seqs[m]) for m in wrt_ns], *[None] * len(wrt_seq)],
-                   n_steps=steps, return_list=True)
+                   non_sequences=outer, n_steps=steps, return_list=True)
     grads: list[Variable | None] = [None] * len(inputs)
     finals = outs[:len(carried)]
     for k, final in zip(carried, finals):
@@ -111,7 +119,7 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     for m, total in zip(wrt_ns, outs[len(carried):len(carried) + len(wrt_ns)]):
         grads[1 + n_seq + len(recurrent) + m] = total[-1]
     for j, rows in zip(wrt_seq, outs[len(carried) + len(wrt_ns):]):
-        grads[1 + j] = _full_sequence_grad(rows[::-1], seqs[j], n, steps)
+        grads[1 + j] = _full_sequence_grad(rows[::-1], seqs[j], n, steps, op.condition is not None)
     return grads
 
 
@@ -126,10 +134,14 @@ def _shift(pending: Variable, width: int, taps: Sequence[int], g_taps: Sequence[
     return out
 
 
-def _full_sequence_grad(rows: Variable, seq: Variable, n: Variable, steps: Variable) -> Variable:
+def _full_sequence_grad(rows: Variable, seq: Variable, n: Variable, steps: Variable, stopped: bool) -> Variable:
     """Rows `n - steps .. n` of the gradient, padded with zeros to the sequence's length. (The
     backward scan ran `steps` steps; saying so by a reshape lets the caller size the result
-    from the input shapes, which the clamped bounds of its sequences' views do not.)"""
+    from the input shapes, which the clamped bounds of its sequences' views do not. When the
+    steps run are known only after the scan ran, `until`, the rows are set into zeros of the
+    sequence's shape instead.)"""
+    if stopped:
+        return set_subtensor(zeros_like(seq)[arange(n - steps, n)], rows)
     rest = [seq.shape[d] for d in range(1, seq.ndim)]
     rows = rows.reshape((steps, *rest), ndim=seq.ndim)
     parts = [zeros((n - steps, *rest), dtype=seq.dtype), rows, zeros((seq.shape[0] - n, *rest), dtype=seq.dtype)]

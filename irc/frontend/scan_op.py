@@ -5,7 +5,9 @@ sequences, one initial window per output with taps (`-min(taps)` states stacked 
 first dim, the oldest first) and the non-sequences. The inner graph reads one placeholder per
 sequence slice, per tap of each recurrent output and per non-sequence (in that order) and
 computes one value per output; output k stacks those values along a new first dim. The inner
-graph is lowered as the op's region, so the body compiles with the rest of the function.
+graph is lowered as the op's region, so the body compiles with the rest of the function. A scan
+with a stopping `condition` (`until`) yields it after the outputs and stops after the first step
+where it holds; its outputs then hold only the steps run.
 """
 from __future__ import annotations
 
@@ -41,14 +43,17 @@ class Scan(Op):
     ir_name = "tensor.scan"
 
     def __init__(self, info: ScanInfo, inner_inputs: Sequence[Variable], inner_outputs: Sequence[Variable],
-                 name: str | None = None, truncate_gradient: int = -1):
+                 name: str | None = None, truncate_gradient: int = -1, condition: Variable | None = None):
         if len(inner_inputs) != info.n_inner_inputs() or len(inner_outputs) != len(info.taps):
             raise ValueError("scan: the inner graph does not match its layout")
+        if condition is not None and (condition.ndim != 0 or condition.dtype != "bool"):
+            raise ValueError(f"scan: the stopping condition must be a 0-d bool, got {condition.type}")
         self.info = info
         self.inner_inputs = list(inner_inputs)
         self.inner_outputs = list(inner_outputs)
         self.name = name
         self.truncate_gradient = int(truncate_gradient)  # steps back the gradient goes (-1: all)
+        self.condition = condition  # the inner graph's stopping condition (`until`), or None
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -60,11 +65,13 @@ class Scan(Op):
         return f"Scan{{{self.name}}}" if self.name else "Scan"
 
     def ir_attributes(self) -> dict[str, Attribute]:
-        return scan_attributes(self.info.n_sequences, list(self.info.taps))
+        return scan_attributes(self.info.n_sequences, list(self.info.taps), self.condition is not None)
 
     def inner_graph(self) -> tuple[list[Variable], list[Variable]]:
-        """The step function: its placeholders and its outputs (lowered as the op's region)."""
-        return self.inner_inputs, self.inner_outputs
+        """The step function: its placeholders and what it yields, the outputs then the stopping
+        condition if any (lowered as the op's region)."""
+        cond = [self.condition] if self.condition is not None else []
+        return self.inner_inputs, [*self.inner_outputs, *cond]
 
     def make_node(self, n_steps: Variable, *outer: Variable) -> Apply:
         info = self.info

@@ -7,10 +7,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .basic import (as_tensor_variable, dimshuffle, mul, reshape, shape, subtensor_static)
-from .creation import alloc, eye
+from .basic import (add, as_tensor_variable, dimshuffle, maximum, minimum, mul, reshape, set_subtensor, shape, sub,
+                    subtensor, subtensor_static)
+from .creation import alloc, arange, eye, zeros
 from .graph import Constant, Variable
-from .mathops import sum as sum_
 from .shape_ops import Shape_i
 
 
@@ -51,26 +51,35 @@ def repeat(x: Any, repeats: int, axis: int | None = None) -> Variable:
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = axis % x.ndim
+    if n == 1:
+        return x
     pattern = list(range(axis + 1)) + ["x"] + list(range(axis + 1, x.ndim))
     sizes = list(shape(x)[: axis + 1]) + [n] + list(shape(x)[axis + 1:])
     spread = alloc(dimshuffle(x, pattern), *sizes)
     new_shape = list(shape(x))
     new_shape[axis] = mul(new_shape[axis], n)
-    return reshape(spread, new_shape)
+    kept = [d for d in range(x.ndim) if d != axis and x.broadcastable[d]]  # (Theano's broadcast pattern)
+    return addbroadcast(reshape(spread, new_shape), *kept)
 
 
 def diag(v: Any, k: int = 0) -> Variable:
-    """numpy's diag on the main diagonal: a vector becomes the square matrix with it on the
-    diagonal; a square matrix gives its diagonal (a non-square one is refused at run time)."""
+    """numpy's diag: a vector becomes the square matrix with it on diagonal `k` (above the main
+    one when positive); a matrix, square or not, gives its diagonal `k`."""
     v = as_tensor_variable(v)
-    if k != 0:
-        raise NotImplementedError("diag: only the main diagonal (k=0) is supported")
+    k = int(k)
     if v.ndim == 1:
-        n = Shape_i(0)(v)
-        return mul(dimshuffle(v, (0, "x")), eye(n, n, dtype=v.dtype))
+        if k == 0:
+            n = Shape_i(0)(v)
+            return mul(dimshuffle(v, (0, "x")), eye(n, n, dtype=v.dtype))
+        n = add(Shape_i(0)(v), abs(k))
+        place = arange(Shape_i(0)(v))
+        rows, cols = add(place, max(-k, 0)), add(place, max(k, 0))
+        return set_subtensor(subtensor(zeros((n, n), dtype=v.dtype), (rows, cols)), v)
     if v.ndim == 2:
-        n = Shape_i(0)(v)
-        return sum_(mul(v, eye(n, n, dtype=v.dtype)), axis=1)
+        rows, cols = Shape_i(0)(v), Shape_i(1)(v)
+        length = maximum(minimum(sub(rows, max(-k, 0)), sub(cols, max(k, 0))), 0)
+        place = arange(length)
+        return subtensor(v, (add(place, max(-k, 0)), add(place, max(k, 0))))
     raise TypeError(f"diag needs a vector or a matrix, got {v.type}")
 
 

@@ -39,11 +39,14 @@ class SharedVariable(Variable):
     """A leaf of the graph holding a value (`get_value`/`set_value`)."""
 
     default_update: Variable | None = None  # what `del sv.default_update` leaves
+    strict = False  # set_value takes only arrays of the type's dtype (Theano's container rule)
+    allow_downcast: bool | None = None  # set_value may round a value to the dtype
 
     def __init__(self, type: TensorType, value: np.ndarray, name: str | None = None, strict: bool = False,
                  allow_downcast: bool | None = None):
         super().__init__(type, None, None, name)
         host = type.filter(value, strict=strict, allow_downcast=allow_downcast)
+        self.strict, self.allow_downcast = bool(strict), allow_downcast
         self._to_storage = active(config).to_storage  # where the value lives, for good
         self.container = Container(self._to_storage(host))
         self.default_update: Variable | None = None
@@ -57,9 +60,10 @@ class SharedVariable(Variable):
         return v if borrow else v.copy()
 
     def set_value(self, value: Any, borrow: bool = False) -> None:
-        """Replace the value (copied unless `borrow`); dtype and rank must fit the type. A value
-        kept on a device is overwritten in place when shape and dtype match."""
-        arr = self.type.filter(value)
+        """Replace the value (copied unless `borrow`); dtype and rank must fit the type, by the
+        `strict` and `allow_downcast` it was made with. A value kept on a device is overwritten
+        in place when shape and dtype match."""
+        arr = self.type.filter(value, strict=self.strict, allow_downcast=self.allow_downcast)
         old = self.container.value
         if isinstance(old, np.ndarray):
             if not borrow and arr is value:

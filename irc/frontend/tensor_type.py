@@ -35,6 +35,14 @@ def _lossless_python_value(value: Any, arr: np.ndarray, dtype: str) -> bool:
     return bool(np.array_equal(converted, arr))
 
 
+_APPROX = {"float16": (1e-2, 5e-3), "float32": (1e-3, 1e-4), "float64": (1e-5, 1e-8)}  # (rtol, atol)
+
+
+class NotNumericError(TypeError, ValueError):
+    """A value that is no number (a string, an object) given for a tensor: a TypeError as irc
+    says elsewhere, and a ValueError as numpy (and Theano) say for a string."""
+
+
 @dataclass(frozen=True)
 class TensorType:
     """A tensor of `dtype` (a numpy dtype name) with `len(broadcastable)` dimensions."""
@@ -51,6 +59,41 @@ class TensorType:
             raise TypeError(f"unsupported dtype '{self.dtype}' (supported: {', '.join(DTYPES)})")
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "broadcastable", tuple(bool(b) for b in self.broadcastable))
+
+    # -- comparing values (Theano's TensorType.values_eq / values_eq_approx)
+    @staticmethod
+    def values_eq(a: Any, b: Any, force_same_dtype: bool = True) -> bool:
+        """Equal shapes (and dtypes) and elements, NaNs at the same places counting as equal."""
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or (force_same_dtype and a.dtype != b.dtype):
+            return False
+        if a.dtype.kind in "fc":
+            return bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+        return bool(np.all(a == b))
+
+    @staticmethod
+    def values_eq_approx(a: Any, b: Any, allow_remove_inf: bool = False, allow_remove_nan: bool = False,
+                         rtol: float | None = None, atol: float | None = None) -> bool:
+        """Equal shapes and dtypes, and each element close (|a - b| <= atol + rtol |b|, by
+        default a tolerance of the dtype), infinities equal to themselves, NaNs to NaNs; with
+        `allow_remove_inf` / `allow_remove_nan`, an infinity / NaN of `a` matches anything."""
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind != "f":
+            return bool(np.all(a == b))
+        default_rtol, default_atol = _APPROX.get(a.dtype.name, _APPROX["float64"])
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        with np.errstate(invalid="ignore", over="ignore"):
+            close = np.abs(a - b) <= atol + rtol * np.abs(b)
+        infinite = np.isinf(a) | np.isinf(b)
+        ok = np.where(infinite, a == b, close) | (np.isnan(a) & np.isnan(b))
+        if allow_remove_inf:
+            ok |= np.isinf(a)
+        if allow_remove_nan:
+            ok |= np.isnan(a)
+        return bool(np.all(ok))
 
     # -- queries
     @property
@@ -97,6 +140,8 @@ class TensorType:
             arr = value if isinstance(value, np.ndarray) else np.asarray(value)
         else:
             raise TypeError(f"expected a numpy.ndarray of dtype {self.dtype}, got {type(value).__name__}")
+        if arr.dtype.kind in "SUO" and np.dtype(self.dtype).kind != arr.dtype.kind:
+            raise NotNumericError(f"{self}: value {value!r} of type {type(value).__name__} is not numeric")
         if arr.dtype.name != self.dtype:
             if strict:
                 raise TypeError(f"expected dtype {self.dtype}, got {arr.dtype.name} (strict input)")

@@ -35,6 +35,8 @@ class ScanPrune(Pass):
                 self.prune(scan)
 
     def prune(self, scan: ScanOp) -> None:
+        if scan.has_until:  # (its yields end with the condition: left as they are)
+            return
         taps = scan.taps
         dead = [k for k, r in enumerate(scan.results) if not taps[k] and not r.has_uses]
         if not dead or len(dead) == len(scan.results):

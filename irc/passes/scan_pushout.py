@@ -40,6 +40,8 @@ class ScanPushout(Pass):
                 self.push_out(scan)
 
     def push_out(self, scan: ScanOp) -> None:
+        if scan.has_until:  # (its rows past the last step run are not read: not worth computing)
+            return
         body = scan.body
         n_seq = scan.num_sequences
         first_non_seq = len(body.args) - len(scan.non_sequences)

@@ -69,6 +69,8 @@ def _tap_args(scan: ScanOp) -> dict[int, list[int]]:
 
 
 def _find_sum(scan: ScanOp) -> _Sum | None:
+    if scan.has_until:
+        return None
     body, term = scan.body, scan.body.terminator
     n_seq = scan.num_sequences
     for k, args in _tap_args(scan).items():

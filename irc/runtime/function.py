@@ -147,6 +147,8 @@ class Function:
         self.allow_input_downcast = allow_input_downcast
         self.profile = profile
         self._by_name = {s.name: i for i, s in enumerate(self.inputs) if s.name and not s.implicit}
+        named = [s.name for s in self.inputs if s.name and not s.implicit]
+        self._ambiguous = {n for n in named if named.count(n) > 1}  # names a keyword cannot pick
         self._arguments = [i for i, s in enumerate(self.inputs) if not s.implicit]  # what args fill
         self._plain_call = len(self._arguments) == len(self.inputs)
         self._n_state = len(outputs.state)
@@ -294,6 +296,8 @@ class Function:
         for i, value in zip(arguments, args):
             values[i] = value
         for key, value in kwargs.items():
+            if key in self._ambiguous:
+                raise InputError(f"{self._where()}: several inputs are named {key!r}: give them by position")
             i = self._by_name.get(key)
             if i is None:
                 names = ", ".join(repr(n) for n in self._by_name) or "none are named"

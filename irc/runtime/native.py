@@ -32,6 +32,7 @@ from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..ir.printer import print_op
 from ..ir.verifier import verify
+from ..conversion.tensor_to_loop.context import ROWS
 from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower_function
 from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
@@ -100,6 +101,9 @@ class NativeFunction:
     _shape_cache: dict = field(default_factory=dict, repr=False)
     # result index -> argument index the native code may write it over (`irc.inplace = N`)
     inplace_results: dict = field(default_factory=dict)
+    # (result, result holding its row count): results whose rows are known after the call
+    # (a scan with `until`), sized for every step; the counts are results after the user's
+    row_counts: tuple = ()
     _value_args: tuple = field(init=False, repr=False, default=())
 
     def __post_init__(self):
@@ -126,6 +130,7 @@ class NativeFunction:
         else:
             outs = [o if _fits(o, s, dt) else np.empty(s, dt)
                     for o, s, dt in zip(outs, out_shapes, self.out_dtypes)]
+            outs += [np.empty(s, dt) for s, dt in zip(out_shapes[len(outs):], self.out_dtypes[len(outs):])]
         if self._by_object:
             rc = self._cfunc(*arrays, *outs)
         else:
@@ -140,7 +145,15 @@ class NativeFunction:
             err = ShapeError(f"'{self.name}': {self.assert_messages[rc - 1]}")
             err.op = self.assert_ops[rc - 1] if rc <= len(self.assert_ops) else None
             raise err
+        if self.row_counts:
+            return self._rows_run(outs)
         return outs
+
+    def _rows_run(self, outs: list) -> list:
+        """The user's results, each with a row count cut to the rows run (a view)."""
+        for k, j in self.row_counts:
+            outs[k] = outs[k][:int(outs[j])]
+        return outs[:len(outs) - len(self.row_counts)]
 
     def _coerce(self, i: int, a) -> np.ndarray:
         dt = self.in_dtypes[i]
@@ -268,7 +281,17 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | li
         shapes=ShapeProgram.of(loop_func),
         assert_messages=[op.message for op in asserts], assert_ops=asserts,
         stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
-        inplace_results=inplace_results(loop_func))
+        inplace_results=inplace_results(loop_func), row_counts=row_counts(loop_func))
+
+
+def row_counts(loop_func: FuncOp) -> tuple[tuple[int, int], ...]:
+    """(result, result holding its row count) for each result marked `irc.rows`."""
+    found = []
+    for k in range(len(loop_func.function_type.results)):
+        attr = loop_func.res_attrs(k).get(ROWS)
+        if attr is not None:
+            found.append((k, attr.value))
+    return tuple(found)
 
 
 def inplace_results(loop_func: FuncOp) -> dict[int, int]:

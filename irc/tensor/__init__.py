@@ -41,7 +41,7 @@ true_divide = true_div
 
 # Theano names this frontend does not have yet, and what to use (docs/frontend.md lists them)
 NOT_SUPPORTED = {
-    "nonzero": "data-dependent shapes are not supported", "argwhere": "data-dependent shapes are not supported",
+    "argwhere": "data-dependent shapes are not supported (T.nonzero runs with numpy)",
     "advanced_subtensor": "write x[ivec, jvec] (advanced indexing is supported by indexing)",
 }
 

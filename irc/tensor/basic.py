@@ -17,7 +17,7 @@ from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
 from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
 from ..frontend.constructors import CONSTRUCTORS, tensor
-from ..frontend.creation import alloc, arange, eye, identity_like, ones, zeros
+from ..frontend.creation import ARange, alloc, arange, eye, identity_like, ones, zeros
 from ..frontend.dtype_names import (all_dtypes, complex_dtypes, continuous_dtypes, discrete_dtypes, float_dtypes,
                                     int_dtypes, integer_dtypes, uint_dtypes)
 from ..frontend.elemwise import Elemwise
@@ -31,6 +31,18 @@ from ..frontend.reduce import Argmax, CAReduce, Sum
 from ..frontend.shape_functions import addbroadcast, diag, patternbroadcast, split, tile, unbroadcast
 from ..frontend.shape_ops import Alloc, DimShuffle, Reshape
 from ..frontend.tensor_type import TensorType
+# Theano's basic names built elsewhere in the frontend
+from ..frontend.basic import fill as second  # Theano's second(a, b): b broadcast like a
+from ..frontend.basic import pow as power  # Theano's power(x, y)
+from ..frontend.covariance import cov
+from ..frontend.extra_ops import bartlett, fill_diagonal, fill_diagonal_offset, squeeze
+from ..frontend.closeness import allclose, isclose
+from ..frontend.combine import largest, max_and_argmax, smallest, stacklists
+from ..frontend.index_grids import mgrid, ogrid
+from ..frontend.numpy_run_ops import flatnonzero, nonzero, nonzero_values
+from ..frontend.rearrange import inverse_permutation, permute_row_elements, swapaxes
+from ..frontend.scalar_constant import (EmptyConstantError, NotScalarConstantError,
+                                        get_scalar_constant_value)
 
 TensorVariable = Variable
 TensorConstant = Constant
@@ -53,3 +65,7 @@ __all__ = [
     "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
     "integer_dtypes", "uint_dtypes",
 ]
+__all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "fill_diagonal", "fill_diagonal_offset",
+            "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes",
+            "allclose", "isclose", "largest", "max_and_argmax", "smallest", "stacklists", "mgrid", "ogrid",
+            "flatnonzero", "nonzero", "nonzero_values", "inverse_permutation", "ARange"]

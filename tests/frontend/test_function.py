@@ -287,3 +287,13 @@ def test_a_steady_call_replays_until_a_shared_variable_changes():
     x.set_value(np.ones(4))                                  # a new array: the general path again
     np.testing.assert_array_equal(g(), np.full(4, 2.0))
     assert executor.asked == 2 and len(replays) == 1
+
+
+def test_a_keyword_naming_several_inputs_is_refused():
+    """Theano's test_same_names: three inputs named 'x'; `f(1, 2, x=3)` cannot say which."""
+    import irc.tensor as T
+    a, x, s = T.scalars("xxx")
+    f = irc.function([a, x, s], a + x + s)
+    assert f(1, 2, 3) == 6
+    with pytest.raises(TypeError, match="several inputs are named 'x'"):
+        f(1, 2, x=3)

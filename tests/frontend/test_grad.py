@@ -7,6 +7,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.runtime.native_executor import NativeExecutor
 from irc.dialects.elementwise import TABLE_ROWS
 from irc.frontend.evaluate import evaluate
 from irc.frontend.grad import DisconnectedInputError
@@ -83,10 +84,9 @@ def test_select_gradient():
 
 @pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])
 def test_comparisons_have_no_gradient(name):
+    """A zero gradient (Theano's), not a disconnected input: x is in the cost's graph."""
     x = T.dvector("x")
-    with pytest.raises(DisconnectedInputError):
-        T.grad(T.cast(T.elemwise(name, x, 0.0), "float64").sum(), x)
-    g = T.grad(T.cast(T.elemwise(name, x, 0.0), "float64").sum(), x, disconnected_inputs="ignore")
+    g = T.grad(T.cast(T.elemwise(name, x, 0.0), "float64").sum(), x)
     np.testing.assert_array_equal(evaluate(g, {x: np.ones(3)}), np.zeros(3))
 
 
@@ -129,9 +129,11 @@ def test_reduction_gradients(name, axis):
 
 
 def test_argmax_has_no_gradient():
+    """Theano's test_arg_grad: zeros (and a constant the graph fixes)."""
     m = T.dmatrix()
-    with pytest.raises(DisconnectedInputError):
-        T.grad(T.cast(m.argmax(axis=1), "float64").sum(), m)
+    g = T.grad(T.cast(m.argmax(axis=1), "float64").sum(), m)
+    np.testing.assert_array_equal(evaluate(g, {m: np.ones((2, 3))}), np.zeros((2, 3)))
+    assert T.get_scalar_constant_value(T.grad(m.argmax(axis=0).sum(), m)) == 0.0
 
 
 @pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4))])
@@ -157,9 +159,17 @@ def test_concatenate_gradients():
     check_grad(lambda a, b, c: T.stack([a, b, c]), [rng.randn(), rng.randn(), rng.randn()],
                broadcastable=[(), (), ()])
     check_grad(lambda a, b: T.stack([a, b], axis=1), [rng.randn(3), rng.randn(3)])
+    # pieces of sizes known only at run time: each gets the rows of the gradient at its
+    # place (gathered, so the compiled function sizes its results before the call)
+    check_grad(lambda a, b: T.concatenate([a, b, a]), [rng.randn(2, 3), rng.randn(4, 3)])
+    check_grad(lambda a, b: T.concatenate([a, b], axis=1), [rng.randn(3, 2), rng.randn(3, 1)])
     a, b = T.dmatrix(), T.dmatrix()
-    with pytest.raises(NotImplementedError, match="run-time bounds"):
-        T.grad(T.concatenate([a, b]).sum(), a)
+    w = rng.randn(3, 7)
+    f = irc.function([a, b], T.grad((T.concatenate([a, b], axis=1) * w).sum(), [a, b]))
+    assert isinstance(f.executor, NativeExecutor)
+    ga, gb = f(np.ones((3, 3)), np.ones((3, 4)))
+    np.testing.assert_array_equal(ga, w[:, :3])
+    np.testing.assert_array_equal(gb, w[:, 3:])
 
 
 def test_math_and_nnet_gradients():
@@ -264,10 +274,17 @@ def test_gradient_wrt_intermediate_and_reuse():
 
 
 def test_integer_paths_carry_no_gradient():
+    """Zeros through an integer (Theano's); an integer wrt gets floatX zeros (its test_any_grad)."""
     x = T.dvector("x")
     i = T.cast(x, "int32")
-    with pytest.raises(DisconnectedInputError):
-        T.grad(T.cast(i, "float64").sum(), x)
+    g = T.grad(T.cast(i, "float64").sum(), x)
+    np.testing.assert_array_equal(evaluate(g, {x: np.ones(3)}), np.zeros(3))
+    b = T.bmatrix("b")
+    gb = T.grad(b.any(), b)
+    assert gb.dtype == irc.config.floatX
+    np.testing.assert_array_equal(irc.function([b], gb)(np.ones((2, 3), "int8")), np.zeros((2, 3)))
+    with pytest.raises(DisconnectedInputError):  # not in the cost's graph at all
+        T.grad(T.cast(i, "float64").sum(), T.dvector("y"))
 
 
 # ---------------------------------------------------------------------------- jacobian / hessian

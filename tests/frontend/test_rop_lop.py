@@ -99,3 +99,13 @@ def test_rop_errors_are_clear():
 
     with pytest.raises(NotImplementedError, match="NoRop has no R-op.*test_rop_lop.py"):
         T.Rop(NoRop()(x), x, x)
+
+
+def test_rop_keeps_a_tuple_takes_a_number_and_refuses_a_wrong_eval_point():
+    """Theano's test_multiple_outputs and test_invalid_input (its error is a ValueError)."""
+    m, v, m_, v_ = T.dmatrix("m"), T.dvector("v"), T.dmatrix("m_"), T.dvector("v_")
+    assert isinstance(T.Rop((m, v, m + v), [m, v], [m_, v_]), tuple)
+    assert isinstance(T.Rop([m, v, m + v], [m, v], [m_, v_]), list)
+    with pytest.raises(ValueError, match="eval point"):
+        T.Rop(0.0, [T.dmatrix()], [T.dvector()])
+

@@ -274,3 +274,35 @@ def test_a_value_the_step_needs_anyway_is_lowered_once_before_its_ifelse():
     xv = rng.normal(size=(3, 2))
     close(f(xv, 1.0), 3.0 * np.exp(xv))
     close(f(xv, -1.0), xv + np.exp(xv))
+
+
+@pytest.mark.parametrize("taps, expected", [([-2, -1], lambda x: x[:-2] * 10 + x[1:-1]),
+                                            ([1, 2], lambda x: x[1:-1] * 10 + x[2:]),
+                                            ([2], lambda x: x[2:] * 11)])
+def test_sequence_taps_all_before_or_all_after_the_step(taps, expected):
+    """Tap t reads x[step + t]; the window Theano iterates over always holds the step itself,
+    so taps [-2, -1] run len - 2 steps from x[2] (Theano's test_using_negative_taps_sequence)."""
+    x = T.dvector("x")
+    fn = (lambda a, b: a * 10 + b) if len(taps) == 2 else (lambda a: a * 11)
+    out, _ = irc.scan(fn, sequences=dict(input=x, taps=taps))
+    xv = np.arange(1.0, 7.0)
+    close(native(irc.function([x], out))(xv), expected(xv))
+
+
+def test_empty_outputs_info_means_outputs_without_state():
+    """Theano's test_map_functionality: `outputs_info=[]` with outputs is a map."""
+    u = T.dvector("u")
+    out, _ = irc.scan(lambda v: v + 3, u, [], [])
+    close(native(irc.function([u], out))(np.array([1.0, 2.0])), [4.0, 5.0])
+
+
+def test_taps_reach_fn_in_the_order_given():
+    """Theano's test_using_taps_input_output: `taps=[-1, -2]` passes x[t-1] then x[t-2]."""
+    u, x0 = T.dvector("u"), T.dvector("x0")
+    out, _ = irc.scan(lambda u_tm2, x_tm1, x_tm2: u_tm2 * 0.5 + x_tm1 * 2.0 + x_tm2,
+                      dict(input=u, taps=-2), dict(initial=x0, taps=[-1, -2]), [])
+    uv, xv = np.array([1.0, 2.0, 3.0, 4.0]), np.array([10.0, 20.0])
+    first = uv[0] * 0.5 + xv[1] * 2.0 + xv[0]
+    close(native(irc.function([u, x0], out))(uv, xv), [first, uv[1] * 0.5 + first * 2.0 + xv[1]])
+    s, _ = irc.scan(lambda a, b: a * 10 + b, sequences=dict(input=u, taps=[1, -1]))
+    close(native(irc.function([u], s))(uv), uv[2:] * 10 + uv[:-2])

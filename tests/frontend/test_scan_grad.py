@@ -126,3 +126,23 @@ def test_gradient_keeps_the_dtype(dtype):
     xv = rng.uniform(0.5, 1.5, size=4).astype(dtype)
     expected = np.prod(xv) / xv
     np.testing.assert_allclose(irc.function([x], g)(xv), expected, rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_a_random_factor_on_the_outputs_is_drawn_once_for_the_gradient():
+    """Theano's scan_project_sum: cost = sum(outputs * uniform(outputs.shape)) with the stream's
+    updates off. The backward scan reads the factors as they are; it must not find the
+    stream's state in its step and draw anew at every step (the gradient was wrong)."""
+    from irc.tensor.shared_randomstreams import RandomStreams
+    u, x0, w_in, w = T.dvector("u"), T.dscalar("x0"), T.dscalar("w_in"), T.dscalar("w")
+    outs, _ = irc.scan(lambda u_t, x_tm1, a, b: u_t * a + x_tm1 * b, u, x0, [w_in, w])
+    srng = RandomStreams(123)
+    srng.add_default_updates = False
+    factors = srng.uniform(size=outs.shape, low=0.1, high=0.9)
+    inputs = [u, x0, w_in, w]
+    rs = np.random.RandomState(1)
+    values = [rs.uniform(-0.5, 0.5, size=10), rs.uniform(), rs.uniform(), rs.uniform()]
+    drawn = irc.function(inputs, factors, no_default_updates=True)(*values)
+    with_draw = irc.function(inputs, T.grad((outs * factors).sum(), inputs), no_default_updates=True)(*values)
+    with_constant = irc.function(inputs, T.grad((outs * drawn).sum(), inputs))(*values)
+    for a, b in zip(with_draw, with_constant):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -9,6 +9,7 @@ imports none: `lower_op` finds a pattern by op name in `LOWERINGS`.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ...dialects import loop as L
@@ -16,6 +17,7 @@ from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.func import FuncOp, ReturnOp
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation, Value
+from ...ir.types import i64
 from ...passes.plan_buffers import plan_buffers
 from ..loop_builder import Index, LoopBuilder
 from .dead_nests import drop_dead_nests
@@ -69,6 +71,20 @@ def argument_type(t: TensorType) -> MemRefType:
     return L.view_type(t.shape, t.element)
 
 
+@dataclass(frozen=True)
+class RowsRun:
+    """A view of the first `count` rows (from row `first`) of `buf`, which has room for `steps`:
+    the result of a scan with `until`, whose size is known only after it ran."""
+
+    buf: Value
+    first: Value
+    steps: Value
+    count: Value
+
+
+ROWS = "irc.rows"  # on a function result: only as many rows as result #N (a 0-d i64) says are valid
+
+
 # ---------------------------------------------------------------------------- the context
 class FuncLowering:
     """Lowers one function; `buf` maps tensor values to memrefs, `sizes` memrefs to their
@@ -93,6 +109,7 @@ class FuncLowering:
         self.sizes: dict[Value, list[Index]] = {}
         self.contiguous: set[Value] = set()  # memrefs known to be row-major and dense
         self.absorbed: set[Operation] = set()  # ops another lowering computed (device_epilogue.py)
+        self.rows_run: dict[Value, RowsRun] = {}  # views whose sizes are known after a loop ran
 
     # ------------------------------------------------------------------ driver
     def lower(self) -> FuncOp:
@@ -134,9 +151,13 @@ class FuncLowering:
 
     def _return(self, op: Operation) -> None:
         results = []
+        counts: dict[int, Value] = {}
         returned: set[Value] = set()
-        for v, t in zip(op.operands, self.func.function_type.results):
+        for k, (v, t) in enumerate(zip(op.operands, self.func.function_type.results)):
             m = self.materialize(v)
+            rows = self.rows_run.get(m)
+            if rows is not None:
+                m, counts[k] = self._rows_run_result(m, rows, t, returned), rows.count
             owner = m.owner
             if not (isinstance(owner, L.AllocOp) and owner.parent is self.func.body) or m in returned \
                     or m.type != t:
@@ -144,7 +165,41 @@ class FuncLowering:
             returned.add(m)
             results.append(m)
         self._mark_inplace_updates(op)
+        if counts:
+            self._return_row_counts(results, counts)
         self.lb.b.create(ReturnOp, results, result_types=[])
+        if counts:
+            self.func.update_function_type()
+
+    def _rows_run_result(self, view: Value, rows: RowsRun, t: MemRefType, returned: set[Value]) -> Value:
+        """A returned view of the rows a loop ran: its whole buffer when that holds them from
+        row 0, else a buffer with room for every step holding a copy of them (the caller sizes
+        results before the call; the count comes back beside them: `_return_row_counts`)."""
+        owner = rows.buf.owner
+        if self.lb.static_value(rows.first) == 0 and isinstance(owner, L.AllocOp) and \
+                owner.parent is self.func.body and rows.buf.type == t and rows.buf not in returned:
+            return rows.buf
+        sizes = [rows.steps, *self.sizes[view][1:]]
+        out = self.lb.alloc(t, [s for d, s in zip(t.shape, sizes)])
+        self.sizes[out] = sizes
+        self.copy(view, out, self.sizes[view])
+        return out
+
+    def _return_row_counts(self, results: list[Value], counts: dict[int, Value]) -> None:
+        """After the user's results, one 0-d i64 per result holding rows run (its count), and
+        `irc.rows = N` on that result naming it: the runtime hands back that many rows."""
+        ft = self.func.function_type
+        if any(getattr(t, "device", None) is not None for t in (*ft.inputs, *ft.results)):
+            raise NotImplementedError(f"lower-to-loops: '{self.func.sym_name}' returns the rows of a scan with "
+                                      f"until (known after it ran), which a device function cannot return yet")
+        dicts = [dict(self.func.res_attrs(k)) for k in range(len(results))]
+        for k, count in counts.items():
+            held = self.lb.alloc(MemRefType((), i64), [])
+            self.lb.store(self.lb.cast(count, i64), held, [])
+            dicts[k][ROWS] = IntegerAttr(len(results))
+            results.append(held)
+            dicts.append({})
+        self.func.set_res_attrs(dicts)
 
     def _mark_inplace_updates(self, ret: Operation) -> None:
         """`irc.inplace = N` on result k: computed elementwise from argument N, which nothing

@@ -13,6 +13,10 @@ loop (the size arithmetic is hoisted with them); buffer planning frees the other
 step's `loop.if` results) at the end of each step.
 A result without taps must have sizes known before the loop (they are hoisted the same way);
 one whose size depends on the step's values is an error naming the op.
+
+A scan with `until` (a while loop) sizes its buffers by the step count the same way and leaves
+the loop after the step whose condition holds (`scan_exit.py`); each result is then the view
+of the rows run, which a function returns with the count beside it (`FuncLowering.rows_run`).
 """
 from __future__ import annotations
 
@@ -25,10 +29,11 @@ from ...ir.builder import InsertionPoint
 from ...ir.core import Block, Operation, Pure, Value
 from ...ir.types import index
 from ..loop_builder import Index
-from .context import BY_ELEMENT, FuncLowering, lowering
+from .context import BY_ELEMENT, FuncLowering, RowsRun, lowering
 from .ifelse import branch_scope
 from .index import indexed_view
 from .index_trace import index_of
+from .scan_exit import GuardedStep, exit_state, steps_run
 
 
 def _rows(ctx: FuncLowering, buf: Value, first: Index, count: Index, shape: tuple) -> Value:
@@ -80,10 +85,12 @@ def _hoist(value: Value, loop: Operation) -> bool:
 
 
 def _place_temporaries(loop: L.ForOp) -> None:
-    """Allocations of the body that do not change between steps move before the loop (buffer
-    planning frees them after it, and frees the others at the end of each step)."""
+    """Allocations of the body (or of its guarded step, `scan_exit.py`) that do not change
+    between steps move before the loop (buffer planning frees them after it, and frees the
+    others at the end of each step)."""
     body = loop.body
-    for op in [op for op in body.ops if isinstance(op, L.AllocOp)]:
+    guarded = [op.branch(True) for op in body.ops if isinstance(op, L.IfOp)] if L.WHILE in loop.attributes else []
+    for op in [op for block in (body, *guarded) for op in block.ops if isinstance(op, L.AllocOp)]:
         if all(_hoist(v, loop) for v in op.operands):
             op.detach()
             loop.parent.insert_before(loop, op)
@@ -103,16 +110,20 @@ def _scan(ctx: FuncLowering, op: ScanOp) -> None:
                      f"'tensor.scan': the initial value of result #{k} holds the wrong number of states "
                      f"for its taps {list(taps[k])} ({windows[k]} needed)")
     bufs: dict[int, Value] = {}
+    carried = exit_state(ctx) if op.has_until else None
     if windows and all(w == 1 for w in windows.values()):
         # every state is read one step back: the results hold only the steps' rows (returned
         # as they are); step 0 reads the initial states, a second loop from 1 the row before
         for k, src in inits.items():
             bufs[k] = ctx.alloc(op.results[k].type, [steps, *ctx.sizes_of(src)[1:]])
         first = lb.min(steps, lb.const(1))
-        _loop(ctx, op, lb.const(0), first, steps, bufs, lambda k, t: (inits[k], lb.const(0)))
-        _loop(ctx, op, first, steps, steps, bufs, lambda k, t: (bufs[k], lb.add(t, lb.const(-1))))
+        carried = _loop(ctx, op, lb.const(0), first, steps, bufs, lambda k, t: (inits[k], lb.const(0)), carried)
+        carried = _loop(ctx, op, first, steps, steps, bufs, lambda k, t: (bufs[k], lb.add(t, lb.const(-1))), carried)
         for k, r in enumerate(op.results):
-            ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
+            if carried is None:
+                ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
+            else:
+                _bind_rows_run(ctx, r, bufs[k], lb.const(0), steps, steps_run(carried))
         return
     # no state, or a window of several states: the first rows of each result's buffer hold it
     for k, src in inits.items():
@@ -120,31 +131,46 @@ def _scan(ctx: FuncLowering, op: ScanOp) -> None:
         buf = ctx.alloc(op.results[k].type, [lb.add(steps, lb.const(windows[k])), *sizes[1:]])
         ctx.copy(src, _rows(ctx, buf, lb.const(0), lb.const(windows[k]), op.results[k].type.shape), sizes)
         bufs[k] = buf
-    _loop(ctx, op, lb.const(0), steps, steps, bufs, None)
+    carried = _loop(ctx, op, lb.const(0), steps, steps, bufs, None, carried)
     for k, r in enumerate(op.results):
-        if k not in windows:
+        first = lb.const(windows.get(k, 0))
+        if carried is not None:
+            _bind_rows_run(ctx, r, bufs[k], first, steps, steps_run(carried))
+        elif k not in windows:
             ctx.bind(r, bufs[k], ctx.sizes_of(bufs[k]), contiguous=True)
         else:
-            view = _rows(ctx, bufs[k], lb.const(windows[k]), steps, r.type.shape)
+            view = _rows(ctx, bufs[k], first, steps, r.type.shape)
             ctx.bind(r, view, ctx.sizes_of(view))
+
+
+def _bind_rows_run(ctx: FuncLowering, r: Value, buf: Value, first: Index, steps: Index, count: Index) -> None:
+    """Bind result `r` of a scan with `until` to the `count` rows run, from row `first` of
+    `buf`; the function's return finds the capacity (`steps` rows) in `ctx.rows_run`."""
+    view = _rows(ctx, buf, first, count, r.type.shape)
+    ctx.bind(r, view, ctx.sizes_of(view))
+    ctx.rows_run[view] = RowsRun(buf, first, steps, count)
 
 
 TapSource = Callable[[int, Index], tuple[Value, Index]]
 
 
 def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, bufs: dict[int, Value],
-          tap_source: TapSource | None) -> None:
+          tap_source: TapSource | None, carried: list[Value] | None = None) -> list[Value] | None:
     """One `loop.for` over steps [lo, hi) running the body. A tap of one step back reads
     `tap_source(k, t)` (a buffer and a row) when given, and step t's value of result k goes to
     row t of `bufs[k]`; else the tap reads row `window + t + tap` of `bufs[k]` and the value
-    goes to row `window + t`. Buffers of results without taps are made on the way."""
+    goes to row `window + t`. Buffers of results without taps are made on the way. With
+    `carried` (a scan with `until`: `scan_exit.exit_state`), each step is guarded by it and the
+    loop's results, the carried values after it, are returned."""
     lb = ctx.lb
     taps = op.taps
-    yields = op.body.terminator.operands
-    with lb.for_(lo, hi) as scope:
+    yields = op.yielded_results
+    with lb.for_(lo, hi, inits=carried or ()) as scope:
         loop: L.ForOp = scope.op
         t = scope.iv
-        with branch_scope(ctx, loop.body):  # a second copy of the body must not see the first's values
+        guard = GuardedStep(ctx, scope) if carried else None
+        # (a second copy of the body must not see the first's values)
+        with branch_scope(ctx, guard.block if guard else loop.body):
             _bind_args(ctx, op, t, bufs, tap_source)
             for inner in op.body.ops[:-1]:
                 ctx.lower_op(inner)
@@ -157,7 +183,12 @@ def _loop(ctx: FuncLowering, op: ScanOp, lo: Index, hi: Index, steps: Index, buf
                 row = lb.add(t, lb.const(offset))
                 dst, sizes = indexed_view(ctx, bufs[k], op.results[k].type.shape, {0: row})
                 _store(ctx, op, k, v, dst, sizes)
+            if guard:
+                guard.stop_when(op.stop_condition)
+        if guard:
+            guard.close()
     _place_temporaries(loop)
+    return scope.results if carried else None
 
 
 def _bind_args(ctx: FuncLowering, op: ScanOp, t: Index, bufs: dict[int, Value],
