@@ -1,6 +1,6 @@
 """irc's first call against jax.jit's, side by side: issue 23's targets in one run.
 
-    python3 tools/cold_vs_jax.py [--rounds N]
+    python3 tools/cold_vs_jax.py [--rounds N] [--baseline OTHER_IRC_TREE]
 
 Every sample is a fresh process (the first call of a user's program: graph building, the
 gradient, compilation, one call; the import timed apart). A round takes, one after the other
@@ -9,6 +9,11 @@ the MLP step of `examples/dlt_programs.py` on irc with an empty compile cache, t
 on jax.jit (jax's own persistent cache off), then an MLP of another width and other
 hyperparameters on irc with a cache that holds the LR and the first MLP (only kernels can be
 reused: its loop IR differs). Prints every sample, the medians and the load average.
+
+The children may write Python's bytecode cache (`PYTHONDONTWRITEBYTECODE` is dropped), and a
+first round that is not counted writes it: an installed irc has its `.pyc` files, as jax has;
+without them every process compiles irc's sources again (0.2 s of `import irc`, 0.15 s of
+the first compile's imports).
 """
 from __future__ import annotations
 
@@ -109,30 +114,39 @@ MLP = ("16", "0.01", "0.001", "0.0001")
 OTHER_MLP = ("64", "0.05", "0.0005", "0.0002")
 
 
-def sample(code: str, program: str, cache: str, mlp: tuple[str, ...] = MLP) -> dict[str, float]:
-    env = dict(os.environ, IRC_COMPILEDIR=cache, IRC_FLAGS="floatX=float32", JAX_PLATFORMS="cpu",
+def sample(code: str, program: str, cache: str, root: Path = ROOT, mlp: tuple[str, ...] = MLP) -> dict[str, float]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(IRC_COMPILEDIR=cache, IRC_FLAGS="floatX=float32", JAX_PLATFORMS="cpu",
                JAX_ENABLE_COMPILATION_CACHE="false",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+               PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     out = subprocess.run([sys.executable, "-c", code, program, str(ROOT / "examples" / "dlt_programs.py"), *mlp],
-                         capture_output=True, text=True, env=env, check=True)
+                         capture_output=True, text=True, env=env, check=True, cwd=root)  # `-c` puts the cwd first
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def one_round() -> dict[str, float]:
+def irc_samples(root: Path, label: str) -> dict[str, float]:
     got: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="irc-cold-") as cache, \
             tempfile.TemporaryDirectory(prefix="irc-cold-mlp-") as mlp_cache:
-        lr = sample(_IRC, "lr", cache)
-        got["irc LR, empty cache"] = lr["first call"]
-        got["import irc"] = lr["import"]
+        lr = sample(_IRC, "lr", cache, root)
+        got[f"{label}LR, empty cache"] = lr["first call"]
+        got[f"{label}import irc"] = lr["import"]
+        got[f"{label}MLP, empty cache"] = sample(_IRC, "mlp", mlp_cache, root)["first call"]
+        sample(_IRC, "mlp", cache, root)  # the cache now holds the LR's and the MLP's kernels
+        got[f"{label}other MLP, cache holding LR + MLP"] = sample(_IRC, "mlp", cache, root, OTHER_MLP)["first call"]
+        got[f"{label}MLP again (whole-function hit)"] = sample(_IRC, "mlp", cache, root)["first call"]
+    return got
+
+
+def one_round(baseline: Path | None) -> dict[str, float]:
+    got = irc_samples(ROOT, "irc ")
+    with tempfile.TemporaryDirectory(prefix="irc-cold-jax-") as cache:
         got["jax LR"] = sample(_JAX, "lr", cache)["first call"]
-        got["irc MLP, empty cache"] = sample(_IRC, "mlp", mlp_cache)["first call"]
         jax_mlp = sample(_JAX, "mlp", cache)
-        got["jax MLP"] = jax_mlp["first call"]
-        got["import jax"] = jax_mlp["import"]
-        sample(_IRC, "mlp", cache)  # the cache now holds the LR's and the MLP's kernels
-        got["irc other MLP, cache holding LR + MLP"] = sample(_IRC, "mlp", cache, OTHER_MLP)["first call"]
-        got["irc MLP again (whole-function hit)"] = sample(_IRC, "mlp", cache)["first call"]
+    got["jax MLP"] = jax_mlp["first call"]
+    got["import jax"] = jax_mlp["import"]
+    if baseline is not None:
+        got.update(irc_samples(baseline, "baseline "))
     got["load average"] = os.getloadavg()[0]
     return got
 
@@ -140,10 +154,12 @@ def one_round() -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, help="another irc tree (e.g. main's) measured in the same rounds")
     args = parser.parse_args()
+    one_round(args.baseline)  # writes the bytecode caches (not counted)
     rounds = []
     for k in range(args.rounds):
-        rounds.append(one_round())
+        rounds.append(one_round(args.baseline))
         print(f"round {k + 1}: " + ", ".join(f"{name} {v:.2f}" for name, v in rounds[-1].items()), flush=True)
     print("\n| first call (s) | median | samples |\n|---|---|---|")
     for name in rounds[0]:
