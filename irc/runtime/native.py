@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from ..base.compile_stages import LLVM_IR, LOAD, LOWER, listening, timed
+from ..codegen_cpu.compile_processes import compile_all
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.entry_abi import entry_symbol
 from ..codegen_cpu.kernel_split import KernelSet, decode_linked, encode_linked
@@ -294,13 +295,22 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[
     found = KernelSet(kernel_salt(), kernels.load)
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
-    main = glue_object(llvm_module)
+        texts = {GLUE: str(llvm_module), **{key: str(module) for key, module in found.modules.items()}}
+    compiled = compile_all(texts, _compile_module)  # in forked processes too, when it pays
+    main = compiled.pop(GLUE)
     keys = found.keys()
-    objects = dict(found.objects)
-    for key, module in found.modules.items():
-        objects[key] = emit_object(parse_and_optimize(module))
+    objects = {**found.objects, **compiled}
+    for key in found.modules:
         kernels.store(key, encode_linked(found.calls[key], objects[key]))
     return keys, main, [main, *(objects[k] for k in keys)]
+
+
+GLUE = "glue"  # the function's own module among the kernels' (whose keys are hashes)
+
+
+def _compile_module(key: str, text: str) -> bytes:
+    """Object code of the function's own module (two passes) or of a kernel's (O2)."""
+    return glue_object(text) if key == GLUE else emit_object(parse_and_optimize(text))
 
 
 def kernel_salt() -> str:

@@ -1,0 +1,89 @@
+"""Kernels compiled in forked processes (`irc/codegen_cpu/compile_processes.py`): every module
+comes back once, whoever compiled it; a child that fails, dies or hangs costs only time; the
+process count is the user's to cap; a function compiled that way runs as one compiled here."""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+from irc.codegen_cpu import compile_processes as C
+
+TEXTS = {f"k{i:02d}": "x" * (1000 * (i + 1)) for i in range(30)}
+
+
+@pytest.fixture
+def two_processes(monkeypatch):
+    monkeypatch.setenv(C.PROCESSES_VARIABLE, "2")
+    monkeypatch.setattr(C, "MIN_PARALLEL_CHARS", 0)
+
+
+def _by_pid(key: str, text: str) -> bytes:
+    time.sleep(0.002)  # long enough for the child to take its share
+    return f"{os.getpid()}:{key}:{len(text)}".encode()
+
+
+def test_every_module_comes_back_once_from_either_process(two_processes):
+    got = C.compile_all(TEXTS, _by_pid)
+    assert sorted(got) == sorted(TEXTS)
+    pids = set()
+    for key, obj in got.items():
+        pid, name, size = obj.decode().split(":")
+        assert name == key and int(size) == len(TEXTS[key])
+        pids.add(int(pid))
+    assert os.getpid() in pids and len(pids) == 2
+
+
+def test_one_process_compiles_here(monkeypatch):
+    monkeypatch.setenv(C.PROCESSES_VARIABLE, "1")
+    got = C.compile_all(TEXTS, _by_pid)
+    assert {obj.split(b":")[0] for obj in got.values()} == {str(os.getpid()).encode()}
+
+
+@pytest.mark.parametrize("how", ["raises", "dies", "hangs"])
+def test_a_failing_child_costs_only_time(two_processes, monkeypatch, how):
+    monkeypatch.setattr(C, "CHILD_TIMEOUT_S", 1.0)
+    parent = os.getpid()
+
+    def compile_one(key: str, text: str) -> bytes:
+        if os.getpid() != parent:
+            if how == "raises":
+                raise RuntimeError("LLVM failed")
+            if how == "dies":
+                os._exit(3)
+            time.sleep(30)  # hangs: killed after CHILD_TIMEOUT_S
+        time.sleep(0.002)
+        return key.encode()
+
+    start = time.monotonic()
+    got = C.compile_all(TEXTS, compile_one)
+    assert got == {k: k.encode() for k in TEXTS}
+    assert time.monotonic() - start < 10
+
+
+def test_records_cut_off_are_dropped():
+    whole = C._HEADER.pack(2, 3) + b"k1abc"
+    assert C._records(whole + C._HEADER.pack(2, 5) + b"k2ab") == {"k1": b"abc"}
+
+
+def test_a_bad_process_count_is_named(monkeypatch):
+    monkeypatch.setenv(C.PROCESSES_VARIABLE, "many")
+    with pytest.raises(ValueError, match="IRC_COMPILE_PROCESSES='many'"):
+        C.process_count()
+
+
+def test_a_function_compiled_by_two_processes_runs(two_processes, tmp_path, monkeypatch):
+    """Its kernels (some from the child) are linked, cached and give numpy's results."""
+    import irc
+    import irc.tensor as T
+    monkeypatch.setenv("IRC_COMPILEDIR", str(tmp_path))
+    x, w = T.dmatrix("x"), T.dmatrix("w")
+    f = irc.function([x, w], [T.tanh(T.dot(x, w)).sum(axis=0), T.exp(x).mean()])
+    rng = np.random.RandomState(0)
+    a, b = rng.rand(30, 20), rng.rand(20, 40)
+    got = f(a, b)
+    np.testing.assert_allclose(got[0], np.tanh(a @ b).sum(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(got[1], np.exp(a).mean(), rtol=1e-12)
+    assert len(os.listdir(tmp_path / "kernel")) >= 4
