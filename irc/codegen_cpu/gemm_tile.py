@@ -8,7 +8,8 @@ the packed panel, and per row r one broadcast of A and one vector `fma` into tha
 
 The `nr`-lane vectors are what the target splits into its registers (two zmm for 32 f32 on
 AVX-512, four ymm on AVX2). Each lane's sum is the scalar loop's, in the same order with the
-same single rounding per step, so results are bit for bit the same; the LLVM IR is ~15 lines
+same single rounding per step (integers: the same wrapping multiply and add), so results are
+bit for bit the same; the LLVM IR is ~15 lines
 per step instead of ~1,000, which is what made the tiles most of a training step's cold
 compile.
 """
@@ -61,7 +62,10 @@ def emit_gemm_tile(conv, op: L.GemmTileOp) -> None:
         x = b.load(b.gep(rows[r], [offset], inbounds=True, source_etype=elem), typ=elem, align=align)
         splat = b.shuffle_vector(b.insert_element(ir.Constant(vec, ir.Undefined), x, i64(0)),
                                  ir.Constant(vec, ir.Undefined), ir.Constant(ir.VectorType(ir.IntType(32), nr), None))
-        new.append(intrinsic(b, "fma", [splat, lanes_b, sums[r]]))
+        if isinstance(elem, ir.IntType):  # wrapping, as the scalar loop's mul and add
+            new.append(b.add(sums[r], b.mul(splat, lanes_b)))
+        else:
+            new.append(intrinsic(b, "fma", [splat, lanes_b, sums[r]]))
     latch = b.block
     q.add_incoming(b.add(q, i64(1), flags=("nsw",)), latch)
     for s, v in zip(sums, new):

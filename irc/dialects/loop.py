@@ -323,11 +323,12 @@ class GemmTileOp(Operation):
 
         tile[blk, r, t] = Σ_{q0 ≤ q < q1} a[idx_r with q on `axis`] · bp[p, q, t]
 
-    for r < mr, t < nr, each sum in the order of q (one fused multiply-add per step, as the
-    scalar loop did). Code generation writes it as a loop of one `nr`-lane vector of bp and
-    mr broadcasts of a per step (`codegen_cpu/gemm_tile.py`): mr·nr scalar `fma`s written out
-    for LLVM's SLP vectorizer to widen took most of a training step's cold compile.
-    `bp` and `tile` are contiguous buffers whose last dimension is `nr`; floats only."""
+    for r < mr, t < nr, each sum in the order of q (floats: one fused multiply-add per step, as
+    the scalar loop did; integers: a wrapping multiply and add). Code generation writes it as
+    a loop of one `nr`-lane vector of bp and mr broadcasts of a per step
+    (`codegen_cpu/gemm_tile.py`): mr·nr scalar `fma`s written out for LLVM's SLP vectorizer to
+    widen took most of a training step's cold compile. `bp` and `tile` are contiguous buffers
+    whose last dimension is `nr`; numbers, not booleans."""
 
     name = "loop.gemm_tile"
     assembly = "short"
@@ -377,8 +378,8 @@ class GemmTileOp(Operation):
                 raise self.error(f"{what} must be contiguous (it is read or written {nr} lanes at a time)")
             if t.element != a.element:
                 raise self.error(f"{what} holds {t.element}, a holds {a.element}")
-        if not a.element.is_float:
-            raise self.error(f"multiplies floats, got {a.element}")
+        if a.element.is_bool:
+            raise self.error(f"multiplies numbers, got {a.element}")
 
 
 # ---------------------------------------------------------------------------- loops

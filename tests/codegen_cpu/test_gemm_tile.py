@@ -1,6 +1,7 @@
 """`loop.gemm_tile`, the products' register tile as vector code (`codegen_cpu/gemm_tile.py`):
 exact on every way a tile reads A (in place, strided, transposed and packed, partial tiles,
-several slices of k, the half-width tile), small LLVM IR, and a clear error for a bad op."""
+several slices of k, the half-width tile), integers wrapping as numpy's, small LLVM IR, and a
+clear error for a bad op."""
 from __future__ import annotations
 
 import re
@@ -44,6 +45,22 @@ def test_products_are_exact(dtype, m, k, n, a_transposed):
     b = _small_integers(rng, (k, n), dtype)
     got = fn(a, b)[0]
     want = (a.T if a_transposed else a) @ b
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("t, dtype", [("i8", np.int8), ("i32", np.int32), ("i64", np.int64)])
+@pytest.mark.parametrize("a_transposed", [False, True])
+def test_integer_products_wrap_as_numpy(t, dtype, a_transposed):
+    """Integer tiles multiply and add with wrap-around (int8 sums overflow here), as numpy."""
+    body = (A_TRANSPOSED if a_transposed else PLAIN).format(t=t)
+    _, fn = compile_text(GEMM.format(t=t, body=body))
+    rng = np.random.RandomState(5)
+    m, k, n = 27, 300, 41
+    a = rng.randint(-100, 100, size=(k, m) if a_transposed else (m, k)).astype(dtype)
+    b = rng.randint(-100, 100, size=(k, n)).astype(dtype)
+    want = (a.T if a_transposed else a) @ b
+    got = fn(a, b)[0]
     assert got.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(got, want)
 
@@ -97,8 +114,8 @@ func.func @f(%a: {a_type}, %bp: {bp_type}, %tile: {tile_type}, %i: index) {{
     (_tile_op("memref<?x?xf32>", bp_type="memref<?x?x16xf32>"), "bp must be a memref<?x?x32>"),
     (_tile_op("memref<?x?xf32>", tile_type="memref<?x8x32xf32>"), "tile must be a memref<?x12x32>"),
     (_tile_op("memref<?x?xf64>"), "bp holds f32, a holds f64"),
-    (_tile_op("memref<?x?xi32>", bp_type="memref<?x?x32xi32>", tile_type="memref<?x12x32xi32>"),
-     "multiplies floats"),
+    (_tile_op("memref<?x?xi1>", bp_type="memref<?x?x32xi1>", tile_type="memref<?x12x32xi1>"),
+     "multiplies numbers, got i1"),
     (_tile_op("memref<?x?xf32>", bp_type="memref<?x?x32xf32, strided<[?, ?, ?], offset: ?>>"),
      "bp must be contiguous"),
 ])

@@ -27,12 +27,12 @@ func.func @two_sums(%v: memref<?xf32>) -> (f32, f32) {
   func.return %s#0, %s#1 : f32, f32
 }
 
-// The loop IR of a product parses back: a float register tile is one `loop.gemm_tile`, an
-// integer one (a 12×16 tile of i64 sums) a loop carrying the whole tile in iter_args.
+// The loop IR of a product parses back, its register tile (12×16 sums of f64 or i64) one
+// `loop.gemm_tile`.
 // PRODUCT-LABEL: func.func @product
-// PRODUCT:         loop.gemm_tile %A, {{.*}} {axis = 1, mr = 12, nr = 16}
+// PRODUCT:         loop.gemm_tile %A, {{.*}} {axis = 1, mr = 12, nr = 16} : (memref<?x?xf64
 // PRODUCT-LABEL: func.func @integer_product
-// PRODUCT:         %{{.*}}:192 = loop.for %q
+// PRODUCT:         loop.gemm_tile %A, {{.*}} {axis = 1, mr = 12, nr = 16} : (memref<?x?xi64
 func.func @product(%A: tensor<?x?xf64>, %B: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %out = tensor.dot %A, %B : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
   func.return %out : tensor<?x?xf64>

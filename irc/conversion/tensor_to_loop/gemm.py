@@ -16,10 +16,10 @@ order of a copy; no transpose is ever materialized):
 3. In a block, k is cut into equal slices of at most GEMM_KC: the KC×NR slice of a panel of B stays in L1
    while every tile of the block passes over it; the block's KC×rows slice of A stays in L2.
 4. `_tile_to_scratch`, the micro-kernel: over the slice, an MR×NR tile of sums in registers,
-   updated by MR·NR `fma`s per step — for floats one `loop.gemm_tile` op, which code generation
-   writes as MR vector `fma`s of NR lanes per step (written as MR·NR scalar `fma`s in
-   `iter_args`, for LLVM's SLP vectorizer to widen, the tiles were most of a training step's
-   cold compile); for integers that scalar loop. The tile is an `irc.kernel`: compiled once,
+   updated by MR·NR `fma`s per step — one `loop.gemm_tile` op, which code generation
+   writes as MR vector `fma`s (integers: multiplies and adds) of NR lanes per step (written as
+   MR·NR scalar `fma`s in `iter_args`, for LLVM's SLP vectorizer to widen, the tiles were most
+   of a training step's cold compile). The tile is an `irc.kernel`: compiled once,
    as a function of its own, for every product of its dtype, tile shape and layout of A (LLVM
    spent ~75% of a training step's cold compile on ten copies of it). The tile is stored into a small scratch
    buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
@@ -362,12 +362,12 @@ class TileRows:
 def _tile_to_scratch(lb: LoopBuilder, a_rows: TileRows, packed_b: Value, p: Index, q0: Index, q1: Index,
                      MR: int, NR: int, scratch: Value, blk: Index, element: ScalarType) -> None:
     """scratch[blk, r, t] = Σ_{q0≤q<q1} A(r, q)·Bp[p, q, t] for every r < MR, t < NR (A as
-    `a_rows` reads it), each sum in the order of q. Floats: one `loop.gemm_tile`, which code
-    generation writes as NR-lane vector `fma`s (one op instead of MR·NR scalar ones: most of
-    a training step's cold compile was LLVM widening them); other types: `_scalar_tile`. An
-    `irc.kernel`: one compiled copy for every product of its dtype, tile shape and layout of A."""
+    `a_rows` reads it), each sum in the order of q: one `loop.gemm_tile`, which code generation
+    writes as NR-lane vector `fma`s (one op instead of MR·NR scalar ones: most of a training
+    step's cold compile was LLVM widening them); booleans: `_scalar_tile`. An `irc.kernel`:
+    one compiled copy for every product of its dtype, tile shape and layout of A."""
     with lb.kernel(f"gemm tile {MR}x{NR}"):
-        if element.is_float:
+        if not element.is_bool:
             flat = [i for row in a_rows.indices for i in row]
             lb.b.create(L.GemmTileOp, [a_rows.memref, *flat, packed_b, p, q0, q1, scratch, blk],
                         {"mr": IntegerAttr(MR), "nr": IntegerAttr(NR), "axis": IntegerAttr(a_rows.axis)},
