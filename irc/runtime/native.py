@@ -37,7 +37,7 @@ from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower
 from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure
+from .threads import configure, pool_module_text, provide_pool_object
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
 
@@ -296,7 +296,12 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
         texts = {GLUE: str(llvm_module), **{key: str(module) for key, module in found.modules.items()}}
+        pool = pool_module_text()  # a process's first compile on an empty cache builds the pool too
+        if pool is not None:
+            texts[POOL] = pool
     compiled = compile_all(texts, _compile_module)  # in forked processes too, when it pays
+    if pool is not None:
+        provide_pool_object(compiled.pop(POOL))
     main = compiled.pop(GLUE)
     keys = found.keys()
     objects = {**found.objects, **compiled}
@@ -306,6 +311,7 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[
 
 
 GLUE = "glue"  # the function's own module among the kernels' (whose keys are hashes)
+POOL = "thread pool"  # the thread pool's (`threads.py`), when it is not built yet
 
 
 def _compile_module(key: str, text: str) -> bytes:

@@ -87,3 +87,30 @@ def test_a_function_compiled_by_two_processes_runs(two_processes, tmp_path, monk
     np.testing.assert_allclose(got[0], np.tanh(a @ b).sum(axis=0), rtol=1e-10)
     np.testing.assert_allclose(got[1], np.exp(a).mean(), rtol=1e-12)
     assert len(os.listdir(tmp_path / "kernel")) >= 4
+
+
+def test_a_fresh_process_builds_the_thread_pool_with_its_first_kernels(tmp_path):
+    """On an empty cache the pool's module is one more job of the first compile (so it is
+    compiled beside the kernels, not after them); it is cached for the next process."""
+    import subprocess
+    import sys
+    code = (
+        "import numpy as np, irc, irc.tensor as T\n"
+        "import irc.runtime.native as native\n"
+        "from irc.runtime import threads\n"
+        "seen = []\n"
+        "compile_all = native.compile_all\n"
+        "native.compile_all = lambda texts, f: (seen.extend(texts), compile_all(texts, f))[1]\n"
+        "x = T.dvector('x')\n"
+        "f = irc.function([x], T.exp(x) * 2)\n"
+        "assert native.POOL in seen, seen\n"
+        "assert threads._PREBUILT\n"
+        "np.testing.assert_allclose(f(np.arange(3.0)), np.exp(np.arange(3.0)) * 2)\n"
+        "seen.clear()\n"
+        "g = irc.function([x], T.log(x) * 3)\n"
+        "g(np.ones(2))\n"
+        "assert seen and native.POOL not in seen, seen\n")
+    env = dict(os.environ, IRC_COMPILEDIR=str(tmp_path), IRC_COMPILE_PROCESSES="2")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(os.listdir(tmp_path / "runtime")) == 1
