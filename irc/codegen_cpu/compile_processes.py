@@ -31,7 +31,7 @@ MIN_PARALLEL_CHARS = 40_000
 CHILD_TIMEOUT_S = 120.0
 _HEADER = struct.Struct("<HQ")  # key size, object size (then the key, the object)
 _TASK = struct.Struct("<I")     # an entry of the queue: the index of a module
-MAX_QUEUE_BYTES = 65536         # a pipe's buffer: the queue is written before any process reads
+MAX_QUEUE_BYTES = 4096          # within any pipe's buffer: the queue is written before any process reads
 
 
 def process_count() -> int:
@@ -61,9 +61,17 @@ def compile_all(texts: dict[str, str], compile_one: Callable[[str, str], bytes])
     queue, fill = os.pipe()
     os.write(fill, b"".join(_TASK.pack(i) for i in range(len(order))))
     os.close(fill)
+    children: list[tuple[int, int]] = []
     try:
-        children = [c for c in (_fork(queue, order, texts, compile_one) for _ in range(parts - 1)) if c is not None]
+        for _ in range(parts - 1):
+            child = _fork(queue, order, texts, compile_one)
+            if child is not None:
+                children.append(child)
         objects = {order[i]: compile_one(order[i], texts[order[i]]) for i in _take(queue)}
+    except BaseException:  # an error here (or an interrupt): no child outlives the compile
+        for pid, fd in children:
+            _stop(pid, fd)
+        raise
     finally:
         os.close(queue)
     with timed(LLVM_CHILDREN):
@@ -136,6 +144,14 @@ def _collect(pid: int, fd: int) -> dict[str, bytes]:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
     return _records(b"".join(chunks))
+
+
+def _stop(pid: int, fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, 9)
+    os.close(fd)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def _records(data: bytes) -> dict[str, bytes]:

@@ -63,6 +63,32 @@ def test_a_failing_child_costs_only_time(two_processes, monkeypatch, how):
     assert time.monotonic() - start < 10
 
 
+def test_an_error_here_leaves_no_child_behind(two_processes, monkeypatch):
+    """The parent's own compile fails: the error is the caller's, and the children are gone."""
+    parent = os.getpid()
+    forked = []
+    fork = C._fork
+
+    def recorded(*args):
+        child = fork(*args)
+        forked.append(child)
+        return child
+    monkeypatch.setattr(C, "_fork", recorded)
+
+    def compile_one(key: str, text: str) -> bytes:
+        if os.getpid() == parent:
+            raise RuntimeError("LLVM failed here")
+        time.sleep(0.05)
+        return b""
+
+    with pytest.raises(RuntimeError, match="LLVM failed here"):
+        C.compile_all(TEXTS, compile_one)
+    assert forked and all(child is not None for child in forked)
+    for pid, _ in forked:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # killed and reaped already
+
+
 def test_records_cut_off_are_dropped():
     whole = C._HEADER.pack(2, 3) + b"k1abc"
     assert C._records(whole + C._HEADER.pack(2, 5) + b"k2ab") == {"k1": b"abc"}
