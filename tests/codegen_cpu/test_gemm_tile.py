@@ -12,7 +12,7 @@ import pytest
 from irc.ir.diagnostics import VerifyError
 from irc.ir.parser import parse_module
 from irc.ir.verifier import verify
-from irc.runtime.native import compile_cpu, lower_module
+from irc.runtime.native import lower_module
 
 from native_helpers import compile_text
 
