@@ -32,6 +32,9 @@ _SPEED_LEVEL = pytest.StashKey[str | None]()
 # The code generator's tests (tests/codegen_cpu) and irc-opt's RUN lines keep the default.
 TEST_SPEED_LEVEL = "1"
 SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"  # irc.codegen_cpu.target's (importing it loads llvmlite)
+# irc.codegen_cpu.compile_processes's: under pytest-xdist a worker compiles its kernels itself
+PROCESSES_VARIABLE = "IRC_COMPILE_PROCESSES"
+_PROCESSES = pytest.StashKey[str | None]()
 
 
 def run_lines(text: str) -> list[str]:
@@ -166,6 +169,9 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["IRC_COMPILEDIR"] = folder
     config.stash[_SPEED_LEVEL] = os.environ.get(SPEED_LEVEL_VARIABLE)
     os.environ.setdefault(SPEED_LEVEL_VARIABLE, TEST_SPEED_LEVEL)
+    config.stash[_PROCESSES] = os.environ.get(PROCESSES_VARIABLE)
+    if config.getoption("numprocesses", None):  # the workers already fill the cores
+        os.environ.setdefault(PROCESSES_VARIABLE, "1")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -178,6 +184,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder, old = saved
     _restore("IRC_COMPILEDIR", old)
     _restore(SPEED_LEVEL_VARIABLE, config.stash.get(_SPEED_LEVEL, None))
+    _restore(PROCESSES_VARIABLE, config.stash.get(_PROCESSES, None))
     shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -15,6 +15,8 @@ LLVM_IR = "LLVM IR (convert-to-llvm)"
 LLVM_OPT = "LLVM optimization"
 MACHINE_CODE = "machine code"
 LOAD = "load (MCJIT)"
+# waiting for the forked processes that compile kernels beside this one (`compile_processes.py`)
+LLVM_CHILDREN = "LLVM (waiting for other processes)"
 
 _LISTENERS: list[Callable[[str, float], None]] = []
 

@@ -35,6 +35,7 @@ from ..dialects.func import FuncOp
 from ..ir.core import Block, Operation, Value
 from ..ir.types import ScalarType
 from .entry_abi import I32, PTR, check_entry_abi, entry_arg_layout, entry_symbol, may_alias
+from .gemm_tile import emit_gemm_tile
 from .kernel_split import KernelSet
 from .numpy_abi import emit_numpy_wrapper
 from .outline_kernel import KernelCallOutliner
@@ -227,6 +228,9 @@ class FunctionConverter(LoopEmitter):
         self.live_temps = saved
 
     # -- loops
+    def op_loop_gemm_tile(self, op: Operation) -> None:
+        emit_gemm_tile(self, op)
+
     def op_loop_parallel(self, op: Operation) -> None:
         if self.threads and self.parallel_depth == 0 and outlinable(op):
             ParallelOutliner(self).emit(op)

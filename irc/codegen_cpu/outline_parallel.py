@@ -99,6 +99,13 @@ def work_estimate(b: ir.IRBuilder, block: Block, known: Callable[[Value], ir.Val
                 trip = trip_count(b, *vals) if all(v is not None for v in vals) else i64(UNKNOWN_TRIP)
                 trips = mul(b, trips, trip)
             total = _add(b, total, mul(b, trips, work_estimate(b, op.body, known)))
+        elif isinstance(op, L.GemmTileOp):  # counted as its scalar loop was: per step nr + mr
+            q0, q1 = op.rest()[2:4]             # loads and mr·nr fmas, then mr·nr stores
+            bounds = [known(q0), known(q1)]
+            trip = trip_count(b, *bounds, i64(1)) if all(v is not None for v in bounds) else i64(UNKNOWN_TRIP)
+            step = op.nr + op.mr + -(-op.mr * op.nr // FMAS_PER_OP)
+            total = _add(b, total, mul(b, trip, i64(step)))
+            static += op.mr * op.nr + 1
         elif name == "scalar.fma":
             fmas += 1
         elif name.startswith("scalar."):

@@ -92,8 +92,8 @@ def speed_level() -> int:
     return int(text)
 
 
-def parse_and_optimize(module: ir.Module) -> "llvm.ModuleRef":
-    """Parse the llvmlite module and run the O2 pipeline (with both vectorizers) over it."""
+def parse_and_optimize(module: ir.Module | str) -> "llvm.ModuleRef":
+    """Parse the llvmlite module (or its text) and run the O2 pipeline (with both vectorizers) over it."""
     with timed(LLVM_OPT):
         return llvm_optimize.parse_and_optimize(module, host_target_machine(), speed_level(),
                                                 vectorize=True)
@@ -108,7 +108,7 @@ def glue_target_machine() -> "llvm.TargetMachine":
                                         opt=GLUE_CODEGEN_LEVEL, jit=True)
 
 
-def glue_object(module: ir.Module) -> bytes:
+def glue_object(module: ir.Module | str) -> bytes:
     """Object code for a function's own module once its loops are kernels of their own
     (`kernel_split.py`): allocation, checks, the kernels' launches and their work estimates,
     run once per call; `GLUE_PASSES` instead of the O2 pipeline (see there)."""

@@ -7,9 +7,9 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 
-def parse_and_optimize(module: ir.Module, tm: "llvm.TargetMachine", speed_level: int = 3,
+def parse_and_optimize(module: ir.Module | str, tm: "llvm.TargetMachine", speed_level: int = 3,
                        vectorize: bool = False) -> "llvm.ModuleRef":
-    """`module` parsed and optimized at O`speed_level` for `tm`, with loop unrolling; `vectorize`
+    """`module` (or its text) parsed and optimized at O`speed_level` for `tm`, with loop unrolling; `vectorize`
     also turns on the loop and SLP vectorizers (the host wants them; NVPTX keeps LLVM's
     defaults)."""
     mod = llvm.parse_assembly(str(module))

@@ -316,6 +316,72 @@ class StoreOp(Operation):
             raise self.error("stored value must have the element type")
 
 
+class GemmTileOp(Operation):
+    """`loop.gemm_tile %a, <mr groups of indices of a>, %bp, %p, %q0, %q1, %tile, %blk
+    {mr = 12, nr = 32, axis = 1}`: a product's register tile, the micro-kernel of
+    `tensor_to_loop/gemm.py`, as one op:
+
+        tile[blk, r, t] = Σ_{q0 ≤ q < q1} a[idx_r with q on `axis`] · bp[p, q, t]
+
+    for r < mr, t < nr, each sum in the order of q (floats: one fused multiply-add per step, as
+    the scalar loop did; integers: a wrapping multiply and add). Code generation writes it as
+    a loop of one `nr`-lane vector of bp and mr broadcasts of a per step
+    (`codegen_cpu/gemm_tile.py`): mr·nr scalar `fma`s written out for LLVM's SLP vectorizer to
+    widen took most of a training step's cold compile. `bp` and `tile` are contiguous buffers
+    whose last dimension is `nr`; numbers, not booleans."""
+
+    name = "loop.gemm_tile"
+    assembly = "short"
+
+    def _count(self, key: str) -> int:
+        a = self.attributes.get(key)
+        if not isinstance(a, IntegerAttr) or a.value < (0 if key == "axis" else 1):
+            raise self.error(f"requires an integer '{key}'")
+        return a.value
+
+    @property
+    def mr(self) -> int:
+        return self.attributes["mr"].value  # type: ignore[attr-defined]
+
+    @property
+    def nr(self) -> int:
+        return self.attributes["nr"].value  # type: ignore[attr-defined]
+
+    @property
+    def axis(self) -> int:
+        return self.attributes["axis"].value  # type: ignore[attr-defined]
+
+    def a_indices(self) -> list[list[Value]]:
+        """Per row r of the tile, the indices of a (the one on `axis` is ignored: q runs there)."""
+        rank = self.operand(0).type.rank
+        flat = self.operands[1:1 + self.mr * rank]
+        return [list(flat[r * rank:(r + 1) * rank]) for r in range(self.mr)]
+
+    def rest(self) -> tuple[Value, ...]:
+        """(bp, p, q0, q1, tile, blk)."""
+        return tuple(self.operands[1 + self.mr * self.operand(0).type.rank:])
+
+    def verify_(self) -> None:
+        mr, nr, axis = self._count("mr"), self._count("nr"), self._count("axis")
+        a = _memref(self, self.operand(0), "a")
+        if axis >= a.rank:
+            raise self.error(f"'axis' {axis} is not an axis of a ({a})")
+        if self.results or self.num_operands != 1 + mr * a.rank + 6:
+            raise self.error(f"takes a, {mr}x{a.rank} indices, bp, p, q0, q1, tile and blk, and has no results")
+        bp, p, q0, q1, tile, blk = self.rest()
+        _indices(self, [*self.operands[1:1 + mr * a.rank], p, q0, q1, blk], "indices and bounds")
+        for what, v, shape in (("bp", bp, (None, None, nr)), ("tile", tile, (None, mr, nr))):
+            t = _memref(self, v, what)
+            if t.rank != 3 or t.shape[2] != nr or (t.shape[1] != shape[1] and shape[1] is not None):
+                raise self.error(f"{what} must be a memref<?x{'?' if shape[1] is None else shape[1]}x{nr}>, got {t}")
+            if t.strides is not None or t.offset != 0:
+                raise self.error(f"{what} must be contiguous (it is read or written {nr} lanes at a time)")
+            if t.element != a.element:
+                raise self.error(f"{what} holds {t.element}, a holds {a.element}")
+        if a.element.is_bool:
+            raise self.error(f"multiplies numbers, got {a.element}")
+
+
 # ---------------------------------------------------------------------------- loops
 KERNEL = "irc.kernel"  # on a loop.for: compiled as a shared kernel (see ForOp)
 WHILE = "irc.while"    # on a loop.for: the iter_arg (its number) whose falsity ends the loop (see ForOp)
@@ -709,6 +775,6 @@ def index_attr(value: int) -> IntegerAttr:
 
 
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
-           "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
+           "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "GemmTileOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
            "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CheckFlagOp", "HostValueOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

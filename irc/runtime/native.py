@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from ..base.compile_stages import LLVM_IR, LOAD, LOWER, listening, timed
+from ..codegen_cpu.compile_processes import compile_all
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.entry_abi import entry_symbol
 from ..codegen_cpu.kernel_split import KernelSet, decode_linked, encode_linked
@@ -37,7 +38,7 @@ from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower
 from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure
+from .threads import configure, pool_module_text, provide_pool_object
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
 
@@ -317,13 +318,28 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[
     found = KernelSet(kernel_salt(), kernels.load)
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
-    main = glue_object(llvm_module)
+        texts = {GLUE: str(llvm_module), **{key: str(module) for key, module in found.modules.items()}}
+        pool = pool_module_text()  # a process's first compile on an empty cache builds the pool too
+        if pool is not None:
+            texts[POOL] = pool
+    compiled = compile_all(texts, _compile_module)  # in forked processes too, when it pays
+    if pool is not None:
+        provide_pool_object(compiled.pop(POOL))
+    main = compiled.pop(GLUE)
     keys = found.keys()
-    objects = dict(found.objects)
-    for key, module in found.modules.items():
-        objects[key] = emit_object(parse_and_optimize(module))
+    objects = {**found.objects, **compiled}
+    for key in found.modules:
         kernels.store(key, encode_linked(found.calls[key], objects[key]))
     return keys, main, [main, *(objects[k] for k in keys)]
+
+
+GLUE = "glue"  # the function's own module among the kernels' (whose keys are hashes)
+POOL = "thread pool"  # the thread pool's (`threads.py`), when it is not built yet
+
+
+def _compile_module(key: str, text: str) -> bytes:
+    """Object code of the function's own module (two passes) or of a kernel's (O2)."""
+    return glue_object(text) if key == GLUE else emit_object(parse_and_optimize(text))
 
 
 def kernel_salt() -> str:

@@ -60,14 +60,40 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_PREBUILT: list[bytes] = []  # the pool's object code, compiled beside a function's kernels
+
+
+def _pool_key() -> str:
+    return cache_key("irc-thread-pool", codegen_identity())
+
+
+def _pool_module():
+    module = build_pool_module(llvm.get_process_triple())
+    add_libcalls(module)
+    return module
+
+
+def pool_module_text() -> str | None:
+    """The pool's LLVM IR when it is still to be compiled (not running in this process, not
+    in the cache), so that the first compile of a process can build it beside its kernels
+    (`native.build_objects`, possibly in another process); else None."""
+    if _POOL is not None or _PREBUILT or ObjectCache(kind="runtime").load(_pool_key()) is not None:
+        return None
+    return str(_pool_module())
+
+
+def provide_pool_object(obj: bytes) -> None:
+    """The object code of `pool_module_text()`'s module: kept for `_build` and cached."""
+    _PREBUILT[:] = [obj]
+    ObjectCache(kind="runtime").store(_pool_key(), obj)
+
+
 def _build() -> _Pool:
     cache = ObjectCache(kind="runtime")
-    key = cache_key("irc-thread-pool", codegen_identity())
-    obj = cache.load(key)
+    key = _pool_key()
+    obj = _PREBUILT[0] if _PREBUILT else cache.load(key)
     if obj is None:
-        module = build_pool_module(llvm.get_process_triple())
-        add_libcalls(module)
-        obj = emit_object(parse_and_optimize(module))
+        obj = emit_object(parse_and_optimize(_pool_module()))
         cache.store(key, obj)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

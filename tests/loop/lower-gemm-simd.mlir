@@ -8,15 +8,15 @@
 // AVX2-LABEL: func.func @gemm
 // AVX2:         memref<?x?x16xf32>
 // AVX2:         memref<?x?x6xf32>
-// AVX2:         %{{.*}}:96 = loop.for
+// AVX2:         loop.gemm_tile {{.*}} {axis = 1, mr = 6, nr = 16}
 // AVX2:         memref<?x?x8xf32>
-// AVX2:         %{{.*}}:48 = loop.for
+// AVX2:         loop.gemm_tile {{.*}} {axis = 1, mr = 6, nr = 8}
 // AVX512-LABEL: func.func @gemm
 // AVX512:       memref<?x?x32xf32>
 // AVX512:       memref<?x?x12xf32>
-// AVX512:       %{{.*}}:384 = loop.for
+// AVX512:       loop.gemm_tile {{.*}} {axis = 1, mr = 12, nr = 32}
 // AVX512:       memref<?x?x16xf32>
-// AVX512:       %{{.*}}:192 = loop.for
+// AVX512:       loop.gemm_tile {{.*}} {axis = 1, mr = 12, nr = 16}
 // BAD: error: simd option 'wide': expected BYTESxCOUNT, e.g. 64x32 (AVX-512) or 32x16 (AVX2)
 func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %At = tensor.transpose %A {permutation = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>

@@ -86,12 +86,12 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // gemm of Aᵀ (the gradient's Xᵀ·δ): B is packed into panels of 32 columns (parallel over
 // panels, zero past n), Aᵀ into tiles of 12 rows, each step copying a run of A's row (zero
 // past m; none when one panel covers n; a row-major A is read in place); then ONE parallel loop over
-// output blocks; per slice of k, per panel, per tile: one loop over the slice carries the
-// 12×32 tile in iter_args as fmas (not a `reduction`: SLP vectorizes across the lanes;
-// before it, on the first slice only, the lines of C's tile are prefetched: 12 rows × 3),
-// stores it to a scratch tile; on the first slice a loop folds beta·C into the tile (so that
-// no loop reads C while it writes out: C may be out's own storage), then a loop with run-time
-// bounds writes the valid rows and columns: that tile first, out + alpha·tile after (a select).
+// output blocks; per slice of k, per panel, per tile: the 12×32 register tile, one
+// `loop.gemm_tile` in an `irc.kernel` loop (before it, on the first slice only, the lines of
+// C's tile are prefetched: 12 rows × 3), summed over the slice into a scratch tile; on the
+// first slice a loop folds beta·C into the tile (so that no loop reads C while it writes out:
+// C may be out's own storage), then a loop with run-time bounds writes the valid rows and
+// columns: that tile first, out + alpha·tile after (a select).
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %[[OUT:.*]] = loop.alloc
 // CHECK:         %[[PANELS:.*]] = loop.alloc %[[NP:.*]], %{{.*}} : (index, index) -> memref<?x?x32xf32>
@@ -120,14 +120,10 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK:               loop.for %s = {{.*}} {
 // CHECK:                 loop.for %{{.*}} = %{{.*}} to %[[FIRST]] step
 // CHECK-COUNT-36:          loop.prefetch %C[{{.*}}] {locality = 3}
-// CHECK:                 %{{.*}}:384 = loop.for %q_4 = {{.*}} -> (f32, {{.*}}, f32) {
-// CHECK-COUNT-32:          loop.load %[[PANELS]][%p, %q_4,
-// CHECK-NEXT:              %[[AQ:.*]] = loop.load %[[TILES]][%s, %q_4,
-// CHECK-NEXT:              scalar.fma %[[AQ]], %{{.*}}, %acc :
-// CHECK:                   loop.yield
-// CHECK-NEXT:            }
-// CHECK-NOT:             {reduction}
-// CHECK-COUNT-384:       loop.store %{{.*}}, %[[TILE]][%blk,
+// CHECK:                 loop.for
+// CHECK-NEXT:              loop.gemm_tile %[[TILES]], %s, %{{.*}}, %[[PANELS]], %p, %{{.*}}, %{{.*}}, %[[TILE]], %blk {axis = 1, mr = 12, nr = 32}
+// CHECK-NEXT:              loop.yield
+// CHECK-NEXT:            } {irc.kernel = "gemm tile 12x32"}
 // CHECK:                 %[[ROWS:.*]] = loop.mul %{{.*}}, %[[FIRST]] : index
 // CHECK-NEXT:            loop.for %r = %{{.*}} to %[[ROWS]] step
 // CHECK-NEXT:              loop.for %t = {{.*}} {
@@ -143,8 +139,7 @@ func.func @gemv_twice_transposed(%A: tensor<?x?xf32>, %x: tensor<?xf32>) -> tens
 // CHECK:                     scalar.select %[[LATER]],
 // CHECK-NEXT:                loop.store %{{.*}}, %[[OUT]][
 // CHECK:               loop.for %s_1 = {{.*}} {
-// CHECK:                 %{{.*}}:384 = loop.for %q_5 =
-// CHECK:                   loop.load %At[
+// CHECK:                 loop.gemm_tile %At, {{.*}} {axis = 1, mr = 12, nr = 32}
 // CHECK:         loop.dealloc %[[TILE]]
 func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %C: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %At = tensor.transpose %A {permutation = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
@@ -166,7 +161,7 @@ func.func @gemm(%A: tensor<?x?xf32>, %B: tensor<?x?xf32>, %C: tensor<?x?xf32>) -
 // CHECK-NEXT:        scalar.select
 // CHECK-NEXT:        loop.store %{{.*}}, %[[PANELS]][%g, %q,
 // CHECK:         loop.parallel (%blk)
-// CHECK:           %{{.*}}:192 = loop.for %q_{{[0-9]+}} =
+// CHECK:           loop.gemm_tile %A, {{.*}} {axis = 1, mr = 12, nr = 16}
 func.func @gemm_bt(%A: tensor<?x?xf64>, %W: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %Wt = tensor.transpose %W {permutation = array<i64: 1, 0>} : (tensor<?x?xf64>) -> tensor<?x?xf64>
   %out = tensor.dot %A, %Wt : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>

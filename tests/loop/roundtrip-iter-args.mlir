@@ -27,10 +27,18 @@ func.func @two_sums(%v: memref<?xf32>) -> (f32, f32) {
   func.return %s#0, %s#1 : f32, f32
 }
 
-// The loop IR of a product (a 12×16 tile of f64 sums in iter_args) parses back.
+// The loop IR of a product parses back, its register tile (12×16 sums of f64 or i64) one
+// `loop.gemm_tile`.
 // PRODUCT-LABEL: func.func @product
-// PRODUCT:         %{{.*}}:192 = loop.for %q
+// PRODUCT:         loop.gemm_tile %A, {{.*}} {axis = 1, mr = 12, nr = 16} : (memref<?x?xf64
+// PRODUCT-LABEL: func.func @integer_product
+// PRODUCT:         loop.gemm_tile %A, {{.*}} {axis = 1, mr = 12, nr = 16} : (memref<?x?xi64
 func.func @product(%A: tensor<?x?xf64>, %B: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %out = tensor.dot %A, %B : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
   func.return %out : tensor<?x?xf64>
+}
+
+func.func @integer_product(%A: tensor<?x?xi64>, %B: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %out = tensor.dot %A, %B : (tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  func.return %out : tensor<?x?xi64>
 }

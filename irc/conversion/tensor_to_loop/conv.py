@@ -215,7 +215,7 @@ def _conv2d(ctx: FuncLowering, op: Operation) -> None:
         cols = _cols_buffer(ctx, g, element)
         im2col(ctx, g, x, n, cols, element)
         out = row_block(lb, y_rows, lb.mul(n, g.F), g.F, P)
-        gemm_kernel(ctx, _load2(lb, wm), False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, load_c, beta,
+        gemm_kernel(ctx, wm, False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, load_c, beta,
                     epilogue.value if epilogue is not None else None)
     ctx.bind(op.results[0], y, ctx.sizes_of(y), contiguous=True)
 
@@ -254,7 +254,7 @@ def _conv2d_grad_filters(ctx: FuncLowering, op: Operation) -> None:
         with lb.for_(first, last) as n:
             im2col(ctx, g, x, n.iv, cols, element)
             gy_n = row_block(lb, gy_rows, lb.mul(n.iv, g.F), g.F, P)
-            gemm_kernel(ctx, _load2(lb, gy_n), False, _load2(lb, cols, transposed=True), True, g.F, P, K, mine,
+            gemm_kernel(ctx, gy_n, False, _load2(lb, cols, transposed=True), True, g.F, P, K, mine,
                         element, 1.0, _load2(lb, mine), 1.0)
     gw = ctx.alloc(t, [g.F, g.C, g.KH, g.KW])
     gwm = as_matrix(ctx, gw, g.F, K)
@@ -285,7 +285,7 @@ def _conv2d_grad_input(ctx: FuncLowering, op: Operation) -> None:
     with lb.parallel([g.N]) as (n,):
         dcols = _cols_buffer(ctx, g, element)
         gy_n = row_block(lb, gy_rows, lb.mul(n, g.F), g.F, P)
-        gemm_kernel(ctx, _load2(lb, wt), False, _load2(lb, gy_n), False, K, g.F, P, dcols,
+        gemm_kernel(ctx, wt, False, _load2(lb, gy_n), False, K, g.F, P, dcols,
                     element, 1.0, None, 0.0)
         col2im(ctx, g, dcols, n, gx, element)
     ctx.bind(op.results[0], gx, ctx.sizes_of(gx), contiguous=True)

@@ -15,9 +15,11 @@ order of a copy; no transpose is ever materialized):
    column block by column block, so that each thread uses the panels of B it packed itself.
 3. In a block, k is cut into equal slices of at most GEMM_KC: the KC×NR slice of a panel of B stays in L1
    while every tile of the block passes over it; the block's KC×rows slice of A stays in L2.
-4. `_tile_to_scratch`, the micro-kernel: one loop over the slice carries an MR×NR tile of sums
-   in `iter_args` — registers — updated by MR·NR `fma`s per step (MR·NR/width vector FMAs once
-   LLVM's SLP vectorizer has widened the lanes). This loop is an `irc.kernel`: compiled once,
+4. `_tile_to_scratch`, the micro-kernel: over the slice, an MR×NR tile of sums in registers,
+   updated by MR·NR `fma`s per step — one `loop.gemm_tile` op, which code generation
+   writes as MR vector `fma`s (integers: multiplies and adds) of NR lanes per step (written as
+   MR·NR scalar `fma`s in `iter_args`, for LLVM's SLP vectorizer to widen, the tiles were most
+   of a training step's cold compile). The tile is an `irc.kernel`: compiled once,
    as a function of its own, for every product of its dtype, tile shape and layout of A (LLVM
    spent ~75% of a training step's cold compile on ten copies of it). The tile is stored into a small scratch
    buffer, and a copy loop with run-time bounds writes its valid rows and columns to out:
@@ -37,7 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ...dialects import loop as L
 from ...dialects.builtin import MemRefType
+from ...ir.attributes import IntegerAttr
 from ...ir.core import Value
 from ...ir.types import ScalarType
 from ..loop_builder import Index, LoopBuilder
@@ -73,11 +77,11 @@ def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
 @dataclass
 class Product:
     """What one product computes: out = f(alpha·A·B + beta·C), A m×k and B k×n read through
-    `load_a`/`load_b` (`*_transposed`: that matrix's columns are its contiguous axis, so its
+    `a[i, q]` and `load_b` (`*_transposed`: that matrix's columns are its contiguous axis, so its
     packing walks them), C through `load_c` (None: no accumulator), f the `epilogue` function
     of the elementwise table (None: the identity)."""
 
-    load_a: Load2
+    a: Value
     a_transposed: bool
     load_b: Load2
     b_transposed: bool
@@ -98,7 +102,7 @@ class Product:
         return self.load_c is not None and self.beta != 0
 
 
-def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_transposed: bool,
+def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_transposed: bool,
          m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
          load_c: Load2 | None, beta: float, epilogue: str | None = None,
          prefetch_c: Callable[[Index, Index], None] | None = None) -> None:
@@ -111,7 +115,7 @@ def gemm(ctx: FuncLowering, load_a: Load2, a_transposed: bool, load_b: Load2, b_
     (the classes of a softmax layer) a half-width tile, one vector wide, so that a skinny
     product does not compute three columns for each one it keeps."""
     lb = ctx.lb
-    p = Product(load_a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
+    p = Product(a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
                 load_c, beta, epilogue, prefetch_c)
     MR, NR = tile_shape(element, ctx.simd)
     one, half = lb.const(1), NR // 2
@@ -138,7 +142,7 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
     tiles = ceil_div(lb, m, MR)
     may_pack_a = may_pack_a and p.a_transposed
     packs = lb.max(zero, lb.min(one, lb.sub(panels, one))) if may_pack_a else zero
-    tiled_a = pack_tiles(ctx, p.load_a, p.a_transposed, m, k, element, MR, packs) if may_pack_a else None
+    tiled_a = pack_tiles(ctx, lambda i, q: lb.load(p.a, [i, q]), p.a_transposed, m, k, element, MR, packs) if may_pack_a else None
     panels_per_block = max(1, GEMM_BLOCK_COLUMNS // NR)
     column_blocks = ceil_div(lb, panels, panels_per_block)
     tiles_per_block = _tiles_per_block(lb, tiles, column_blocks, GEMM_BLOCK_ROWS // MR)
@@ -176,13 +180,13 @@ def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, ma
                         prefetch = p.prefetch_c is not None and p.reads_c
                         if direct or prefetch:  # the tile's rows, the last one repeated past m
                             rows = [lb.min(lb.add(first_row, lb.const(r)), last_row) for r in range(MR)]
-                        if direct:
-                            a_of = lambda q, r: p.load_a(rows[r], q)  # noqa: E731
-                        else:
-                            a_of = lambda q, r: lb.load(tiled_a, [s.iv, q, lb.const(r)])  # noqa: E731
+                        if direct:  # A[rows[r], q]
+                            a_rows = TileRows(p.a, [[rows[r], zero] for r in range(MR)], 1)
+                        else:  # the packed tile: tiled_a[s, q, r]
+                            a_rows = TileRows(tiled_a, [[s.iv, zero, lb.const(r)] for r in range(MR)], 1)
                         if prefetch:
                             _prefetch_c_tile(lb, p, rows, first_col, NR, first_slice)
-                        _tile_to_scratch(lb, a_of, packed_b, pn.iv, q0, q1, MR, NR, scratch, blk, element)
+                        _tile_to_scratch(lb, a_rows, packed_b, pn.iv, q0, q1, MR, NR, scratch, blk, element)
                         _write_tile(lb, scratch, blk, first_row, height, first_col, width, p, later, first_slice,
                                     last_slice)
 
@@ -340,24 +344,52 @@ def multiply_add(lb: LoopBuilder, a: Value, b: Value, c: Value) -> Value:
     return lb.scalar("add", [c, lb.scalar("mul", [a, b])])
 
 
-def _tile_to_scratch(lb: LoopBuilder, a_of: Callable[[Index, int], Value], packed_b: Value,
-                     p: Index, q0: Index, q1: Index, MR: int, NR: int, scratch: Value, blk: Index,
-                     element: ScalarType) -> None:
-    """scratch[blk, r, t] = Σ_{q0≤q<q1} a_of(q, r)·Bp[p, q, t] for every r < MR, t < NR, the
-    sums carried in `iter_args` (registers) through one loop over the slice. The loop is not
-    marked `reduction`: each sum keeps its order, and vectorization is across the lanes t
-    (LLVM's SLP vectorizer), not along q."""
-    with lb.kernel(f"gemm tile {MR}x{NR}"):  # one compiled copy for every product it serves
-        zero = lb.scalar_const(0, element)
-        with lb.for_(q0, q1, inits=[zero] * (MR * NR)) as loop:
-            q = named(loop, "q")
-            b = [lb.load(packed_b, [p, q, lb.const(t)]) for t in range(NR)]
-            sums = []
-            for r in range(MR):
-                a = a_of(q, r)
-                for t in range(NR):
-                    sums.append(multiply_add(lb, a, b[t], loop.iter_args[r * NR + t]))
-            lb.yield_(loop, sums)
+@dataclass
+class TileRows:
+    """Where a register tile reads A: row r at step q is `memref[indices[r]]` with q on `axis`
+    (A's rows in place, or a packed tile of A)."""
+
+    memref: Value
+    indices: list[list[Index]]
+    axis: int
+
+    def load(self, lb: LoopBuilder, r: int, q: Index) -> Value:
+        at = list(self.indices[r])
+        at[self.axis] = q
+        return lb.load(self.memref, at)
+
+
+def _tile_to_scratch(lb: LoopBuilder, a_rows: TileRows, packed_b: Value, p: Index, q0: Index, q1: Index,
+                     MR: int, NR: int, scratch: Value, blk: Index, element: ScalarType) -> None:
+    """scratch[blk, r, t] = Σ_{q0≤q<q1} A(r, q)·Bp[p, q, t] for every r < MR, t < NR (A as
+    `a_rows` reads it), each sum in the order of q: one `loop.gemm_tile`, which code generation
+    writes as NR-lane vector `fma`s (one op instead of MR·NR scalar ones: most of a training
+    step's cold compile was LLVM widening them); booleans: `_scalar_tile`. An `irc.kernel`:
+    one compiled copy for every product of its dtype, tile shape and layout of A."""
+    with lb.kernel(f"gemm tile {MR}x{NR}"):
+        if not element.is_bool:
+            flat = [i for row in a_rows.indices for i in row]
+            lb.b.create(L.GemmTileOp, [a_rows.memref, *flat, packed_b, p, q0, q1, scratch, blk],
+                        {"mr": IntegerAttr(MR), "nr": IntegerAttr(NR), "axis": IntegerAttr(a_rows.axis)},
+                        result_types=[])
+        else:
+            _scalar_tile(lb, a_rows, packed_b, p, q0, q1, MR, NR, scratch, blk, element)
+
+
+def _scalar_tile(lb: LoopBuilder, a_rows: TileRows, packed_b: Value, p: Index, q0: Index, q1: Index,
+                 MR: int, NR: int, scratch: Value, blk: Index, element: ScalarType) -> None:
+    """The tile as scalar loop IR: one loop over the slice carries the MR×NR sums in
+    `iter_args` (registers). Not marked `reduction`: each sum keeps its order."""
+    zero = lb.scalar_const(0, element)
+    with lb.for_(q0, q1, inits=[zero] * (MR * NR)) as loop:
+        q = named(loop, "q")
+        b = [lb.load(packed_b, [p, q, lb.const(t)]) for t in range(NR)]
+        sums = []
         for r in range(MR):
+            a = a_rows.load(lb, r, q)
             for t in range(NR):
-                lb.store(loop.results[r * NR + t], scratch, [blk, lb.const(r), lb.const(t)])
+                sums.append(multiply_add(lb, a, b[t], loop.iter_args[r * NR + t]))
+        lb.yield_(loop, sums)
+    for r in range(MR):
+        for t in range(NR):
+            lb.store(loop.results[r * NR + t], scratch, [blk, lb.const(r), lb.const(t)])

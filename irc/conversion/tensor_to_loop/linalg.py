@@ -74,7 +74,7 @@ def gemm(ctx: FuncLowering, op: Operation, A: Value, B: Value, C: Value | None,
             if C is not None else None
         # a broadcast C (a bias row) stays in L1: only a whole matrix is worth prefetching
         prefetch_c = (lambda i, j: lb.prefetch(C, [i, j])) if C is not None and not any(broadcast) else None
-        gemm_kernel(ctx, lambda i, q: lb.load(A, [i, q]), is_transposed(A),
+        gemm_kernel(ctx, A, is_transposed(A),
                     lambda q, j: lb.load(B, [q, j]), is_transposed(B), m, k, n, out, element,
                     alpha, load_c, beta, epilogue, prefetch_c)
         return out
