@@ -36,24 +36,9 @@ import numpy as np
 t_import = time.perf_counter() - t0
 program, width, lr, l1, l2 = sys.argv[1], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 t1 = time.perf_counter()
-if program == "lr":
-    rng = np.random.RandomState(0)
-    x, y = T.matrix("x"), T.vector("y")
-    w = irc.shared(rng.randn(784).astype(irc.config.floatX), name="w")
-    b = irc.shared(np.asarray(0.0, irc.config.floatX), name="b")
-    p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
-    xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
-    cost = xent.mean() + 0.01 * (w ** 2).sum()
-    gw, gb = T.grad(cost, [w, b])
-    f = irc.function([x, y], [p_1 > 0.5, xent], updates={w: w - 0.01 * gw, b: b - 0.01 * gb}, name="train")
-    args = (rng.randn(400, 784).astype(irc.config.floatX), rng.randint(0, 2, 400).astype(irc.config.floatX))
-else:
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("dlt", sys.argv[2])
-    dlt = importlib.util.module_from_spec(spec); spec.loader.exec_module(dlt)
-    train_x, train_y = dlt.make_dataset()
-    f = dlt.mlp(train_x, train_y, learning_rate=lr, L1_reg=l1, L2_reg=l2, n_hidden=width)[1]
-    args = (0,)
+sys.path.insert(0, sys.argv[7])
+from cold_programs import build
+f, args = build(program, sys.argv[2], width, lr, l1, l2)
 f(*args)
 print(json.dumps({"import": t_import, "first call": time.perf_counter() - t1}))
 """
@@ -119,7 +104,8 @@ def sample(code: str, program: str, cache: str, root: Path = ROOT, mlp: tuple[st
     env.update(IRC_COMPILEDIR=cache, IRC_FLAGS="floatX=float32", JAX_PLATFORMS="cpu",
                JAX_ENABLE_COMPILATION_CACHE="false",
                PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
-    out = subprocess.run([sys.executable, "-c", code, program, str(ROOT / "examples" / "dlt_programs.py"), *mlp],
+    out = subprocess.run([sys.executable, "-c", code, program, str(ROOT / "examples" / "dlt_programs.py"), *mlp,
+                          str(ROOT / "tools")],
                          capture_output=True, text=True, env=env, check=True, cwd=root)  # `-c` puts the cwd first
     return json.loads(out.stdout.strip().splitlines()[-1])
 

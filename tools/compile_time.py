@@ -48,24 +48,9 @@ if len(sys.argv) > 3:  # --kernels: time each module where native.py compiles it
         return obj
     native._compile_module = timed_module
 t1 = time.perf_counter()
-if program == "lr":
-    rng = np.random.RandomState(0)
-    x, y = T.matrix("x"), T.vector("y")
-    w = irc.shared(rng.randn(784).astype(irc.config.floatX), name="w")
-    b = irc.shared(np.asarray(0.0, irc.config.floatX), name="b")
-    p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
-    xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
-    cost = xent.mean() + 0.01 * (w ** 2).sum()
-    gw, gb = T.grad(cost, [w, b])
-    f = irc.function([x, y], [p_1 > 0.5, xent], updates={w: w - 0.01 * gw, b: b - 0.01 * gb}, name="train")
-    args = (rng.randn(400, 784).astype(irc.config.floatX), rng.randint(0, 2, 400).astype(irc.config.floatX))
-else:
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("dlt", sys.argv[2])
-    dlt = importlib.util.module_from_spec(spec); spec.loader.exec_module(dlt)
-    train_x, train_y = dlt.make_dataset()
-    f = dlt.mlp(train_x, train_y)[1]
-    args = (0,)
+sys.path.insert(0, "tools")  # (the child runs in the project's root)
+from cold_programs import build
+f, args = build(program, sys.argv[2])
 f(*args)
 first_call = time.perf_counter() - t1
 rows = dict(f.maker.compile_times)

@@ -16,24 +16,23 @@ def stacklists(arg: Any) -> Variable:
     return as_tensor_variable(arg)
 
 
-def smallest(*args: Any) -> Variable:
-    """The elementwise minimum of the arguments."""
+def _fold(name: str, combine, args: tuple) -> Variable:
     if not args:
-        raise TypeError("smallest needs at least one argument")
+        raise TypeError(f"{name} needs at least one argument")
     out = as_tensor_variable(args[0])
     for a in args[1:]:
-        out = minimum(out, a)
+        out = combine(out, a)
     return out
+
+
+def smallest(*args: Any) -> Variable:
+    """The elementwise minimum of the arguments."""
+    return _fold("smallest", minimum, args)
 
 
 def largest(*args: Any) -> Variable:
     """The elementwise maximum of the arguments."""
-    if not args:
-        raise TypeError("largest needs at least one argument")
-    out = as_tensor_variable(args[0])
-    for a in args[1:]:
-        out = maximum(out, a)
-    return out
+    return _fold("largest", maximum, args)
 
 
 def max_and_argmax(a: Any, axis: Any = None, keepdims: bool = False) -> list[Variable]:

@@ -115,7 +115,6 @@ def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out:
     """out = f(alpha·a·b + beta·(c or the broadcast bias)), a warp per element of out."""
     lb = ctx.lb
     k = ctx.sizes_of(a)[-1]
-    zero = lb.const(0)
     n_rows = 1 if a.type.rank == 2 else 0
     if bias is not None:
         _check_accumulator(ctx, op, bias, sizes)
@@ -132,12 +131,7 @@ def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out:
         v = scale(lb, values[0], alpha)
         if c is not None:
             v = lb.scalar("add", [v, scale(lb, lb.load(c, ivs), beta)])
-        elif bias is not None:
-            at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
-            v = lb.scalar("add", [v, scale(lb, lb.load(bias, at), beta)])
-        if epilogue is not None:
-            v = lb.scalar(epilogue, [v])
-        lb.store(v, out, ivs)
+        lb.store(_bias_and_epilogue(ctx, op, v, ivs, bias, beta, epilogue), out, ivs)
 
     device_reduce(ctx, "sum", [*sizes, k], [len(sizes)], terms, [sums], out.type.element,
                   epilogue=apply if finish else None)
@@ -164,15 +158,20 @@ def _after(ctx: FuncLowering, op: Operation, out: Value, sizes: list[Index], epi
     lb = ctx.lb
     if bias is not None:
         _check_accumulator(ctx, op, bias, sizes)
-    zero = lb.const(0)
     with ctx.nest(sizes, out.type.device) as ivs:
-        v = lb.load(out, ivs)
-        if bias is not None:
-            at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
-            v = lb.scalar("add", [v, scale(lb, lb.load(bias, at), beta)])
-        if epilogue is not None:
-            v = lb.scalar(epilogue, [v])
-        lb.store(v, out, ivs)
+        lb.store(_bias_and_epilogue(ctx, op, lb.load(out, ivs), ivs, bias, beta, epilogue), out, ivs)
+
+
+def _bias_and_epilogue(ctx: FuncLowering, op: Operation, v: Value, ivs: list[Index], bias: Value | None,
+                       beta: float, epilogue: str | None) -> Value:
+    """f(v + beta·bias[ivs]) (the bias broadcast along its static-1 dims; f the identity
+    without `epilogue`)."""
+    lb = ctx.lb
+    if bias is not None:
+        zero = lb.const(0)
+        at = [zero if d == 1 else iv for d, iv in zip(op.operands[2].type.shape, ivs)]
+        v = lb.scalar("add", [v, scale(lb, lb.load(bias, at), beta)])
+    return lb.scalar(epilogue, [v]) if epilogue is not None else v
 
 
 def _whole(ctx: FuncLowering, op: Operation, c: Value, sizes: list[Index]) -> bool:
