@@ -3,13 +3,17 @@ level, is part of every cached object's key (an O1 object is never an O2 run's h
 value is refused by name."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import irc
 import irc.tensor as T
-import conftest as suite
 from irc.codegen_cpu import target
+
+SUITE_CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
 
 
 def test_the_level_is_in_the_cache_key(monkeypatch):
@@ -36,4 +40,7 @@ def test_a_bad_level_names_the_variable(monkeypatch):
 
 
 def test_the_suite_sets_the_same_variable():
+    # (the suite's conftest as pytest loaded it: `import conftest` may find another folder's)
+    suite = next(m for m in list(sys.modules.values())
+                 if getattr(m, "__file__", None) and Path(m.__file__).resolve() == SUITE_CONFTEST)
     assert suite.SPEED_LEVEL_VARIABLE == target.SPEED_LEVEL_VARIABLE
