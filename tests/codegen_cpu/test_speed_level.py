@@ -3,7 +3,6 @@ level, is part of every cached object's key (an O1 object is never an O2 run's h
 value is refused by name."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +38,8 @@ def test_a_bad_level_names_the_variable(monkeypatch):
         target.speed_level()
 
 
-def test_the_suite_sets_the_same_variable():
+def test_the_suite_sets_the_same_variable(pytestconfig):
     # (the suite's conftest as pytest loaded it: `import conftest` may find another folder's)
-    suite = next(m for m in list(sys.modules.values())
+    suite = next(m for m in pytestconfig.pluginmanager.get_plugins()
                  if getattr(m, "__file__", None) and Path(m.__file__).resolve() == SUITE_CONFTEST)
     assert suite.SPEED_LEVEL_VARIABLE == target.SPEED_LEVEL_VARIABLE
