@@ -111,13 +111,24 @@ def test_integer_index_from_an_input_is_a_device_view(cuda_emulated):
         f(xv, 5)
 
 
-def test_integer_index_from_device_data_stays_on_the_host(cuda_emulated):
+def test_integer_index_from_device_data_is_a_device_gather(cuda_emulated):
+    """`x[argmax(v)]`: an index only the device knows is made a gather (read and checked on the
+    device), and `set_subtensor` by it a scatter; no host op, numpy's numbers and IndexError."""
     x, v = T.fmatrix("x"), T.fvector("v")
-    with pytest.raises(AssertionError, match="'tensor.index' .* runs on the cpu"):
-        with no_host_ops():
-            irc.function([x, v], x[T.argmax(v)] * 2)
-
-
+    i = T.argmax(v)
+    with no_host_ops():
+        f = irc.function([x, v], [x[i] * 2, T.set_subtensor(x[i], 0.0), x[i - 4]])
+    names = {type(n.op).__name__ for n in f.maker.fgraph.toposort()}
+    assert "GpuAdvancedSubtensor1" in names or "GpuAdvancedSubtensor" in names, names
+    xv, vv = rand(3, 4, seed=1), np.array([0.5, 2.0, -1.0], "float32")
+    row, cleared, wrapped = f(xv, vv)
+    np.testing.assert_array_equal(row, xv[1] * 2)
+    want = xv.copy()
+    want[1] = 0
+    np.testing.assert_array_equal(cleared, want)
+    np.testing.assert_array_equal(wrapped, xv[-3])  # (argmax 1, 1 - 4 = -3: numpy's wrap)
+    with pytest.raises(IndexError, match="index out of range"):
+        f(xv, np.array([3.0, 2.0, -1.0], "float32"))  # argmax 0: x[-4] of 3 rows
 def test_sizes_from_an_integer_input(cuda_emulated):
     """`zeros((n, 2))`, `arange(n)` for a user input n: device ops whose sizes the host side
     computes from n's value (a host plan per value)."""
