@@ -108,8 +108,9 @@ def compile_device_parts(module: Any, func: Any, backend: DeviceBackend, profili
             compiled = [backend.compile_part(part.module, profiling) for part in step.branches]
             natives.append(TakenBranch(step, compiled[0][0], compiled[1][0]))
             programs += [program for _, program in compiled]
-            if profiling:  # (the branches' kernels are not rows of the profile yet)
-                sources.append(_NoRows())
+            if profiling:  # both branches' kernels, the untaken one's with no calls
+                timings = [getattr(program, "timing", None) for _, program in compiled]
+                sources.append(CompositeTiming(timings) if None not in timings else _NoRows())
         else:
             natives.append(None)
             if profiling:
