@@ -147,6 +147,26 @@ def _erfcinv_mp(mp, v):
     return r + (mp.erfc(r) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-r * r))
 
 
+def _erfcx_tiny(x: np.ndarray) -> np.ndarray:
+    return 1 - x * _TWO_OVER_SQRT_PI.astype(x.dtype)  # erfcx(x) = 1 - 2x/sqrt(pi) + x^2 - ...
+
+
+def _erfcx_huge(x: np.ndarray) -> np.ndarray:
+    return (_TWO_OVER_SQRT_PI / 2).astype(x.dtype) / x * (1 - 1 / (2 * x * x))  # + O(x^-5)
+
+
+def _erfcx_mp(mp, v):
+    """erfcx(v) to ~30 digits: erfc(v) exp(v^2) while v^2 keeps its digits at 30 (v < 1000), the
+    asymptotic series beyond (its 12th term is below 1e-60 there); inf below -27 (2 exp(v^2)
+    overflows every dtype there: no formatting of a huge mpmath value)."""
+    if v < -27:
+        return mp.inf
+    if v < 1000:
+        return mp.erfc(v) * mp.exp(v * v)
+    u = 1 / (2 * v * v)
+    return mp.fsum((-1) ** k * mp.fac2(2 * k - 1) * u ** k for k in range(12)) / (v * mp.sqrt(mp.pi))
+
+
 def _lgamma_float(x: float) -> float:
     return float(TABLE["gammaln"].reference(np.float64(x)))
 
@@ -159,6 +179,7 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
     "sigmoid": _sigmoid, "softplus": _softplus, "sin": np.sin, "cos": np.cos,
     "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
+    "arctan": np.arctan, "arctan2": np.arctan2, "arcsin": np.arcsin, "arccos": np.arccos,
     "gammaln": PerElementReference(_lgamma_float, lambda mp, v: mp.log(abs(mp.gamma(v))),
                                    _gammaln_tiny, _gammaln_huge, TABLE["gammaln"].reference),
     "psi": PerElementReference(_digamma_float, lambda mp, v: mp.digamma(v), _psi_tiny, _psi_huge,
@@ -167,6 +188,10 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
                                   lambda mp, v: _erfinv_mp(mp, v), _erfinv_tiny, None, TABLE["erfinv"].reference),
     "erfcinv": PerElementReference(lambda v: float(TABLE["erfcinv"].reference(np.float64(v))),
                                    lambda mp, v: _erfcinv_mp(mp, v), None, None, TABLE["erfcinv"].reference),
+    # below -27 2 exp(x^2) overflows every dtype here: inf without formatting a huge mpmath value
+    "erfcx": PerElementReference(lambda v: float(TABLE["erfcx"].reference(np.float64(v))),
+                                 lambda mp, v: _erfcx_mp(mp, v),
+                                 _erfcx_tiny, _erfcx_huge, TABLE["erfcx"].reference),
     # past 180 Gamma overflows float64 by far: inf (formatting mpmath's huge values is slow)
     "gamma": PerElementReference(lambda v: float(TABLE["gamma"].reference(np.float64(v))),
                                  lambda mp, v: mp.gamma(v) if v < 180 else mp.inf, _gamma_tiny, None,
@@ -293,6 +318,34 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
                 ("x < 0, integer y", (neg_x, int_y)),
                 ("x near 1, |y| < 1e4", (near1, big_y)),
                 ("special pairs", (ex.ravel(), ey.ravel()))]
+    if name == "arctan2":  # every quadrant, ratios from tiny to huge, ties, the special pairs
+        edge = edge_values(dtype)
+        ex, ey = np.meshgrid(edge, edge)
+        hi = 60.0 if dtype == np.float32 else 500.0
+        near = uniform(dtype, -5, 5, m, seed + 3, **draw)
+        return [("random bits", (bits, random_bits(dtype, n, seed + 9, **draw))),
+                ("uniform [-5, 5]^2", (uniform(dtype, -5, 5, m, seed + 1, **draw),
+                                      uniform(dtype, -5, 5, m, seed + 2, **draw))),
+                (f"|y|, |x| log-uniform in 2^[-{hi:g},{hi:g}]",
+                 (log_uniform(dtype, -hi, hi, m, seed + 4, **draw), log_uniform(dtype, -hi, hi, m, seed + 5, **draw))),
+                ("y near +-x", (near, (near * (1 + uniform(np.float64, -0.1, 0.1, m, seed + 6, **draw))
+                                       * np.where(np.arange(m) % 2, 1, -1)).astype(dtype))),
+                ("special pairs", (ey.ravel(), ex.ravel()))]
+    if name == "erfcx":  # x < 0 up to where 2 exp(x^2) overflows; the pieces' hand-overs
+        low, zero = (-9.4, 10.1) if dtype == np.float32 else (-26.6, 27.25)
+        ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 4, seed + 4 + k, **draw)
+                               for k, c in enumerate((0.75, 2.0, 4.0, zero))])
+        return [("random bits", (bits,)), (f"uniform [{low}, 40]", (uniform(dtype, low, 40, m, seed + 1, **draw),)),
+                ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2, **draw),)),
+                (f"|x| near 0.75, 2, 4, {zero}", (ends * np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype),)),
+                ("edge values", (edge_values(dtype),))]
+    if name in ("arcsin", "arccos"):  # [-1, 1], and 1 - |x| down to the last float below 1
+        p = 53 if dtype == np.float64 else 24
+        signs = np.where(np.arange(m) % 2, 1.0, -1.0)
+        near1 = (signs * (1 - log_uniform(np.float64, -p, -1, m, seed + 3, signed=False, **draw))).astype(dtype)
+        return [("random bits", (bits,)), ("uniform [-1, 1]", (uniform(dtype, -1, 1, m, seed + 1, **draw),)),
+                ("|x| log-uniform in 2^[-60, 0]", (log_uniform(dtype, -60, 0, m, seed + 2, **draw),)),
+                (f"1 - |x| log-uniform in 2^[-{p}, -1]", (near1,)), ("edge values", (edge_values(dtype),))]
     if name in ("sin", "cos"):
         lim = TRIG_LIMIT[dtype.name]
         inside = bits[~(np.abs(bits) > lim)]  # keeps NaN
@@ -343,7 +396,7 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
                 ("1 - x log-uniform in 2^[-p, -1]", (near1.astype(dtype),)), ("edge values", (edge,))]
     focus = {"exp": (-750, 750), "expm1": (-50, 90), "log": (0, 10), "log1p": (-1, 4),
              "tanh": (-20, 20), "sigmoid": (-750, 100), "softplus": (-750, 100),
-             "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28)}[name]
+             "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28), "arctan": (-5, 5)}[name]
     sets = [("random bits", (bits,)),
             (f"uniform [{focus[0]}, {focus[1]}]", (uniform(dtype, *focus, m, seed + 1, **draw),)),
             ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2, **draw),)),
@@ -360,6 +413,10 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
         sets.append(("|x| in [0.45, 0.65]", (uniform(dtype, 0.45, 0.65, m, seed + 4, **draw) * signs,)))
     if name in ("sigmoid", "softplus"):
         sets.append(("uniform [-20, 20]", (uniform(dtype, -20, 20, m, seed + 4, **draw),)))
+    if name == "arctan":  # where one interval of the reduction hands over to the next
+        ends = np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 4, seed + 4 + k, **draw)
+                               for k, c in enumerate((7 / 16, 11 / 16, 19 / 16, 39 / 16))])
+        sets.append(("|x| near 7/16, 11/16, 19/16, 39/16", (ends * np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype),)))
     if name in ("erf", "erfc"):  # where one piece hands over to the next
         ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 3, seed + 4 + k, **draw)
                                for k, c in enumerate((0.75, 2.0, 4.0))])

@@ -157,12 +157,13 @@ neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
     _unary(n) for n in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh",
                         "sigmoid", "softplus"))
 sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
-erf, erfc, erfinv, erfcinv, gamma, gammaln, psi = (
-    _unary(n) for n in ("erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
+erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, psi = (
+    _unary(n) for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
 tan, sinh, cosh, arcsinh, arccosh, arctanh, trunc, deg2rad, rad2deg = (
     _unary(n) for n in ("tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg"))
-sub, true_div, int_div, mod, maximum, minimum = (
-    _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum"))
+arcsin, arccos, arctan = (_unary(n) for n in ("arcsin", "arccos", "arctan"))
+sub, true_div, int_div, mod, maximum, minimum, arctan2 = (
+    _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum", "arctan2"))
 
 
 @elemwise_function("pow")
@@ -208,6 +209,13 @@ def log10(x: Any) -> Variable:
 @elemwise_function("exp2")
 def exp2(x: Any) -> Variable:
     return exp(mul(x, float(np.log(2.0))))
+
+
+def ceil_intdiv(a: Any, b: Any) -> Variable:
+    """ceil(a / b) without going through floats (exact for int64): a // b, plus one where the
+    division leaves a remainder (Theano's definition, so floats give floor(a / b) + (a % b != 0))."""
+    div = int_div(a, b)
+    return add(div, cast(neq(mod(a, b), 0), div.dtype))
 
 
 def isnan(x: Any) -> Variable:
