@@ -428,7 +428,7 @@ def upgrade_to_float(t: ScalarType) -> ScalarType:
     """Theano's rule for float-only ops on integers: small integers to f32, others to f64."""
     if t.is_float:
         return t
-    return f32 if t.name in ("i1", "i8", "i16") else f64
+    return f32 if t.name in ("i1", "i8", "i16", "ui8", "ui16") else f64
 
 
 def operand_type_for(row: Elementwise, types: Sequence[ScalarType]) -> ScalarType:
