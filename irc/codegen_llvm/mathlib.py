@@ -18,6 +18,7 @@ from .mathlib_atan import emit_arccos, emit_arcsin, emit_arctan, emit_arctan2
 from .mathlib_common import elem_type, intrinsic, with_elem
 from .mathlib_erf import emit_erf, emit_erfc
 from .mathlib_erfcx import emit_erfcx
+from .mathlib_trigamma import emit_trigamma
 from .mathlib_erfinv import emit_erfcinv, emit_erfinv
 from .mathlib_gamma import emit_gamma, emit_lgamma, emit_psi
 from .mathlib_exp_log import emit_exp, emit_expm1, emit_log, emit_log1p
@@ -69,6 +70,7 @@ MATH_EMITTERS: dict[str, Callable[..., ir.Value]] = {
         ("arcsin", emit_arcsin),
         ("arccos", emit_arccos),
         ("erfcx", emit_erfcx),
+        ("tri_gamma", emit_trigamma),
     )
 }
 
@@ -78,4 +80,4 @@ __all__ = ["MATH_EMITTERS", "ARITY", "emit_exp", "emit_log", "emit_log1p", "emit
            "emit_tanh", "emit_sigmoid", "emit_softplus", "emit_sin", "emit_cos", "emit_pow",
            "emit_sqrt", "emit_erf", "emit_erfc", "emit_lgamma", "emit_psi", "emit_erfinv", "emit_erfcinv",
            "emit_gamma", "emit_arctan", "emit_arctan2", "emit_arcsin", "emit_arccos",
-           "emit_erfcx"]
+           "emit_erfcx", "emit_trigamma"]

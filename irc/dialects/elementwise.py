@@ -240,6 +240,33 @@ def _erfcx(x: float) -> float:
     return math.exp(hi) * (1 + lo) * math.erfc(x)
 
 
+def _trigamma(x: float) -> float:
+    """psi'(x) in float64 (Python has none), with scipy's values at the poles (+inf, -inf
+    included): the recurrence up to 20 (an exact sum), then the asymptotic series to B_16;
+    x <= 0 by the reflection pi^2/sin^2(pi x) - psi'(1 - x)."""
+    if math.isnan(x):
+        return math.nan
+    if x == math.inf:
+        return 0.0
+    if x == -math.inf or x <= 0 and x == math.floor(x):
+        return math.inf
+    if x < 0:
+        s = math.sin(math.pi * (x - round(x)))
+        return (math.pi / s) ** 2 - _trigamma(1 - x)
+    terms = []
+    while x < 20:
+        try:
+            terms.append(1 / (x * x))
+        except ZeroDivisionError:  # x * x underflowed
+            return math.inf
+        x += 1
+    r = 1 / x
+    series = 0.0
+    for b2k in (-3617 / 510, 7 / 6, -691 / 2730, 5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6):
+        series = series * r * r + b2k
+    return math.fsum(terms + [r, r * r / 2, series * r ** 3])
+
+
 def _fma(x, y, z):
     """x·y + z rounded once: exactly, through float64, for float16 and float32 operands (their
     product is exact there, and so is the sum for float16); float64 operands round twice."""
@@ -297,7 +324,8 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
          ("mul", "gz", ("sub", ("mul", ("mul", 2.0, "x"), "out"), _TWO_OVER_SQRT_PI)), kinds=_U),
     _row("gammaln", 1, _per_element(_lgamma), ("mul", "gz", ("psi", "x")), kinds=_U),
     _row("gamma", 1, _per_element(_gamma), ("mul", "gz", ("mul", "out", ("psi", "x"))), kinds=_U),
-    _row("psi", 1, _per_element(_digamma), None, kinds=_U),  # no trigamma: no gradient (as Theano)
+    _row("psi", 1, _per_element(_digamma), ("mul", "gz", ("tri_gamma", "x")), kinds=_U),
+    _row("tri_gamma", 1, _per_element(_trigamma), None, kinds=_U),  # no gradient (as Theano)
     # hyperbolic and inverse hyperbolic functions, tan, as expansions over the rows above: where
     # a form would overflow early or cancel, another takes over (|x| ≥ 80: e·(e/2), e = exp(|x|/2);
     # |x| ≥ 2: log|x| + log1p(√(1 ± 1/x²)), no square of x; the odd ones on |x|), every form

@@ -160,8 +160,8 @@ neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
     _unary(n) for n in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh",
                         "sigmoid", "softplus"))
 sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
-erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, psi = (
-    _unary(n) for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
+erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, psi, tri_gamma = (
+    _unary(n) for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv", "gamma", "gammaln", "psi", "tri_gamma"))
 tan, sinh, cosh, arcsinh, arccosh, arctanh, trunc, deg2rad, rad2deg = (
     _unary(n) for n in ("tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg"))
 arcsin, arccos, arctan = (_unary(n) for n in ("arcsin", "arccos", "arctan"))

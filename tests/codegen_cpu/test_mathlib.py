@@ -33,7 +33,7 @@ BOUNDS = {
     "erfc": (ERFC_BOUND, ERFC_F64_BOUND), "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),  # (x > 0)
     "erfinv": (3.0, 2.5), "erfcinv": (1.0, 2.0), "gamma": (6.5, 7.0),  # gamma: x > -34 (f32), -170 (f64)
     "arctan": (1.0, 1.0), "arctan2": (1.0, 1.0), "arcsin": (1.0, 1.0), "arccos": (1.0, 1.0),
-    "erfcx": (2.0, 1.75),
+    "erfcx": (2.0, 1.75), "tri_gamma": (3.5, 6.0),  # tri_gamma f64: 3.5 for x > 0, 6 for x < 0
 }
 
 _KERNELS: dict = {}
@@ -128,6 +128,8 @@ SPECIALS = [
     ("arccos", 1.5, NAN), ("arccos", INF, NAN), ("arccos", NAN, NAN),
     ("erfcx", 0.0, 1.0), ("erfcx", -0.0, 1.0), ("erfcx", INF, 0.0), ("erfcx", -INF, INF), ("erfcx", NAN, NAN),
     ("erfcx", -30.0, INF),
+    ("tri_gamma", 0.0, INF), ("tri_gamma", -0.0, INF), ("tri_gamma", -1.0, INF), ("tri_gamma", -7.0, INF),
+    ("tri_gamma", INF, 0.0), ("tri_gamma", -INF, INF), ("tri_gamma", NAN, NAN),
 ]
 # arctan2(y, x) per C99 Annex F: signed zeros, the quadrants of the infinities
 ATAN2_SPECIALS = [
@@ -340,7 +342,7 @@ def test_emitters_lower_to_ptx_without_calls():
 def test_registry_names_and_types():
     assert set(MATH_EMITTERS) == {"exp", "log", "log1p", "expm1", "tanh", "sigmoid", "softplus",
                                   "sin", "cos", "pow", "sqrt", "erf", "erfc", "erfinv", "erfcinv", "gammaln",
-                                  "gamma", "psi", "arctan", "arctan2", "arcsin", "arccos", "erfcx"}
+                                  "gamma", "psi", "arctan", "arctan2", "arcsin", "arccos", "erfcx", "tri_gamma"}
     for name, emit in MATH_EMITTERS.items():
         for ty in (ir.FloatType(), ir.DoubleType(), ir.VectorType(ir.FloatType(), 8),
                    ir.VectorType(ir.DoubleType(), 4), ir.HalfType(), ir.VectorType(ir.HalfType(), 8)):
