@@ -457,7 +457,8 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
     if name == "arctan":  # where one interval of the reduction hands over to the next
         ends = np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 4, seed + 4 + k, **draw)
                                for k, c in enumerate((7 / 16, 11 / 16, 19 / 16, 39 / 16))])
-        sets.append(("|x| near 7/16, 11/16, 19/16, 39/16", (ends * np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype),)))
+        signs = np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype)
+        sets.append(("|x| near 7/16, 11/16, 19/16, 39/16", (ends * signs,)))
     if name in ("erf", "erfc"):  # where one piece hands over to the next
         ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 3, seed + 4 + k, **draw)
                                for k, c in enumerate((0.75, 2.0, 4.0))])

@@ -118,7 +118,8 @@ def elemwise(name: str, *args: Any) -> Variable:
     strong = [values[i].dtype for i in value_ids if isinstance(values[i], Variable)]
     weak = [dtypes.weak_kind(values[i]) for i in value_ids if not isinstance(values[i], Variable)]
     dtype = dtypes.operand_dtype(row, strong, weak)
-    misfits = [values[i] for i in value_ids if not isinstance(values[i], Variable) and not dtypes.fits(values[i], dtype)]
+    misfits = [values[i] for i in value_ids
+               if not isinstance(values[i], Variable) and not dtypes.fits(values[i], dtype)]
     if misfits:  # a Python int the dtype cannot hold takes Theano's constant dtype (uint8 + -1: int16)
         dtype = dtypes.operand_dtype(row, strong + [dtypes.autocast_int(v) for v in misfits], weak)
     ndim = max((v.ndim for v in values if isinstance(v, Variable)), default=0)
