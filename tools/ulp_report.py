@@ -28,7 +28,8 @@ from irc.codegen_llvm.mathlib_ulp import (TRIG_LIMIT, reference, sample_sets,  #
 DOMAIN = {
     "exp": "all floats", "expm1": "all floats", "log": "all floats", "log1p": "all floats",
     "tanh": "all floats", "sigmoid": "all floats", "softplus": "all floats",
-    "sqrt": "all floats", "pow": "all (x, y) pairs",
+    "sqrt": "all floats", "pow": "all (x, y) pairs", "arctan": "all floats", "arcsin": "all floats",
+    "arccos": "all floats", "arctan2": "all (y, x) pairs", "erfcx": "all floats", "tri_gamma": "all floats",
 }
 
 

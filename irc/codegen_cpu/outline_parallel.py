@@ -38,7 +38,7 @@ from .thread_pool import BODY_TYPE, PARALLEL_FOR, PARALLEL_FOR_TYPE, opaque
 NOT_OUTLINABLE = {"loop.alloc", "loop.dealloc", "loop.assert_eq", "loop.check_index", "func.return"}
 # relative cost of a scalar op (the rest count 1): what the inline mathlib expands to
 EXPENSIVE = {"exp", "expm1", "log", "log1p", "log2", "log10", "tanh", "sigmoid", "softplus",
-             "sin", "cos", "tan", "pow", "div", "sqrt", "erf", "erfc", "arctan", "arcsin",
+             "sin", "cos", "tan", "pow", "div", "sqrt", "erf", "erfc", "arctan", "arctan2", "arcsin",
              "arccos", "sinh", "cosh", "arctanh", "arcsinh", "arccosh", "floordiv", "mod"}
 EXPENSIVE_WEIGHT = 10
 # a register tile's fmas vectorize and issue two a cycle: eight of them count as one op (else

@@ -1,6 +1,6 @@
 """The inline math library: one emitter per elementwise math op, by op name.
 
-An emitter is ``emit(builder, x) -> value`` (``emit(builder, x, y)`` for ``pow``).  ``x`` may be
+An emitter is ``emit(builder, x) -> value`` (``emit(builder, x, y)`` for ``pow``, ``arctan2``); ``x`` may be
 ``float``, ``double`` or ``<N x float/double>``; the result has the same type (``half`` is
 computed in float and rounded once).  Emitters only use arithmetic, fcmp/select, bitcasts and
 intrinsics that the CPU and NVPTX lower natively, so the loop vectorizer widens them and the
@@ -14,8 +14,11 @@ from typing import Callable
 from llvmlite import ir
 
 from .mathlib_activation import emit_sigmoid, emit_softplus, emit_tanh
+from .mathlib_atan import emit_arccos, emit_arcsin, emit_arctan, emit_arctan2
 from .mathlib_common import elem_type, intrinsic, with_elem
 from .mathlib_erf import emit_erf, emit_erfc
+from .mathlib_erfcx import emit_erfcx
+from .mathlib_trigamma import emit_trigamma
 from .mathlib_erfinv import emit_erfcinv, emit_erfinv
 from .mathlib_gamma import emit_gamma, emit_lgamma, emit_psi
 from .mathlib_exp_log import emit_exp, emit_expm1, emit_log, emit_log1p
@@ -62,12 +65,19 @@ MATH_EMITTERS: dict[str, Callable[..., ir.Value]] = {
         ("erfinv", emit_erfinv),
         ("erfcinv", emit_erfcinv),
         ("gamma", emit_gamma),
+        ("arctan", emit_arctan),
+        ("arctan2", emit_arctan2),
+        ("arcsin", emit_arcsin),
+        ("arccos", emit_arccos),
+        ("erfcx", emit_erfcx),
+        ("tri_gamma", emit_trigamma),
     )
 }
 
-ARITY: dict[str, int] = {name: 2 if name == "pow" else 1 for name in MATH_EMITTERS}
+ARITY: dict[str, int] = {name: 2 if name in ("pow", "arctan2") else 1 for name in MATH_EMITTERS}
 
 __all__ = ["MATH_EMITTERS", "ARITY", "emit_exp", "emit_log", "emit_log1p", "emit_expm1",
            "emit_tanh", "emit_sigmoid", "emit_softplus", "emit_sin", "emit_cos", "emit_pow",
            "emit_sqrt", "emit_erf", "emit_erfc", "emit_lgamma", "emit_psi", "emit_erfinv", "emit_erfcinv",
-           "emit_gamma"]
+           "emit_gamma", "emit_arctan", "emit_arctan2", "emit_arcsin", "emit_arccos",
+           "emit_erfcx", "emit_trigamma"]

@@ -91,8 +91,10 @@ def _erf_small(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return fma(b, x, horner(b, b.fmul(x, x), ERF_P[_key(x.type)]), x)
 
 
-def _erfcx(b: ir.IRBuilder, a: ir.Value) -> ir.Value:
-    """erfcx(a) for a >= ERF_SMALL: each piece computed, the one whose range holds a selected."""
+def erfcx_large(b: ir.IRBuilder, a: ir.Value, divide: bool = False) -> ir.Value:
+    """erfcx(a) for a >= ERF_SMALL: each piece computed, the one whose range holds a selected.
+    `divide`: the asymptotic piece as Q/a (one rounding) rather than Q·(1/a) (erfc's, cheaper:
+    the 1/a it needs anyway)."""
     ty = a.type
     values = []
     for piece in ERFCX_PIECES[_key(ty)]:
@@ -100,7 +102,8 @@ def _erfcx(b: ir.IRBuilder, a: ir.Value) -> ir.Value:
             values.append(horner(b, b.fsub(a, fconst(ty, piece.center)), piece.coeffs))
         else:
             r = b.fdiv(fconst(ty, 1.0), a)
-            values.append(b.fmul(horner(b, b.fmul(r, r), piece.coeffs), r))
+            q = horner(b, b.fmul(r, r), piece.coeffs)
+            values.append(b.fdiv(q, a) if divide else b.fmul(q, r))
     pieces = ERFCX_PIECES[_key(ty)]
     out = values[-1]
     for piece, value in zip(reversed(pieces[:-1]), reversed(values[:-1])):
@@ -120,7 +123,7 @@ def erfc_positive(b: ir.IRBuilder, a: ir.Value) -> ir.Value:
     lo = fma(b, ac, ac, b.fneg(hi))                     # a^2 = hi + lo exactly
     p, t = exp_parts(b, b.fneg(hi), b.fneg(lo))         # exp(-a^2) = p 2^k
     bias = EXP_SCALE_BIAS[key]
-    scaled = b.fmul(b.fmul(p, _erfcx(b, ac)), pow2_from_shift(b, t, (f.bias + bias) << f.mant))
+    scaled = b.fmul(b.fmul(p, erfcx_large(b, ac)), pow2_from_shift(b, t, (f.bias + bias) << f.mant))
     value = b.fmul(scaled, fconst(ty, 2.0 ** -bias))    # one rounding, denormals included
     return select(b, beyond, fconst(ty, 0.0), value)
 

@@ -142,7 +142,7 @@ def _lgamma_positive(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
     return select(b, fcmp(b, "<", z, fconst(ty, BIG[key])), out, big)
 
 
-def _sin_cos_pi(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
+def sin_cos_pi(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     """sin(pi x), cos(pi x) through r = x - rint(x) (exact, |r| <= 1/2), with the sign of the
     period; cos(pi r) as sin(pi (1/2 - |r|)) (1/2 - |r| exact), so it is 0 at half-integers."""
     ty = x.type
@@ -162,7 +162,7 @@ def emit_lgamma(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     inf = fconst(ty, float("inf"))
     pos = _lgamma_positive(b, x)
     reflected = _lgamma_positive(b, b.fsub(fconst(ty, 1.0), x))
-    s, _ = _sin_cos_pi(b, x)
+    s, _ = sin_cos_pi(b, x)
     neg = b.fsub(emit_log(b, b.fdiv(fconst(ty, pi), fabs(b, s))), reflected)
     # tiny negative x: -log|x| - gamma x (pi/|sin(pi x)| would overflow near the denormals)
     tiny = fma(b, fconst(ty, -PSI_1), x, b.fneg(emit_log(b, fabs(b, x))))
@@ -198,7 +198,7 @@ def emit_gamma(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     ty = x.type
     zero = fconst(ty, 0.0)
     pos = _gamma_positive(b, x)
-    s, _ = _sin_cos_pi(b, x)
+    s, _ = sin_cos_pi(b, x)
     # 1 - x rounds when it crosses a binade: Gamma(1 - x) = Gamma(z)(1 + psi(z) e), z + e = 1 - x
     z, e = two_sum(b, fconst(ty, 1.0), b.fneg(x))
     reflected = b.fmul(_gamma_positive(b, z), fma(b, _psi_positive(b, z), e, fconst(ty, 1.0)))
@@ -243,7 +243,7 @@ def emit_psi(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     ty = x.type
     zero = fconst(ty, 0.0)
     pos = _psi_positive(b, x)
-    s, c = _sin_cos_pi(b, x)
+    s, c = sin_cos_pi(b, x)
     neg = b.fsub(_psi_positive(b, b.fsub(fconst(ty, 1.0), x)), b.fdiv(b.fmul(fconst(ty, pi), c), s))
     pole = fcmp(b, "==", rint(b, x), x)  # a non-positive integer (or -inf)
     neg = select(b, pole, fconst(ty, float("nan")), neg)

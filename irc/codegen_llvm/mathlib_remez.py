@@ -6,6 +6,8 @@ The coefficient tables in ``mathlib_exp_log.py`` and ``mathlib_activation.py`` c
     python -m irc.codegen_llvm.mathlib_remez --erf      # the erf/erfc tables (mathlib_erf.py)
     python -m irc.codegen_llvm.mathlib_remez --gamma    # lgamma/psi kernels (mathlib_gamma.py)
     python -m irc.codegen_llvm.mathlib_remez --erfinv   # erfinv (mathlib_erfinv.py)
+    python -m irc.codegen_llvm.mathlib_remez --atan     # arctan's kernel (mathlib_atan.py)
+    python -m irc.codegen_llvm.mathlib_remez --erfcx    # erfcx below 0.75 (mathlib_erfcx.py)
 
 ``fit`` runs the Remez exchange in mpmath (60 digits) on a weighted error
 ``w(x) * (f(x) - fixed(x) - sum c_j x^p_j)`` (relative error by default), so the fitted error
@@ -292,10 +294,31 @@ def erfinv_tables() -> dict[str, tuple[Fit, int]]:
     }
 
 
+def atan_tables() -> dict[str, tuple[Fit, int]]:
+    """The arctan kernel of ``mathlib_atan.py``: arctan(t) = t + sum c_j t^(2j+3), |t| <= 7/16."""
+    ident = lambda x: x  # noqa: E731
+    odd = [3 + 2 * j for j in range(11)]
+    return {
+        "ATAN_P f32": (fit_rounded(mp.atan, 0, 0.4375, odd[:5], np.float32, ident), 6),
+        "ATAN_P f64": (fit_rounded(mp.atan, 0, 0.4375, odd, np.float64, ident), 13),
+    }
+
+
+def erfcx_tables() -> dict[str, tuple[Fit, int]]:
+    """erfcx(a) = 1 + a P(a) on [0, 0.75] (``mathlib_erfcx.py``; the f64 fit takes minutes)."""
+    erfcx = lambda x: mp.erfc(x) * mp.exp(x * x)  # noqa: E731
+    one = lambda x: 1  # noqa: E731
+    return {
+        "ERFCX_NEAR f32": (fit_rounded(erfcx, 0, 0.75, range(1, 9), np.float32, one), 6),
+        "ERFCX_NEAR f64": (fit_rounded(erfcx, 0, 0.75, range(1, 16), np.float64, one), 13),
+    }
+
+
 def main() -> None:
     import sys
     chosen = (erf_tables() if "--erf" in sys.argv else gamma_tables() if "--gamma" in sys.argv
-              else erfinv_tables() if "--erfinv" in sys.argv else tables())
+              else erfinv_tables() if "--erfinv" in sys.argv else atan_tables() if "--atan" in sys.argv
+              else erfcx_tables() if "--erfcx" in sys.argv else tables())
     for name, (fit_, digits) in chosen.items():
         _show(name, fit_, digits)
 

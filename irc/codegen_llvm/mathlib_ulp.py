@@ -147,6 +147,60 @@ def _erfcinv_mp(mp, v):
     return r + (mp.erfc(r) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-r * r))
 
 
+def _erfcx_tiny(x: np.ndarray) -> np.ndarray:
+    return 1 - x * _TWO_OVER_SQRT_PI.astype(x.dtype)  # erfcx(x) = 1 - 2x/sqrt(pi) + x^2 - ...
+
+
+def _erfcx_huge(x: np.ndarray) -> np.ndarray:
+    return (_TWO_OVER_SQRT_PI / 2).astype(x.dtype) / x * (1 - 1 / (2 * x * x))  # + O(x^-5)
+
+
+def _erfcx_mp(mp, v):
+    """erfcx(v) to ~30 digits: erfc(v) exp(v^2) while v^2 keeps its digits at 30 (v < 1000), the
+    asymptotic series beyond (its 12th term is below 1e-60 there); inf below -27 (2 exp(v^2)
+    overflows every dtype there: no formatting of a huge mpmath value)."""
+    if v < -27:
+        return mp.inf
+    if v < 1000:
+        return mp.erfc(v) * mp.exp(v * v)
+    u = 1 / (2 * v * v)
+    return mp.fsum((-1) ** k * mp.fac2(2 * k - 1) * u ** k for k in range(12)) / (v * mp.sqrt(mp.pi))
+
+
+_PI = np.longdouble("3.14159265358979323846264338327950288")
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798)
+
+
+def _trigamma(x: np.ndarray) -> np.ndarray:
+    """psi'(x) in x's dtype (np.longdouble for float64 results, whose 64-bit mantissa keeps the
+    reference ~2^-62 relative), vectorized: 24 steps of the recurrence (summed smallest first)
+    onto the asymptotic series at w >= 24 (to B_18: below 2^-70 there); x < 0 by the reflection
+    pi^2/sin^2(pi r) - psi'(1 - x), r = x - rint(x); scipy's values at the poles. mpmath's
+    psi(1, x) takes ~0.7 ms a value: this, microseconds."""
+    x = np.asarray(x)
+    out = np.empty_like(x)
+    pos = x > 0
+    z = np.where(pos, x, 1 - x)  # 1 - x is exact for the x < 0 that are not integers
+    n = np.where(z < 24, np.ceil(24 - z), 0)
+    w = z + n
+    r = 1 / w
+    series = np.zeros_like(x)
+    for b2k in reversed(_BERNOULLI):
+        series = series * r * r + x.dtype.type(b2k)
+    total = r + r * r / 2 + series * r ** 3
+    for k in range(23, -1, -1):
+        total = total + np.where(k < n, 1 / ((z + k) * (z + k)), 0)
+    out[pos] = total[pos]
+    neg = ~pos
+    frac = x[neg] - np.rint(x[neg])
+    pi = _PI.astype(x.dtype)
+    out[neg] = (pi / np.sin(pi * frac)) ** 2 - total[neg]
+    out[neg & (x == np.rint(x))] = np.inf  # 0, the negative integers, -inf
+    out[x == np.inf] = 0
+    out[np.isnan(x)] = np.nan
+    return out
+
+
 def _lgamma_float(x: float) -> float:
     return float(TABLE["gammaln"].reference(np.float64(x)))
 
@@ -159,6 +213,7 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
     "sigmoid": _sigmoid, "softplus": _softplus, "sin": np.sin, "cos": np.cos,
     "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
+    "arctan": np.arctan, "arctan2": np.arctan2, "arcsin": np.arcsin, "arccos": np.arccos,
     "gammaln": PerElementReference(_lgamma_float, lambda mp, v: mp.log(abs(mp.gamma(v))),
                                    _gammaln_tiny, _gammaln_huge, TABLE["gammaln"].reference),
     "psi": PerElementReference(_digamma_float, lambda mp, v: mp.digamma(v), _psi_tiny, _psi_huge,
@@ -167,6 +222,11 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
                                   lambda mp, v: _erfinv_mp(mp, v), _erfinv_tiny, None, TABLE["erfinv"].reference),
     "erfcinv": PerElementReference(lambda v: float(TABLE["erfcinv"].reference(np.float64(v))),
                                    lambda mp, v: _erfcinv_mp(mp, v), None, None, TABLE["erfcinv"].reference),
+    # below -27 2 exp(x^2) overflows every dtype here: inf without formatting a huge mpmath value
+    "erfcx": PerElementReference(lambda v: float(TABLE["erfcx"].reference(np.float64(v))),
+                                 lambda mp, v: _erfcx_mp(mp, v),
+                                 _erfcx_tiny, _erfcx_huge, TABLE["erfcx"].reference),
+    "tri_gamma": _trigamma,
     # past 180 Gamma overflows float64 by far: inf (formatting mpmath's huge values is slow)
     "gamma": PerElementReference(lambda v: float(TABLE["gamma"].reference(np.float64(v))),
                                  lambda mp, v: mp.gamma(v) if v < 180 else mp.inf, _gamma_tiny, None,
@@ -293,6 +353,40 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
                 ("x < 0, integer y", (neg_x, int_y)),
                 ("x near 1, |y| < 1e4", (near1, big_y)),
                 ("special pairs", (ex.ravel(), ey.ravel()))]
+    if name == "arctan2":  # every quadrant, ratios from tiny to huge, ties, the special pairs
+        edge = edge_values(dtype)
+        ex, ey = np.meshgrid(edge, edge)
+        hi = 60.0 if dtype == np.float32 else 500.0
+        near = uniform(dtype, -5, 5, m, seed + 3, **draw)
+        return [("random bits", (bits, random_bits(dtype, n, seed + 9, **draw))),
+                ("uniform [-5, 5]^2", (uniform(dtype, -5, 5, m, seed + 1, **draw),
+                                      uniform(dtype, -5, 5, m, seed + 2, **draw))),
+                (f"|y|, |x| log-uniform in 2^[-{hi:g},{hi:g}]",
+                 (log_uniform(dtype, -hi, hi, m, seed + 4, **draw), log_uniform(dtype, -hi, hi, m, seed + 5, **draw))),
+                ("y near +-x", (near, (near * (1 + uniform(np.float64, -0.1, 0.1, m, seed + 6, **draw))
+                                       * np.where(np.arange(m) % 2, 1, -1)).astype(dtype))),
+                ("special pairs", (ey.ravel(), ex.ravel()))]
+    if name == "tri_gamma":  # x > 0 (the recurrence and the series) and x in (-30, 0) (the reflection)
+        return [("random bits", (bits,)), ("uniform (0, 30]", (uniform(dtype, 1e-6, 30, m, seed + 1, **draw),)),
+                ("x log-uniform in 2^[-60, 20]", (log_uniform(dtype, -60, 20, m, seed + 2, signed=False, **draw),)),
+                ("uniform (-30, 0)", (uniform(dtype, -30, -1e-6, m, seed + 3, **draw),)),
+                ("x near 10, 12 (the series' start)", (uniform(dtype, 9, 13, m, seed + 4, **draw),)),
+                ("edge values", (edge_values(dtype),))]
+    if name == "erfcx":  # x < 0 up to where 2 exp(x^2) overflows; the pieces' hand-overs
+        low, zero = (-9.4, 10.1) if dtype == np.float32 else (-26.6, 27.25)
+        ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 4, seed + 4 + k, **draw)
+                               for k, c in enumerate((0.75, 2.0, 4.0, zero))])
+        return [("random bits", (bits,)), (f"uniform [{low}, 40]", (uniform(dtype, low, 40, m, seed + 1, **draw),)),
+                ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2, **draw),)),
+                (f"|x| near 0.75, 2, 4, {zero}", (ends * np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype),)),
+                ("edge values", (edge_values(dtype),))]
+    if name in ("arcsin", "arccos"):  # [-1, 1], and 1 - |x| down to the last float below 1
+        p = 53 if dtype == np.float64 else 24
+        signs = np.where(np.arange(m) % 2, 1.0, -1.0)
+        near1 = (signs * (1 - log_uniform(np.float64, -p, -1, m, seed + 3, signed=False, **draw))).astype(dtype)
+        return [("random bits", (bits,)), ("uniform [-1, 1]", (uniform(dtype, -1, 1, m, seed + 1, **draw),)),
+                ("|x| log-uniform in 2^[-60, 0]", (log_uniform(dtype, -60, 0, m, seed + 2, **draw),)),
+                (f"1 - |x| log-uniform in 2^[-{p}, -1]", (near1,)), ("edge values", (edge_values(dtype),))]
     if name in ("sin", "cos"):
         lim = TRIG_LIMIT[dtype.name]
         inside = bits[~(np.abs(bits) > lim)]  # keeps NaN
@@ -343,7 +437,7 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
                 ("1 - x log-uniform in 2^[-p, -1]", (near1.astype(dtype),)), ("edge values", (edge,))]
     focus = {"exp": (-750, 750), "expm1": (-50, 90), "log": (0, 10), "log1p": (-1, 4),
              "tanh": (-20, 20), "sigmoid": (-750, 100), "softplus": (-750, 100),
-             "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28)}[name]
+             "sqrt": (0, 100), "erf": (-6, 6), "erfc": (-6, 28), "arctan": (-5, 5)}[name]
     sets = [("random bits", (bits,)),
             (f"uniform [{focus[0]}, {focus[1]}]", (uniform(dtype, *focus, m, seed + 1, **draw),)),
             ("|x| log-uniform in 2^[-60, 8]", (log_uniform(dtype, -60, 8, m, seed + 2, **draw),)),
@@ -360,6 +454,11 @@ def sample_sets(name: str, dtype, n: int, seed: int = 0, stratified: bool = Fals
         sets.append(("|x| in [0.45, 0.65]", (uniform(dtype, 0.45, 0.65, m, seed + 4, **draw) * signs,)))
     if name in ("sigmoid", "softplus"):
         sets.append(("uniform [-20, 20]", (uniform(dtype, -20, 20, m, seed + 4, **draw),)))
+    if name == "arctan":  # where one interval of the reduction hands over to the next
+        ends = np.concatenate([uniform(dtype, c * 0.97, c * 1.03, m // 4, seed + 4 + k, **draw)
+                               for k, c in enumerate((7 / 16, 11 / 16, 19 / 16, 39 / 16))])
+        signs = np.where(np.arange(ends.size) % 2, 1, -1).astype(dtype)
+        sets.append(("|x| near 7/16, 11/16, 19/16, 39/16", (ends * signs,)))
     if name in ("erf", "erfc"):  # where one piece hands over to the next
         ends = np.concatenate([uniform(dtype, c - 0.05, c + 0.05, m // 3, seed + 4 + k, **draw)
                                for k, c in enumerate((0.75, 2.0, 4.0))])

@@ -33,7 +33,10 @@ def memory_type(t: ScalarType) -> ir.Type:
 def constant(t: ScalarType, value) -> ir.Constant:
     if t.is_float:
         return ir.Constant(llvm_type(t), float(value))
-    return ir.Constant(llvm_type(t), int(bool(value)) if t.is_bool else int(value))
+    if t.is_bool:
+        return ir.Constant(llvm_type(t), int(bool(value)))
+    bits = int(value) & ((1 << t.bitwidth) - 1)  # two's complement: an unsigned value past INT_MAX too
+    return ir.Constant(llvm_type(t), bits - (1 << t.bitwidth) if bits >> (t.bitwidth - 1) else bits)
 
 
 class ScalarEmitter:
@@ -97,6 +100,8 @@ class ScalarEmitter:
     def op_abs(self, a, t, fm):
         if t.is_float:
             return intrinsic(self.b, "fabs", [a[0]])
+        if t.is_unsigned:
+            return a[0]
         neg = self.b.icmp_signed("<", a[0], self._zero(a[0]))
         return self.b.select(neg, self.b.neg(a[0]), a[0])
 
@@ -115,6 +120,8 @@ class ScalarEmitter:
         if t.is_float:
             pos = self.b.fcmp_ordered(">", x, zero)
             neg = self.b.fcmp_ordered("<", x, zero)
+        elif t.is_unsigned:
+            return self.b.select(self.b.icmp_unsigned(">", x, zero), one, zero)
         else:
             pos = self.b.icmp_signed(">", x, zero)
             neg = self.b.icmp_signed("<", x, zero)
@@ -139,6 +146,8 @@ class ScalarEmitter:
         x, y = a
         if t.is_float:
             return self._float_floordiv(x, y)
+        if t.is_unsigned:
+            return self._unsigned_div_mod(x, y)[0]
         return self._int_floordiv_mod(x, y)[0]
 
     def _float_floordiv(self, x, y):
@@ -173,7 +182,17 @@ class ScalarEmitter:
                          b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", y, zero)))
             r = b.select(fix, b.fadd(r, y), r)
             return b.select(b.fcmp_ordered("==", r, zero), intrinsic(b, "copysign", [zero, y]), r)
+        if t.is_unsigned:
+            return self._unsigned_div_mod(x, y)[1]
         return self._int_floordiv_mod(x, y)[1]
+
+    def _unsigned_div_mod(self, x, y):
+        """numpy's unsigned `//` and `%`: a zero divisor gives 0 and 0 (the hardware would trap)."""
+        b = self.b
+        zero = self._zero(x)
+        y_is_zero = b.icmp_unsigned("==", y, zero)
+        safe = b.select(y_is_zero, ir.Constant(x.type, 1), y)
+        return b.select(y_is_zero, zero, b.udiv(x, safe)), b.select(y_is_zero, zero, b.urem(x, safe))
 
     def _int_floordiv_mod(self, x, y):
         """numpy's integer `//` and `%`. The hardware divide traps (SIGFPE) on a zero divisor
@@ -200,14 +219,14 @@ class ScalarEmitter:
             return intrinsic(self.b, "maximum", list(a))  # NaN-propagating, like numpy
         if t.is_bool:
             return self.b.or_(a[0], a[1])
-        return intrinsic(self.b, "smax", list(a))
+        return intrinsic(self.b, "umax" if t.is_unsigned else "smax", list(a))
 
     def op_minimum(self, a, t, fm):
         if t.is_float:
             return intrinsic(self.b, "minimum", list(a))
         if t.is_bool:
             return self.b.and_(a[0], a[1])
-        return intrinsic(self.b, "smin", list(a))
+        return intrinsic(self.b, "umin" if t.is_unsigned else "smin", list(a))
 
     def op_and(self, a, t, fm):
         return self.b.and_(a[0], a[1])
@@ -220,12 +239,12 @@ class ScalarEmitter:
 
     def op_pow(self, a, t, fm):
         if not t.is_float:
-            return self._int_pow(a[0], a[1])
+            return self._int_pow(a[0], a[1], t.is_unsigned)
         if "pow" in self.math:
             return self.math["pow"](self.b, a[0], a[1])
         raise NotImplementedError(f"no code generation for 'scalar.pow' on {t}")
 
-    def _int_pow(self, x, n):
+    def _int_pow(self, x, n, unsigned: bool = False):
         """x ** n by squaring, wrapping on overflow like numpy. Straight-line (one step per
         exponent bit, selects instead of branches) so loops over it still vectorize. numpy
         raises for a negative exponent, and so does a compiled function: `lower-to-loops`
@@ -236,12 +255,14 @@ class ScalarEmitter:
         ty = x.type
         zero, one, minus_one = (ir.Constant(ty, v) for v in (0, 1, -1))
         result, base = one, x
-        for bit in range(ty.width - 1):  # a non-negative n has a zero sign bit
+        for bit in range(ty.width if unsigned else ty.width - 1):  # a non-negative n: sign bit 0
             set_ = b.icmp_unsigned("!=", b.and_(n, ir.Constant(ty, 1 << bit)), zero)
             result = b.select(set_, b.mul(result, base), result)
             base = b.mul(base, base)
         n_odd = b.icmp_unsigned("!=", b.and_(n, one), zero)
         of_minus_one = b.select(n_odd, minus_one, one)
+        if unsigned:
+            return result
         negative = b.select(b.icmp_signed("==", x, one), one,
                             b.select(b.icmp_signed("==", x, minus_one), of_minus_one, zero))
         return b.select(b.icmp_signed("<", n, zero), negative, result)
@@ -252,7 +273,7 @@ class ScalarEmitter:
             if op == "!=":  # numpy: NaN != anything
                 return self.b.fcmp_unordered(op, a[0], a[1])
             return self.b.fcmp_ordered(op, a[0], a[1])
-        if t.is_bool:
+        if t.is_bool or t.is_unsigned:
             return self.b.icmp_unsigned(op, a[0], a[1])
         return self.b.icmp_signed(op, a[0], a[1])
 
@@ -295,21 +316,35 @@ class ScalarEmitter:
             return b.icmp_unsigned("!=", x, constant(src, 0))
         if src.is_float and dst.is_float:
             return b.fpext(x, to) if dst.bitwidth > src.bitwidth else b.fptrunc(x, to)
+        if src.is_float and dst.is_unsigned:
+            return self._float_to_unsigned(x, dst)
         if src.is_float:
             return b.call(_sat_cast(b.module, x.type, to), [x])
         if dst.is_float:
-            return b.uitofp(x, to) if src.is_bool else b.sitofp(x, to)
+            return b.uitofp(x, to) if src.is_bool or src.is_unsigned else b.sitofp(x, to)
         if dst.bitwidth > src.bitwidth:
-            return b.zext(x, to) if src.is_bool else b.sext(x, to)
+            return b.zext(x, to) if src.is_bool or src.is_unsigned else b.sext(x, to)
         if dst.bitwidth < src.bitwidth:
             return b.trunc(x, to)
         return x
 
+    def _float_to_unsigned(self, x: ir.Value, dst: ScalarType) -> ir.Value:
+        """numpy's float to unsigned on x86: a negative value wraps as its int64 does (-1.0 to
+        uint8 is 255), values up to 2^64 convert exactly (uint64)."""
+        b = self.b
+        i64 = ir.IntType(64)
+        signed = b.call(_sat_cast(b.module, x.type, i64), [x])
+        if dst.bitwidth == 64:
+            unsigned = b.call(_sat_cast(b.module, x.type, i64, unsigned=True), [x])
+            negative = b.fcmp_ordered("<", x, ir.Constant(x.type, 0.0))
+            return b.select(negative, signed, unsigned)
+        return b.trunc(signed, llvm_type(dst))
 
-def _sat_cast(module: ir.Module, src: ir.Type, dst: ir.Type) -> ir.Function:
-    """`llvm.fptosi.sat`: defined for every input (NaN gives 0), unlike a plain fptosi."""
+
+def _sat_cast(module: ir.Module, src: ir.Type, dst: ir.Type, unsigned: bool = False) -> ir.Function:
+    """`llvm.fptosi.sat` (`fptoui.sat`): defined for every input (NaN gives 0), unlike a plain fptosi."""
     fs = "f32" if isinstance(src, ir.FloatType) else ("f16" if isinstance(src, ir.HalfType) else "f64")
-    name = f"llvm.fptosi.sat.i{dst.width}.{fs}"
+    name = f"llvm.fpto{'u' if unsigned else 's'}i.sat.i{dst.width}.{fs}"
     fn = module.globals.get(name)
     if fn is None:
         fn = ir.Function(module, ir.FunctionType(dst, [src]), name=name)

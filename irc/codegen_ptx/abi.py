@@ -36,7 +36,7 @@ BLOCKS_PER_SM = 64
 VECTOR_ALIGN = 16
 
 _FORMATS = {"i1": "B", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "index": "q",
-            "f16": "e", "f32": "f", "f64": "d"}
+            "ui8": "B", "ui16": "H", "ui32": "I", "ui64": "Q", "f16": "e", "f32": "f", "f64": "d"}
 
 
 @dataclass(frozen=True)

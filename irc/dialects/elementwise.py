@@ -209,6 +209,64 @@ def _digamma(x: float) -> float:
     return math.fsum(terms + [math.log(x), -0.5 / x, -series])
 
 
+def _square_parts(x: float) -> tuple[float, float]:
+    """(hi, lo) with hi + lo = x² exactly (Dekker's split; |x| < 1e150)."""
+    big = x * 134217729.0  # 2^27 + 1
+    xh = big - (big - x)
+    xl = x - xh
+    hi = x * x
+    return hi, ((xh * xh - hi) + 2 * xh * xl) + xl * xl
+
+
+def _erfcx(x: float) -> float:
+    """exp(x²)·erfc(x) in float64 (Python has none), to a few ulp: exp of the exact square
+    (hi + lo) times math.erfc below 26; the asymptotic series beyond (erfc underflows there);
+    2·exp(x²) − erfcx(−x) for x < 0 (inf once it overflows)."""
+    if math.isnan(x):
+        return math.nan
+    if x < 0:
+        hi, lo = _square_parts(max(x, -27.0))
+        try:
+            return 2 * math.exp(hi) * (1 + lo) - _erfcx(-x)
+        except OverflowError:
+            return math.inf
+    if x >= 26:
+        u = 1 / (x * x)
+        series = 1.0
+        for k in range(7, 0, -1):  # sum_k (-1)^k (2k-1)!!/2^k u^k, k = 0..7, by Horner
+            series = 1 - (2 * k - 1) / 2 * u * series
+        return series / (x * math.sqrt(math.pi))
+    hi, lo = _square_parts(x)
+    return math.exp(hi) * (1 + lo) * math.erfc(x)
+
+
+def _trigamma(x: float) -> float:
+    """psi'(x) in float64 (Python has none), with scipy's values at the poles (+inf, -inf
+    included): the recurrence up to 20 (an exact sum), then the asymptotic series to B_16;
+    x <= 0 by the reflection pi^2/sin^2(pi x) - psi'(1 - x)."""
+    if math.isnan(x):
+        return math.nan
+    if x == math.inf:
+        return 0.0
+    if x == -math.inf or x <= 0 and x == math.floor(x):
+        return math.inf
+    if x < 0:
+        s = math.sin(math.pi * (x - round(x)))
+        return (math.pi / s) ** 2 - _trigamma(1 - x)
+    terms = []
+    while x < 20:
+        try:
+            terms.append(1 / (x * x))
+        except ZeroDivisionError:  # x * x underflowed
+            return math.inf
+        x += 1
+    r = 1 / x
+    series = 0.0
+    for b2k in (-3617 / 510, 7 / 6, -691 / 2730, 5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6):
+        series = series * r * r + b2k
+    return math.fsum(terms + [r, r * r / 2, series * r ** 3])
+
+
 def _fma(x, y, z):
     """x·y + z rounded once: exactly, through float64, for float16 and float32 operands (their
     product is exact there, and so is the sum for float16); float64 operands round twice."""
@@ -262,9 +320,12 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
          ("mul", "gz", ("mul", 0.886226925452758, ("exp", ("square", "out")))), kinds=_U),
     _row("erfcinv", 1, _per_element(_erfcinv),
          ("neg", ("mul", "gz", ("mul", 0.886226925452758, ("exp", ("square", "out"))))), kinds=_U),
+    _row("erfcx", 1, _per_element(_erfcx),  # d/dx = 2x·erfcx(x) − 2/√π
+         ("mul", "gz", ("sub", ("mul", ("mul", 2.0, "x"), "out"), _TWO_OVER_SQRT_PI)), kinds=_U),
     _row("gammaln", 1, _per_element(_lgamma), ("mul", "gz", ("psi", "x")), kinds=_U),
     _row("gamma", 1, _per_element(_gamma), ("mul", "gz", ("mul", "out", ("psi", "x"))), kinds=_U),
-    _row("psi", 1, _per_element(_digamma), None, kinds=_U),  # no trigamma: no gradient (as Theano)
+    _row("psi", 1, _per_element(_digamma), ("mul", "gz", ("tri_gamma", "x")), kinds=_U),
+    _row("tri_gamma", 1, _per_element(_trigamma), None, kinds=_U),  # no gradient (as Theano)
     # hyperbolic and inverse hyperbolic functions, tan, as expansions over the rows above: where
     # a form would overflow early or cancel, another takes over (|x| ≥ 80: e·(e/2), e = exp(|x|/2);
     # |x| ≥ 2: log|x| + log1p(√(1 ± 1/x²)), no square of x; the odd ones on |x|), every form
@@ -293,6 +354,10 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("arctanh", 1, np.arctanh, ("div", "gz", ("sub", 1.0, ("square", "x"))), kinds=_U,
          expansion=("mul", ("mul", 0.5, ("sign", "x")),
                     ("log1p", ("div", ("mul", 2.0, ("abs", "x")), ("sub", 1.0, ("abs", "x")))))),
+    # inverse trigonometric functions: the math library's arctan kernel (codegen_llvm/mathlib_atan.py)
+    _row("arctan", 1, np.arctan, ("div", "gz", ("add", 1.0, ("square", "x"))), kinds=_U),
+    _row("arcsin", 1, np.arcsin, ("div", "gz", ("sqrt", ("sub", 1.0, ("square", "x")))), kinds=_U),
+    _row("arccos", 1, np.arccos, ("neg", ("div", "gz", ("sqrt", ("sub", 1.0, ("square", "x"))))), kinds=_U),
     _row("trunc", 1, np.trunc, _ZERO, kinds=_U, expansion=("select", ("lt", "x", 0.0), ("ceil", "x"), ("floor", "x"))),
     _row("deg2rad", 1, np.deg2rad, ("mul", "gz", _DEG), kinds=_U, expansion=("mul", "x", _DEG)),
     _row("rad2deg", 1, np.rad2deg, ("mul", "gz", _RAD), kinds=_U, expansion=("mul", "x", _RAD)),
@@ -317,6 +382,11 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("mod", 2, np.mod, ("gz", ("neg", ("mul", "gz", ("floordiv", "x", "y"))))),
     _row("pow", 2, _power, (("mul", "gz", ("mul", "y", ("pow", "x", ("sub", "y", 1.0)))),
                               ("mul", "gz", ("mul", "out", ("log", "x"))))),
+    # arctan2(a, b), the angle of the point (b, a): d/da = b/(a² + b²), d/db = −a/(a² + b²)
+    # ("x" and "y" are the operands in order: here a and b)
+    _row("arctan2", 2, np.arctan2, (("div", ("mul", "gz", "y"), ("add", ("square", "x"), ("square", "y"))),
+                                    ("neg", ("div", ("mul", "gz", "x"), ("add", ("square", "x"), ("square", "y"))))),
+         kinds="f"),
     _row("maximum", 2, np.maximum, (("select", ("ge", "x", "y"), "gz", 0.0),
                                     ("select", ("lt", "x", "y"), "gz", 0.0)),
          kinds="fib", commutative=True),
@@ -386,7 +456,7 @@ def upgrade_to_float(t: ScalarType) -> ScalarType:
     """Theano's rule for float-only ops on integers: small integers to f32, others to f64."""
     if t.is_float:
         return t
-    return f32 if t.name in ("i1", "i8", "i16") else f64
+    return f32 if t.name in ("i1", "i8", "i16", "ui8", "ui16") else f64
 
 
 def operand_type_for(row: Elementwise, types: Sequence[ScalarType]) -> ScalarType:

@@ -122,6 +122,10 @@ def elemwise(name: str, *args: Any) -> Variable:
     strong = [values[i].dtype for i in value_ids if isinstance(values[i], Variable)]
     weak = [dtypes.weak_kind(values[i]) for i in value_ids if not isinstance(values[i], Variable)]
     dtype = dtypes.operand_dtype(row, strong, weak)
+    misfits = [values[i] for i in value_ids
+               if not isinstance(values[i], Variable) and not dtypes.fits(values[i], dtype)]
+    if misfits:  # a Python int the dtype cannot hold takes Theano's constant dtype (uint8 + -1: int16)
+        dtype = dtypes.operand_dtype(row, strong + [dtypes.autocast_int(v) for v in misfits], weak)
     ndim = max((v.ndim for v in values if isinstance(v, Variable)), default=0)
     for i in value_ids:
         v = values[i]
@@ -161,12 +165,13 @@ neg, abs_, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, softplus = (
     _unary(n) for n in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh",
                         "sigmoid", "softplus"))
 sgn, floor, ceil, reciprocal, sqr = (_unary(n) for n in ("sign", "floor", "ceil", "reciprocal", "square"))
-erf, erfc, erfinv, erfcinv, gamma, gammaln, psi = (
-    _unary(n) for n in ("erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi"))
+erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, psi, tri_gamma = (
+    _unary(n) for n in ("erf", "erfc", "erfcx", "erfinv", "erfcinv", "gamma", "gammaln", "psi", "tri_gamma"))
 tan, sinh, cosh, arcsinh, arccosh, arctanh, trunc, deg2rad, rad2deg = (
     _unary(n) for n in ("tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg"))
-sub, true_div, int_div, mod, maximum, minimum = (
-    _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum"))
+arcsin, arccos, arctan = (_unary(n) for n in ("arcsin", "arccos", "arctan"))
+sub, true_div, int_div, mod, maximum, minimum, arctan2 = (
+    _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum", "arctan2"))
 
 
 @elemwise_function("pow")
@@ -212,6 +217,13 @@ def log10(x: Any) -> Variable:
 @elemwise_function("exp2")
 def exp2(x: Any) -> Variable:
     return exp(mul(x, float(np.log(2.0))))
+
+
+def ceil_intdiv(a: Any, b: Any) -> Variable:
+    """ceil(a / b) without going through floats (exact for int64): a // b, plus one where the
+    division leaves a remainder (Theano's definition, so floats give floor(a / b) + (a % b != 0))."""
+    div = int_div(a, b)
+    return add(div, cast(neq(mod(a, b), 0), div.dtype))
 
 
 def isnan(x: Any) -> Variable:

@@ -1,6 +1,6 @@
 """Theano's lists of dtype names (`T.float_dtypes`, `T.discrete_dtypes`, ...), as Theano gives
-them: they name its whole type system, unsigned and complex dtypes included, which irc's
-`TensorType` refuses with "unsupported dtype" (its own dtypes are `tensor_type.DTYPES`)."""
+them: they name its whole type system, complex dtypes included, which irc's `TensorType` refuses
+with "unsupported dtype" (its own dtypes are `tensor_type.DTYPES`: unsigned ones included)."""
 from __future__ import annotations
 
 int_dtypes = ["int8", "int16", "int32", "int64"]

@@ -7,14 +7,17 @@
   meets, so `x_f32 * 0.01` stays float32 and `i_int8 + 1` stays int8. A Python float meeting
   only integer/boolean tensors gives `floatX`; a Python int meeting only boolean tensors gives
   int64. Numpy scalars and arrays (`np.float64(2)`) are "strong", with their own dtype.
+* A Python int that the dtype cannot hold (`x_uint8 + (-1)`, `x_int8 + 1000`) is strong instead,
+  with Theano's dtype for it (the narrowest signed integer that holds it): int16 for both.
 * Python scalars alone: float -> floatX, int -> int64, bool -> bool.
 * Float-only functions (exp, log, sqrt, tanh, sigmoid, ...) on integers first upgrade them:
-  bool/int8/int16 -> float32, int32/int64 -> float64 (Theano's `upgrade_to_float`).
+  bool/(u)int8/(u)int16 -> float32, (u)int32/(u)int64 -> float64 (Theano's `upgrade_to_float`).
 * True division `/` of integers/booleans computes in floatX (`//` keeps integers).
 * Arithmetic on booleans (`+ - * ...`) computes in int8 (numpy would keep bool for `+`).
 * Comparisons promote their operands as above and return bool.
 * `& | ^ ~` need integer or boolean operands.
-* `sum`/`prod` of bool or integers accumulate and return int64; of floats keep the dtype.
+* `sum`/`prod` of bool or integers accumulate and return int64 (uint64 for unsigned ones, as
+  Theano); of floats keep the dtype.
   `mean` of bool or integers returns floatX. `max/min` keep the dtype; `argmax/argmin` give
   int64. `x.shape[i]` is int64.
 """
@@ -24,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .tensor_type import FLOAT_DTYPES, INT_DTYPES, floatX
+from .tensor_type import FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, floatX
 
 WEAK_TYPES = (bool, int, float)
 
@@ -68,7 +71,7 @@ def upgrade_to_float(dtype: str) -> str:
     """Theano's rule for float-only functions applied to integers."""
     if dtype in FLOAT_DTYPES:
         return dtype
-    return "float32" if dtype in ("bool", "int8", "int16") else "float64"
+    return "float32" if dtype in ("bool", "int8", "int16", "uint8", "uint16") else "float64"
 
 
 def operand_dtype(row, strong: Sequence[str], weak_kinds: Sequence[str]) -> str:
@@ -86,8 +89,26 @@ def operand_dtype(row, strong: Sequence[str], weak_kinds: Sequence[str]) -> str:
 
 
 def sum_dtype(dtype: str) -> str:
-    """The result dtype of a sum or product."""
+    """The result dtype of a sum or product (Theano's: unsigned integers accumulate in uint64)."""
+    if dtype in UINT_DTYPES:
+        return "uint64"
     return "int64" if dtype == "bool" or dtype in INT_DTYPES else dtype
+
+
+def fits(value: Any, dtype: str) -> bool:
+    """Whether Python scalar `value` converts to `dtype` exactly (an int within its range)."""
+    if isinstance(value, bool) or not isinstance(value, int) or dtype not in INT_DTYPES:
+        return True
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def autocast_int(value: int) -> str:
+    """Theano's dtype for a Python int constant: the narrowest signed integer that holds it."""
+    for dtype in ("int8", "int16", "int32", "int64"):
+        if fits(value, dtype):
+            return dtype
+    return "uint64" if fits(value, "uint64") else "int64"
 
 
 def mean_dtype(dtype: str) -> str:

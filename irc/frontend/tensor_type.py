@@ -14,8 +14,10 @@ from ..base.config import config
 from ..dialects.builtin import TensorType as IRTensorType
 from ..ir.types import scalar_from_numpy
 
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
-INT_DTYPES = ("int8", "int16", "int32", "int64")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64")
+UINT_DTYPES = ("uint8", "uint16", "uint32", "uint64")
+INT_DTYPES = ("int8", "int16", "int32", "int64") + UINT_DTYPES  # every integer dtype, unsigned ones included
 FLOAT_DTYPES = ("float16", "float32", "float64")
 _RANK_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
 

@@ -20,10 +20,13 @@ class Type:
 
 @dataclass(frozen=True)
 class ScalarType(Type):
-    """A single number: `f16 f32 f64` (floats), `i1 i8 i16 i32 i64` (integers), `index`."""
+    """A single number: `f16 f32 f64` (floats), `i1 i8 i16 i32 i64` (integers), `ui8 ui16 ui32
+    ui64` (unsigned integers: the ops that depend on the sign — division, comparison, widening,
+    conversion to float — read them as unsigned), `index`."""
 
     name: str
-    NAMES: ClassVar[tuple[str, ...]] = ("i1", "i8", "i16", "i32", "i64", "index", "f16", "f32", "f64")
+    NAMES: ClassVar[tuple[str, ...]] = ("i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "index",
+                                        "f16", "f32", "f64")
 
     def __post_init__(self) -> None:
         if self.name not in self.NAMES:
@@ -38,7 +41,11 @@ class ScalarType(Type):
 
     @property
     def is_integer(self) -> bool:
-        return self.name[0] == "i"  # includes index
+        return self.name[0] == "i" or self.is_unsigned  # includes index
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.name.startswith("ui")
 
     @property
     def is_bool(self) -> bool:
@@ -46,7 +53,7 @@ class ScalarType(Type):
 
     @property
     def bitwidth(self) -> int:
-        return 64 if self.name == "index" else int(self.name[1:])
+        return 64 if self.name == "index" else int(self.name.lstrip("uif"))
 
     @property
     def numpy_name(self) -> str:
@@ -55,15 +62,17 @@ class ScalarType(Type):
             return "bool"
         if self.name == "index":
             return "int64"
-        return ("float" if self.is_float else "int") + self.name[1:]
+        return ("float" if self.is_float else "uint" if self.is_unsigned else "int") + str(self.bitwidth)
 
 
 f16, f32, f64 = ScalarType("f16"), ScalarType("f32"), ScalarType("f64")
 i1, i8, i16, i32, i64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
+ui8, ui16, ui32, ui64 = (ScalarType(n) for n in ("ui8", "ui16", "ui32", "ui64"))
 index = ScalarType("index")
 
 _NUMPY_TO_SCALAR = {
     "bool": i1, "int8": i8, "int16": i16, "int32": i32, "int64": i64,
+    "uint8": ui8, "uint16": ui16, "uint32": ui32, "uint64": ui64,
     "float16": f16, "float32": f32, "float64": f64,
 }
 

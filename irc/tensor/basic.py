@@ -12,7 +12,8 @@ from ..frontend.basic import (
     log, log10, log1p, log2, lt, maximum, minimum, mod, mul, neg, neq, ones_like, or_, pow, psi, reshape, round,
     round_half_away_from_zero, round_half_to_even, sgn, shape_padleft, shape_padright, sin, sqr, sqrt, square,
     stack, sub, switch, tanh, transpose, true_div, where, xor, zeros_like)
-from ..frontend.basic import arccosh, arcsinh, arctanh, cosh, deg2rad, rad2deg, sinh, tan, trunc
+from ..frontend.basic import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil_intdiv, cosh, deg2rad,
+                              erfcx, rad2deg, sinh, tan, tri_gamma, trunc)
 from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
 from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
@@ -61,6 +62,7 @@ __all__ = [
     "square", "stack", "std", "sub", "sum", "switch", "tanh", "tensor", "tensordot", "tile", "transpose",
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
     "tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg",
+    "arcsin", "arccos", "arctan", "arctan2", "ceil_intdiv", "erfcx", "tri_gamma",
     *CONSTRUCTORS,
     "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
     "integer_dtypes", "uint_dtypes",

@@ -15,7 +15,7 @@ from native_helpers import compile_text
 
 FLOAT_ROWS = [row for row in TABLE_ROWS if "f" in row.kinds]
 ONE_ULP = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "softplus", "pow", "erf", "erfc",
-           "erfinv", "gammaln", "psi",
+           "erfinv", "gammaln", "psi", "arctan", "arcsin", "arccos", "arctan2", "erfcx", "tri_gamma",
            # expansions (dialects/elementwise.py) computed in f32 and rounded once; deg2rad/rad2deg
            # multiply by the float32 constant, where numpy's float16 loop differs by an ulp at times
            "tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg"}
@@ -32,9 +32,9 @@ def _operands(name: str, rng: np.random.Generator, n: int = 301) -> list[np.ndar
         xs = [draw(-0.999, 100.0)]
     elif name == "pow":
         xs = [draw(0.01, 4.0), draw(-4.0, 4.0)]
-    elif name == "erfinv":
+    elif name in ("erfinv", "arcsin", "arccos"):
         xs = [draw(-1.0, 1.0)]
-    elif name in ("gammaln", "psi"):  # ulp accuracy for x > 0 (x < 0: tests/codegen_cpu/test_mathlib.py)
+    elif name in ("gammaln", "psi", "tri_gamma"):  # ulp accuracy for x > 0 (x < 0: tests/codegen_cpu/test_mathlib.py)
         xs = [draw(0.01, 8.0)]
     elif name in ("floordiv", "mod", "div"):
         xs = [draw(-50.0, 50.0), draw(0.25, 7.0) * rng.choice([-1.0, 1.0], n)]

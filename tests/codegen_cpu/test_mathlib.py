@@ -32,6 +32,8 @@ BOUNDS = {
     "cos": (2.5, 1.5), "pow": (0.501, 1.5), "sqrt": (0.5, 0.5), "erf": (ERF_BOUND, ERF_BOUND),
     "erfc": (ERFC_BOUND, ERFC_F64_BOUND), "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),  # (x > 0)
     "erfinv": (3.0, 2.5), "erfcinv": (1.0, 2.0), "gamma": (6.5, 7.0),  # gamma: x > -34 (f32), -170 (f64)
+    "arctan": (1.0, 1.0), "arctan2": (1.0, 1.0), "arcsin": (1.0, 1.0), "arccos": (1.0, 1.0),
+    "erfcx": (2.0, 1.75), "tri_gamma": (3.5, 6.0),  # tri_gamma f64: 3.5 for x > 0, 6 for x < 0
 }
 
 _KERNELS: dict = {}
@@ -118,6 +120,28 @@ SPECIALS = [
     ("gamma", 1.0, 1.0), ("gamma", 2.0, 1.0), ("gamma", 3.0, 2.0), ("gamma", 0.0, INF), ("gamma", -0.0, -INF),
     ("gamma", -1.0, NAN), ("gamma", -4.0, NAN), ("gamma", INF, INF), ("gamma", -INF, NAN), ("gamma", NAN, NAN),
     ("gamma", 200.0, INF), ("gamma", -200.5, -0.0), ("gamma", -201.5, 0.0),
+    ("arctan", 0.0, 0.0), ("arctan", -0.0, -0.0), ("arctan", INF, math.pi / 2), ("arctan", -INF, -math.pi / 2),
+    ("arctan", 1.0, math.pi / 4), ("arctan", -1.0, -math.pi / 4), ("arctan", 1e30, math.pi / 2), ("arctan", NAN, NAN),
+    ("arcsin", 0.0, 0.0), ("arcsin", -0.0, -0.0), ("arcsin", 1.0, math.pi / 2), ("arcsin", -1.0, -math.pi / 2),
+    ("arcsin", 1.5, NAN), ("arcsin", -INF, NAN), ("arcsin", NAN, NAN),
+    ("arccos", 1.0, 0.0), ("arccos", -1.0, math.pi), ("arccos", 0.0, math.pi / 2), ("arccos", -0.0, math.pi / 2),
+    ("arccos", 1.5, NAN), ("arccos", INF, NAN), ("arccos", NAN, NAN),
+    ("erfcx", 0.0, 1.0), ("erfcx", -0.0, 1.0), ("erfcx", INF, 0.0), ("erfcx", -INF, INF), ("erfcx", NAN, NAN),
+    ("erfcx", -30.0, INF),
+    ("tri_gamma", 0.0, INF), ("tri_gamma", -0.0, INF), ("tri_gamma", -1.0, INF), ("tri_gamma", -7.0, INF),
+    ("tri_gamma", INF, 0.0), ("tri_gamma", -INF, INF), ("tri_gamma", NAN, NAN),
+]
+# arctan2(y, x) per C99 Annex F: signed zeros, the quadrants of the infinities
+ATAN2_SPECIALS = [
+    (0.0, 1.0, 0.0), (-0.0, 1.0, -0.0), (0.0, 0.0, 0.0), (-0.0, 0.0, -0.0), (0.0, -0.0, math.pi),
+    (-0.0, -0.0, -math.pi), (0.0, -1.0, math.pi), (-0.0, -1.0, -math.pi), (1.0, 0.0, math.pi / 2),
+    (1.0, -0.0, math.pi / 2), (-1.0, 0.0, -math.pi / 2), (-1.0, -0.0, -math.pi / 2),
+    (INF, INF, math.pi / 4), (-INF, INF, -math.pi / 4), (INF, -INF, 3 * math.pi / 4),
+    (-INF, -INF, -3 * math.pi / 4), (1.0, INF, 0.0), (-1.0, INF, -0.0), (1.0, -INF, math.pi),
+    (-1.0, -INF, -math.pi), (INF, 1.0, math.pi / 2), (-INF, -1.0, -math.pi / 2), (INF, 0.0, math.pi / 2),
+    (0.0, INF, 0.0), (0.0, -INF, math.pi), (NAN, 1.0, NAN), (1.0, NAN, NAN), (INF, NAN, NAN),
+    (NAN, -0.0, NAN), (1.0, 1.0, math.pi / 4), (-2.0, -2.0, -3 * math.pi / 4), (1e300, 1e-300, math.pi / 2),
+    (1e-300, -1e300, math.pi),
 ]
 # pow(x, y) per C99 Annex F
 POW_SPECIALS = [
@@ -177,6 +201,20 @@ def test_pow_special_values(dtype, lanes):
     got = kernel("pow", dtype, LANES[dtype] if lanes else None)(x, y)
     bad = [(a, b, g, w) for a, b, g, w in zip(x, y, got, want) if not _same(g, w)]
     assert not bad, bad
+
+
+@pytest.mark.parametrize("lanes", [None, "vector"])
+@pytest.mark.parametrize("dtype", [F32, F64], ids=dtype_id)
+def test_arctan2_special_values(dtype, lanes):
+    """Exactly the C library's answers (numpy's in float64), rounded to the dtype, for every
+    special pair (numpy's own float32 arctan2(1, 1) is an ulp below pi/4; ours is rounded)."""
+    with np.errstate(over="ignore", under="ignore"):
+        y, x, want = (np.array(c, dtype) for c in zip(*ATAN2_SPECIALS))
+    got = kernel("arctan2", dtype, LANES[dtype] if lanes else None)(y, x)
+    bad = [(a, c, g, w) for a, c, g, w in zip(y, x, got, want) if not _same(g, w)]
+    assert not bad, bad
+    with np.errstate(all="ignore"):
+        assert _same(got, np.arctan2(y.astype(F64), x.astype(F64)).astype(dtype))
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=dtype_id)
@@ -304,7 +342,7 @@ def test_emitters_lower_to_ptx_without_calls():
 def test_registry_names_and_types():
     assert set(MATH_EMITTERS) == {"exp", "log", "log1p", "expm1", "tanh", "sigmoid", "softplus",
                                   "sin", "cos", "pow", "sqrt", "erf", "erfc", "erfinv", "erfcinv", "gammaln",
-                                  "gamma", "psi"}
+                                  "gamma", "psi", "arctan", "arctan2", "arcsin", "arccos", "erfcx", "tri_gamma"}
     for name, emit in MATH_EMITTERS.items():
         for ty in (ir.FloatType(), ir.DoubleType(), ir.VectorType(ir.FloatType(), 8),
                    ir.VectorType(ir.DoubleType(), 4), ir.HalfType(), ir.VectorType(ir.HalfType(), 8)):
@@ -315,7 +353,7 @@ def test_registry_names_and_types():
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=dtype_id)
-@pytest.mark.parametrize("name", ["gamma", "gammaln", "psi", "erfinv"])
+@pytest.mark.parametrize("name", ["gamma", "gammaln", "psi", "erfinv", "erfcx"])
 def test_reference_series_ends_agree_with_the_full_reference(name, dtype):
     """The references' shortcuts (a series for 0 < |x| < 2^-40 and x > 2^40) agree with
     computing every element (mpmath for float64) to within 0.001 ulp."""

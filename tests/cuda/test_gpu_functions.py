@@ -21,11 +21,13 @@ UNARY = {"neg": lambda x: -x, "abs": abs, "exp": T.exp, "log": T.log, "log1p": T
          "expm1": T.expm1, "sqrt": T.sqrt, "sin": T.sin, "cos": T.cos, "tanh": T.tanh,
          "sigmoid": T.nnet.sigmoid, "softplus": T.nnet.softplus, "floor": T.floor, "ceil": T.ceil,
          "sqr": T.sqr, "sgn": T.sgn, "tan": T.tan, "sinh": T.sinh, "cosh": T.cosh, "arcsinh": T.arcsinh,
-         "trunc": T.trunc, "deg2rad": T.deg2rad, "rad2deg": T.rad2deg}
+         "trunc": T.trunc, "deg2rad": T.deg2rad, "rad2deg": T.rad2deg, "arctan": T.arctan,
+         "arcsin": T.arcsin, "arccos": T.arccos}  # (arcsin, arccos: NaN beyond |x| = 1, on both devices)
 POSITIVE = {"log", "sqrt", "log1p"}
 BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
           "div": lambda a, b: a / b, "pow": lambda a, b: a ** b, "maximum": T.maximum,
-          "minimum": T.minimum, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b}
+          "minimum": T.minimum, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
+          "arctan2": T.arctan2}
 TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-12, atol=1e-14)}
 
 

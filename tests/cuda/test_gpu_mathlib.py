@@ -22,15 +22,19 @@ F32, F64 = np.float32, np.float64
 FRONTEND = {"exp": T.exp, "log": T.log, "log1p": T.log1p, "expm1": T.expm1, "tanh": T.tanh,
             "sigmoid": T.nnet.sigmoid, "softplus": T.nnet.softplus, "sin": T.sin, "cos": T.cos,
             "sqrt": T.sqrt, "pow": lambda x, y: x ** y, "erf": T.erf, "erfc": T.erfc,
-            "erfinv": T.erfinv, "erfcinv": T.erfcinv, "gamma": T.gamma, "gammaln": T.gammaln, "psi": T.psi}
+            "erfinv": T.erfinv, "erfcinv": T.erfcinv, "gamma": T.gamma, "gammaln": T.gammaln, "psi": T.psi,
+            "arctan": T.arctan, "arctan2": T.arctan2, "arcsin": T.arcsin, "arccos": T.arccos, "erfcx": T.erfcx,
+            "tri_gamma": T.tri_gamma}
 # Functions swept over the whole float32 format (the others' domains are ranges: their sample sets)
-SWEPT = {"exp", "log", "log1p", "expm1", "tanh", "sigmoid", "softplus", "sin", "cos", "sqrt"}
+SWEPT = {"exp", "log", "log1p", "expm1", "tanh", "sigmoid", "softplus", "sin", "cos", "sqrt", "arctan",
+         "arcsin", "arccos"}
 BOUNDS = {
     "exp": (2.5, 1.0), "log": (1.0, 1.0), "log1p": (1.0, 1.0), "expm1": (1.5, 1.5),
     "tanh": (1.75, 1.75), "sigmoid": (1.75, 1.75), "softplus": (1.75, 1.75), "sin": (2.5, 1.5),
     "cos": (2.5, 1.5), "pow": (0.501, 1.5), "sqrt": (0.5, 0.5), "erf": (1.5, 1.5),
     "erfc": (3.5, 3.6), "erfinv": (3.0, 2.5), "erfcinv": (1.0, 2.0), "gamma": (6.5, 7.0),
-    "gammaln": (7.5, 7.5), "psi": (4.5, 4.5),
+    "gammaln": (7.5, 7.5), "psi": (4.5, 4.5), "arctan": (1.0, 1.0), "arctan2": (1.0, 1.0),
+    "arcsin": (1.0, 1.0), "arccos": (1.0, 1.0), "erfcx": (2.0, 1.75), "tri_gamma": (3.5, 6.0),
 }
 MEASURED: dict = {}
 

@@ -21,7 +21,7 @@ def _inputs(row, n=64):
             xs.append(mag)
         elif row.name == "arccosh":  # domain [1, inf)
             xs.append(1.0 + mag)
-        elif row.name == "arctanh":  # domain (-1, 1)
+        elif row.name in ("arctanh", "arcsin", "arccos"):  # domain (-1, 1)
             xs.append(mag / 2.5 * RNG.choice([-1.0, 1.0], n))
         else:
             xs.append(mag * RNG.choice([-1.0, 1.0], n))

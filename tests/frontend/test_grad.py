@@ -56,6 +56,7 @@ _DOMAINS = {  # inputs chosen away from discontinuities and outside singularitie
     "erfinv": [[0.3, -0.7, 0.5, -0.2]], "erfcinv": [[0.3, 1.7, 0.9, 1.2]],
     "gamma": [[0.5, 1.3, 2.2, -0.4]],
     "arccosh": [[1.5, 3.0, 1.2]], "arctanh": [[0.3, -0.7, 0.5]],
+    "arcsin": [[0.3, -0.7, 0.5]], "arccos": [[0.3, -0.7, 0.5]],
     "reciprocal": [[0.5, -1.3, 2.2]],
     "div": [[0.4, -1.2, 2.0], [0.7, 1.5, -0.9]],
     "pow": [[0.6, 1.3, 2.1], [1.5, -0.7, 2.2]],

@@ -189,8 +189,7 @@ def test_digamma_reference_known_values():
 @pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])
 def test_gammaln_psi_values_and_gradient(dtype, rtol):
     """Values against math.lgamma and the psi reference for x > 0 (the mathlib's ulp bounds:
-    tests/codegen_cpu/test_mathlib.py); d gammaln / dx = psi; psi has no gradient yet (Theano's
-    is tri_gamma): an error, not zeros."""
+    tests/codegen_cpu/test_mathlib.py); d gammaln / dx = psi; d psi / dx = tri_gamma (Theano's)."""
     from irc.dialects.elementwise import TABLE
     x = T.vector("x", dtype=dtype)
     values = np.array([1e-3, 0.3, 0.5, 1.0, 1.3, 2.0, 2.7, 5.5, 9.99, 12.5, 100.0, 1e4], dtype)
@@ -199,8 +198,8 @@ def test_gammaln_psi_values_and_gradient(dtype, rtol):
     ref_psi = TABLE["psi"].reference(values.astype(np.float64))
     np.testing.assert_allclose(ps, ref_psi, rtol=rtol, atol=0)
     np.testing.assert_array_equal(g, ps)
-    with pytest.raises(NotImplementedError, match="no gradient"):
-        T.grad(T.psi(x).sum(), x)
+    dpsi, tri = native([x], [T.grad(T.psi(x).sum(), x), T.tri_gamma(x)])(values)
+    np.testing.assert_array_equal(dpsi, tri)
 
 
 @pytest.mark.parametrize("dtype,rtol", [("float32", 2e-6), ("float64", 2e-14)])

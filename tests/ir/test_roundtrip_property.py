@@ -56,6 +56,8 @@ def dense_attrs(draw):
         width = {"f16": 16, "f32": 32, "f64": 64}[element.name]
         values = draw(st.lists(st.floats(width=width), min_size=size, max_size=size))
         values = [math.nan if v != v else v for v in values]  # text has one nan: no sign, no payload
+    elif element.is_unsigned:
+        values = draw(st.lists(st.integers(0, 2 ** element.bitwidth - 1), min_size=size, max_size=size))
     else:
         bits = min(element.bitwidth, 64) - 1
         values = draw(st.lists(st.integers(-(2 ** bits), 2 ** bits - 1), min_size=size, max_size=size))
