@@ -51,5 +51,5 @@ def test_psi_has_theanos_gradient_and_tri_gamma_none():
     np.testing.assert_allclose(g, [reference(a) for a in v], rtol=1e-13)
     assert T.tri_gamma(T.ivector()).dtype == "float64" and T.tri_gamma(T.bvector()).dtype == "float32"
     assert str(T.tri_gamma(x).owner.op) == "Elemwise{tri_gamma,no_inplace}"
-    with pytest.raises(T.DisconnectedInputError, match="non-differentiable"):
+    with pytest.raises(NotImplementedError, match="tri_gamma.* has no gradient"):  # (Theano's error too)
         T.grad(T.tri_gamma(x).sum(), x)
