@@ -10,7 +10,8 @@ printed and leaves with `os._exit` (no `atexit` handler, no buffered output of t
 runs twice). A child that fails, dies or falls silent for `CHILD_TIMEOUT_S` costs only time:
 whatever it did not send is compiled here. `IRC_COMPILE_PROCESSES=N` caps the processes (this
 one included; 1: no fork); by default, the CPUs this process may run on, at most
-`MAX_PROCESSES`.
+`MAX_PROCESSES`. In a process that has loaded a library warning against forks (jax: its
+threads may hold locks), everything is compiled here.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import contextlib
 import os
 import select
 import struct
+import sys
 import time
 import warnings
 from typing import Callable, Iterator
@@ -49,13 +51,22 @@ def process_count() -> int:
     return max(1, min(cpus, MAX_PROCESSES))
 
 
+# Libraries in the same process that refuse a fork (they warn of deadlocks at every fork: their
+# threads may hold locks a child would need): with one loaded, compile in this process only.
+FORK_AVERSE = ("jax",)
+
+
+def _forking_warned_against() -> bool:
+    return any(name in sys.modules for name in FORK_AVERSE)
+
+
 def compile_all(texts: dict[str, str], compile_one: Callable[[str, str], bytes]) -> dict[str, bytes]:
     """`compile_one(key, text)` of every module (LLVM IR text by key), in this process and, when
     it pays, in forked children. The modules, largest first, are a queue in a pipe that every
     process takes from (a read of one entry is atomic): none waits while another has a backlog."""
     parts = min(process_count(), len(texts))
     if (parts < 2 or sum(len(t) for t in texts.values()) < MIN_PARALLEL_CHARS or not hasattr(os, "fork")
-            or len(texts) * _TASK.size > MAX_QUEUE_BYTES):
+            or len(texts) * _TASK.size > MAX_QUEUE_BYTES or _forking_warned_against()):
         return {key: compile_one(key, text) for key, text in texts.items()}
     order = sorted(texts, key=lambda k: -len(texts[k]))
     queue, fill = os.pipe()

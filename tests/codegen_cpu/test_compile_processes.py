@@ -4,7 +4,9 @@ process count is the user's to cap; a function compiled that way runs as one com
 from __future__ import annotations
 
 import os
+import sys
 import time
+import types
 
 import numpy as np
 import pytest
@@ -140,3 +142,15 @@ def test_a_fresh_process_builds_the_thread_pool_with_its_first_kernels(tmp_path)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert len(os.listdir(tmp_path / "runtime")) == 1
+
+
+def test_no_fork_beside_a_library_that_warns_against_it(monkeypatch):
+    """With jax loaded (its threads may hold locks; it warns at every fork), the modules are
+    compiled in this process: no child, the same objects."""
+    forks = []
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    monkeypatch.setattr(C.os, "fork", lambda: forks.append(1) or 0)
+    monkeypatch.setenv(C.PROCESSES_VARIABLE, "2")
+    texts = {f"m{i}": "x" * C.MIN_PARALLEL_CHARS for i in range(3)}
+    got = C.compile_all(texts, lambda key, text: key.encode())
+    assert got == {key: key.encode() for key in texts} and not forks
