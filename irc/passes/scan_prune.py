@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
 from ..dialects.tensor_scan import ScanOp
-from ..ir.attributes import ArrayAttr
 from ..ir.core import Operation
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.transforms import eliminate_dead_code
+from .scan_rewrite import rebuild_scan, take_over
 
 
 @register_pass
@@ -42,17 +42,11 @@ class ScanPrune(Pass):
         if not dead or len(dead) == len(scan.results):
             return  # (a scan nothing reads at all is the function's DCE's to remove)
         keep = [k for k in range(len(scan.results)) if k not in dead]
-        term = scan.body.terminator
-        term.set_operands([term.operands[k] for k in keep])
-        attrs = dict(scan.attributes)
-        attrs["taps"] = ArrayAttr(tuple(scan.attributes["taps"].value[k] for k in keep))
-        region = scan.regions[0]
-        scan.regions.clear()
-        region.parent = None  # (moved to the rebuilt op)
-        rebuilt = ScanOp(list(scan.operands), [scan.results[k].type for k in keep], attrs, [region], (), scan.location)
-        scan.parent.insert_before(scan, rebuilt)
-        for k, new in zip(keep, rebuilt.results):
-            scan.results[k].replace_all_uses_with(new)
-        scan.erase()
+        body = scan.body
+        args = list(body.args)
+        rebuilt = rebuild_scan(scan, list(scan.operands), scan.num_sequences, [scan.taps[k] for k in keep],
+                               [a.type for a in args], args, [body.terminator.operand(k) for k in keep],
+                               [scan.results[k].type for k in keep])
+        take_over(scan, rebuilt, keep)
         eliminate_dead_code(rebuilt)
         self.stats["results-removed"] += len(dead)

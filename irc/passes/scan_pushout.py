@@ -20,7 +20,7 @@ from ..dialects.func import FuncOp
 from ..dialects.tensor_scan import ScanOp
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
-from .scan_rewrite import Emitter, arg_index, rebuild_scan
+from .scan_rewrite import Emitter, arg_index, rebuild_scan, take_over
 
 
 @register_pass
@@ -94,7 +94,5 @@ def _with_sequences(scan: ScanOp, new_seqs: list[Value]) -> ScanOp:
                            scan.taps, arg_types[:n_seq] + rows + arg_types[n_seq:],
                            old_args[:n_seq] + [None] * len(rows) + old_args[n_seq:],
                            list(scan.body.terminator.operands), [r.type for r in scan.results])
-    for r, new in zip(scan.results, rebuilt.results):
-        r.replace_all_uses_with(new)
-    scan.erase()
+    take_over(scan, rebuilt, range(len(scan.results)))
     return rebuilt

@@ -78,3 +78,11 @@ def rebuild_scan(scan: ScanOp, operands: list[Value], n_seq: int, taps: list[tup
     rebuilt = ScanOp(operands, list(result_types), attrs, [Region([block])], (), scan.location)
     scan.parent.insert_before(scan, rebuilt)
     return rebuilt
+
+
+def take_over(scan: ScanOp, rebuilt: ScanOp, kept: Sequence[int]) -> None:
+    """`rebuilt`'s first results stand for `scan`'s results `kept`, in that order: their uses
+    move over, and `scan` goes."""
+    for k, new in zip(kept, rebuilt.results):
+        scan.results[k].replace_all_uses_with(new)
+    scan.erase()
