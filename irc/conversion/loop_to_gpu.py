@@ -14,8 +14,10 @@ NVPTX load-store vectorizer merges them into 16-byte accesses) and finishes the 
 indexing through strides.
 
 Values the nest captures become kernel arguments (device memrefs, indices, scalars); constants
-and `loop.global` data are re-created inside the kernel. Any other access to device memory
-from the host function is an error naming the op: the host cannot read device memory.
+and `loop.global` data are re-created inside the kernel. A host loop's exit condition (a
+0-d boolean a kernel stored: a scan's `until`) becomes a `gpu.read_flag`, which the runtime
+reads back; any other access to device memory from the host function is an error naming the
+op: the host cannot read device memory.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from ..ir.builder import InsertionPoint
 from ..ir.core import Operation, Value
 from ..ir.pass_manager import Pass, register_pass
 from ..ir.transforms import eliminate_dead_code, values_from_above
-from ..ir.types import index
+from ..ir.types import i1, index
 from .loop_builder import Index, LoopBuilder
 
 VECTOR_WIDTH = 4
@@ -54,6 +56,15 @@ class OutlineError(ValueError):
 def touches_device(op: Operation) -> bool:
     """Does `op` (or anything nested in it) use a device memref?"""
     return any(G.is_device_memref(v.type) for o in op.walk() for v in (*o.operands, *o.results))
+
+
+def _reads_a_device_flag(op: Operation) -> bool:
+    """A host-level `loop.load` of a 0-d device buffer of i1 (a loop's exit condition, which a
+    kernel computed): the host reads it back (`gpu.read_flag`)."""
+    if op.op_name != "loop.load" or op.num_operands != 1:
+        return False
+    t = op.operand(0).type
+    return G.is_device_memref(t) and t.shape == () and t.element == i1
 
 
 def _is_const(v: Value, value: int) -> bool:
@@ -144,8 +155,14 @@ class KernelOutliner:
 
     def run(self) -> None:
         self._outline_nests_in(self.func.body)
-        for op in self.func.walk():
+        for op in list(self.func.walk()):
             if op is self.func or isinstance(op, G.LaunchOp):
+                continue
+            if _reads_a_device_flag(op):
+                flag = G.ReadFlagOp([op.operand(0)], [i1], {}, (), (), op.location)
+                op.parent.insert_before(op, flag)
+                op.result.replace_all_uses_with(flag.result)
+                op.erase()
                 continue
             if op.op_name in ("loop.load", "loop.store") and touches_device(op):
                 raise OutlineError(f"'{op.op_name}' accesses device memory from the host function; "

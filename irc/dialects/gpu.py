@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ..ir.attributes import FloatAttr, IntegerAttr, SymbolRefAttr
 from ..ir.core import Operation, Value
-from ..ir.types import ScalarType, Type, index
+from ..ir.types import ScalarType, Type, i1, index
 from .builtin import MemRefType, ModuleOp
 from .func import FuncOp, ReturnOp as FuncReturnOp, types_text
 from .loop import IndexOp
@@ -279,8 +279,29 @@ class GemmOp(Operation):
             raise self.error("is launched from the host, not from a kernel")
 
 
+class ReadFlagOp(Operation):
+    """`%f = gpu.read_flag %m : memref<i1, "cuda"> -> i1`: the host waits for the work queued
+    before it and reads the boolean in device buffer `%m`. It is how a host loop whose exit the
+    device decides (a scan's `until`) learns each step's condition: one small copy back and
+    one synchronization per step, as Theano's GPU scan did. A host plan is recorded for the
+    flags read false; the runtime switches to the plan of the path taken when one reads true
+    (`runtime.host_plan`)."""
+
+    name = "gpu.read_flag"
+    assembly = "short"
+
+    def verify_(self) -> None:
+        if self.num_operands != 1 or len(self.results) != 1 or self.result.type != i1:
+            raise self.error("reads one device buffer into one i1")
+        t = self.operand(0).type
+        if not is_device_memref(t) or t.shape != () or t.element != i1:
+            raise self.error(f"reads a 0-d device buffer of i1, got {t}")
+        if self.enclosing(GpuFuncOp) is not None:
+            raise self.error("runs on the host, not inside a kernel")
+
+
 GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}
 
 __all__ = ["GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
-           "GridDimOp", "BarrierOp", "ShuffleXorOp", "GemmOp", "GRID_VALUES", "WARP_SIZE",
+           "GridDimOp", "BarrierOp", "ShuffleXorOp", "GemmOp", "ReadFlagOp", "GRID_VALUES", "WARP_SIZE",
            "is_device_memref", "kernel_arg_error"]

@@ -163,7 +163,7 @@ def device_scan(op: Operation) -> bool:
     """Can this `tensor.scan` run on the device: a host loop launching its step's kernels? Its
     step count must be known on the host, and every op of its body must have a device kernel
     (or follow its data there); a body with a host op runs the whole loop on the host."""
-    if not known_on_host(op.operand(0)) or op.has_until:  # (`until`: a condition the host would read)
+    if not known_on_host(op.operand(0)):
         return False
     for inner in op.regions[0].blocks[0].ops:
         if inner.op_name in SCAN_BODY_NEUTRAL or not is_tensor_op(inner):

@@ -6,8 +6,9 @@ After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`
 index the host knows), buffer allocations, views
 (`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls (`gpu.gemm`)
 and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`); its control
-flow (a device scan's loop over a step count the host knows, a branch on sizes) does not
-depend on the data. Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
+flow (a device scan's loop over a step count the host knows, a branch on sizes) depends on
+the data only through the flags it reads back between launches (`gpu.read_flag`: a scan's
+`until`), which a plan assumes false until told otherwise (`run_readbacks`). Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
 numbered slots (the arguments first, then one per `loop.alloc`), memrefs are `View`s of a slot
 (offset, shape and strides in elements), launches name their kernel and arguments. The PyCUDA
 runtime and the CPU emulator both execute plans; neither reads the host IR per call."""
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -96,6 +97,17 @@ class Check:
     op: Operation
 
 
+@dataclass(frozen=True)
+class Readback:
+    """A `gpu.read_flag`: once the plan's first `position` launches are done, the host reads the
+    flag in `flag` (element 0); `allocs` allocations were made before it. The plan was recorded
+    with it read false, unless its index was among the recording's `stops`."""
+
+    flag: View
+    position: int
+    allocs: int
+
+
 @dataclass
 class HostPlan:
     n_args: int
@@ -103,6 +115,7 @@ class HostPlan:
     launches: list[Launch | GemmCall]  # in program order
     results: list[View]
     checks: list[Check] = field(default_factory=list)
+    readbacks: list[Readback] = field(default_factory=list)
 
     @property
     def n_slots(self) -> int:
@@ -133,11 +146,44 @@ def host_value_args(func: FuncOp) -> list[int]:
 
 
 def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any],
-                values: dict[int, int] | None = None) -> HostPlan:
+                values: dict[int, int] | None = None, stops: tuple[int, ...] = ()) -> HostPlan:
     """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`
-    (and, for the arguments `host_value_args` names, of `values`: argument -> its integer);
-    a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq` names the op)."""
-    return _Recorder(func, shapes, values).record()
+    (and, for the arguments `host_value_args` names, of `values`: argument -> its integer),
+    with the flags it reads back (`gpu.read_flag`, by index in reading order) false except
+    those in `stops`; a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq`
+    names the op)."""
+    return _Recorder(func, shapes, values, stops).record()
+
+
+def reads_flags(func: FuncOp) -> bool:
+    """Whether `func` reads flags back between its launches (its plans follow the data)."""
+    return any(isinstance(op, G.ReadFlagOp) for op in func.walk())
+
+
+def run_readbacks(plan: HostPlan, replan: Callable[[tuple[int, ...]], HostPlan],
+                  run: Callable[[HostPlan, int, int], None], read: Callable[[View], bool],
+                  switch: Callable[[HostPlan, int], None]) -> HostPlan:
+    """Runs `plan` (recorded with every flag false) up to each readback, reads the flag, and
+    when one is set goes on with the plan of that path: `replan(stops)` records it (the
+    readbacks read true so far, by index). Both plans agree on every launch and allocation
+    before that readback (recording is deterministic), so the launches run so far and their
+    buffers stand; `switch(new, allocs)` gives the call the new plan's buffers from
+    allocation `allocs` on. `run(plan, lo, hi)` runs launches lo..hi-1. The plan of the path
+    taken is returned: its results and checks are the call's."""
+    stops: tuple[int, ...] = ()
+    done = 0
+    k = 0
+    while k < len(plan.readbacks):
+        rb = plan.readbacks[k]
+        run(plan, done, rb.position)
+        done = rb.position
+        if read(rb.flag):
+            stops += (k,)
+            plan = replan(stops)
+            switch(plan, rb.allocs)
+        k += 1
+    run(plan, done, len(plan.launches))
+    return plan
 
 
 class _Recorder:
@@ -147,8 +193,10 @@ class _Recorder:
     allocation of its shape and dtype in a step (the launches run in order on one stream), so a
     loop's temporaries take one slot, not one per step."""
 
-    def __init__(self, func: FuncOp, shapes: Sequence[tuple[int, ...]], values: dict[int, int] | None):
-        self.func, self.shapes, self.values = func, shapes, values
+    def __init__(self, func: FuncOp, shapes: Sequence[tuple[int, ...]], values: dict[int, int] | None,
+                 stops: tuple[int, ...] = ()):
+        self.func, self.shapes, self.values, self.stops = func, shapes, values, stops
+        self.readbacks: list[Readback] = []
         self.env: dict[Value, Any] = {}
         self.allocs: list[Alloc] = []
         self.launches: list[Launch | GemmCall] = []
@@ -167,7 +215,8 @@ class _Recorder:
                 raise UnsupportedHostOp(f"argument {i} of '{func.sym_name}' is not a buffer")
             self.env[arg] = View(i, 0, tuple(shape), _dense(shape))
         self.run_block(func.body)
-        return HostPlan(len(func.args), self.allocs, self.launches, self.results, self.checks)
+        return HostPlan(len(func.args), self.allocs, self.launches, self.results, self.checks,
+                        self.readbacks)
 
     def run_block(self, block) -> list[Any]:
         """Runs `block`'s ops; the values its terminator yields (a loop body's, a branch's)."""
@@ -229,6 +278,9 @@ class _Recorder:
         elif isinstance(op, L.CheckFlagOp):
             self.checks.append(Check(ins[0], op))
             self.flags.add(ins[0].slot)
+        elif isinstance(op, G.ReadFlagOp):
+            env[op.result] = len(self.readbacks) in self.stops
+            self.readbacks.append(Readback(ins[0], len(self.launches), len(self.allocs)))
         elif isinstance(op, G.LaunchOp):
             self.launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
         elif isinstance(op, G.GemmOp):

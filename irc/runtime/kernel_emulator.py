@@ -13,7 +13,7 @@ launches, this module executes them.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -25,7 +25,8 @@ from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
 from .blas_layout import column_major_gemm, gemm_args
-from .host_plan import GemmCall, HostPlan, View, failed_check, host_value_args, record_plan
+from .host_plan import (GemmCall, HostPlan, Launch, View, failed_check, host_value_args, record_plan,
+                        run_readbacks)
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -258,8 +259,10 @@ def _index_binary(name: str, a, b):
 
 # ---------------------------------------------------------------------------- whole functions
 def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequence[np.ndarray],
-                 sm_count: int = DEFAULT_SM_COUNT) -> list[np.ndarray]:
-    """Run a recorded plan on emulated device memory; the results as fresh numpy arrays."""
+                 sm_count: int = DEFAULT_SM_COUNT,
+                 replan: Callable[[tuple[int, ...]], HostPlan] | None = None) -> list[np.ndarray]:
+    """Run a recorded plan on emulated device memory; the results as fresh numpy arrays. A
+    plan that reads flags back needs `replan` (`host_plan.run_readbacks`)."""
     memory = DeviceMemory()
     dtypes: dict[int, np.dtype] = {}
     for slot, x in enumerate(inputs):
@@ -267,24 +270,44 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
         dtypes[slot] = flat.dtype
         memory.allocate(slot, flat.nbytes)
         memory.slots[slot][:flat.nbytes] = flat.view(np.uint8)
-    for a in plan.allocs:
-        dtypes[a.slot] = np.dtype(a.dtype)
-        memory.allocate(a.slot, int(np.prod(a.shape, dtype=np.int64)) * dtypes[a.slot].itemsize)
-    for launch in plan.launches:
-        if isinstance(launch, GemmCall):
-            _emulate_gemm(launch, memory, dtypes)
-            continue
-        kernel = kernels[launch.kernel]
-        grid, block = launch_dims(launch.work, sm_count, kernel.items_per_thread)
-        if grid == 0:
-            continue
-        args = [DeviceView(memory.address(a.slot), a.offset, a.shape, a.strides, dtypes[a.slot].itemsize)
-                if isinstance(a, View) else a for a in launch.args]
-        emulate_launch(kernel, grid, block, pack_params(kernel, args), memory)
+
+    def allocate(allocs) -> None:
+        for a in allocs:
+            dtypes[a.slot] = np.dtype(a.dtype)
+            memory.allocate(a.slot, int(np.prod(a.shape, dtype=np.int64)) * dtypes[a.slot].itemsize)
+
+    def run(p: HostPlan, lo: int, hi: int) -> None:
+        for launch in p.launches[lo:hi]:
+            _emulate_launch(launch, kernels, memory, dtypes, sm_count)
+
+    def read(flag: View) -> bool:
+        return bool(_read_view(flag, dtypes[flag.slot], memory).reshape(-1)[0])
+
+    allocate(plan.allocs)
+    if plan.readbacks:
+        if replan is None:
+            raise ValueError("a plan that reads flags back runs with `replan`")
+        plan = run_readbacks(plan, replan, run, read, lambda new, done: allocate(new.allocs[done:]))
+    else:
+        run(plan, 0, len(plan.launches))
     for check in plan.checks:  # read back after the launches, as the CUDA runtime does
         if _read_view(check.flag, dtypes[check.flag.slot], memory).reshape(-1)[0]:
             raise failed_check(check)
     return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
+
+
+def _emulate_launch(launch: Launch | GemmCall, kernels: dict[str, G.GpuFuncOp], memory: DeviceMemory,
+                    dtypes: dict[int, np.dtype], sm_count: int) -> None:
+    if isinstance(launch, GemmCall):
+        _emulate_gemm(launch, memory, dtypes)
+        return
+    kernel = kernels[launch.kernel]
+    grid, block = launch_dims(launch.work, sm_count, kernel.items_per_thread)
+    if grid == 0:
+        return
+    args = [DeviceView(memory.address(a.slot), a.offset, a.shape, a.strides, dtypes[a.slot].itemsize)
+            if isinstance(a, View) else a for a in launch.args]
+    emulate_launch(kernel, grid, block, pack_params(kernel, args), memory)
 
 
 def _emulate_gemm(call: GemmCall, memory: DeviceMemory, dtypes: dict[int, np.dtype]) -> None:
@@ -325,5 +348,7 @@ def run_function(module: ModuleOp, inputs: Sequence[np.ndarray], func: str | Non
         raise ValueError(f"no host function{' @' + func if func else ''} in the module")
     kernels = {op.sym_name: op for op in module.body.ops if isinstance(op, G.GpuFuncOp)}
     values = {k: int(np.asarray(inputs[k])) for k in host_value_args(chosen)}
-    plan = record_plan(chosen, [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs], values)
-    return execute_plan(plan, kernels, inputs, sm_count)
+    shapes, dtypes = [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs]
+    plan = record_plan(chosen, shapes, dtypes, values)
+    return execute_plan(plan, kernels, inputs, sm_count,
+                        lambda stops: record_plan(chosen, shapes, dtypes, values, stops))

@@ -1,6 +1,6 @@
 """scan on the GPU (the host runs the loop, launching each step's kernels from the CUDA graph
 of the whole call) against the same programs on the CPU backend, with
-`assert_no_cpu_op='raise'`: an RNN's forward pass and its training step (backpropagation
+`assert_no_cpu_op='raise'`: a while loop (`until`, its condition read back each step), an RNN's forward pass and its training step (backpropagation
 through time, SGD on device-resident weights), taps two steps back with a step count from the
 caller, a nested scan; and the tutorial's `ifelse` (its branches on the device). Tolerances: float32, rtol 1e-4 / atol 1e-5 (products in other orders)."""
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 import irc
 import irc.tensor as T
 from irc.ifelse import ifelse
+from irc.scan_module import until
 
 TOL = dict(rtol=1e-4, atol=1e-5)
 
@@ -76,7 +77,22 @@ def _tutorial_ifelse(device):
     return [f(p, q, xv, yv) for f in (lazy, switch) for p, q in ((0.0, 1.0), (1.0, 0.0))]
 
 
-PROGRAMS = {"rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _rnn(d, True),
+def _until(device):
+    """A while loop: h_t = tanh(h W) until its norm falls under a limit from the caller (the
+    host reads each step's condition back), its rows, last state and gradient; calls that stop
+    at different steps, and one that runs them all."""
+    W = irc.shared(np.random.RandomState(4).uniform(-.6, .6, (16, 16)).astype("float32"), name="W")
+    h0, limit = T.fmatrix("h0"), T.fscalar("limit")
+    hs, _ = irc.scan(lambda h: (T.tanh(T.dot(h, W)), until(T.sqrt(T.sum(T.tanh(T.dot(h, W)) ** 2)) < limit)),
+                     outputs_info=h0, n_steps=40)
+    policy = "raise" if device == "cuda" else "ignore"
+    with irc.config.change_flags(device=device, assert_no_cpu_op=policy):
+        f = irc.function([h0, limit], [hs, hs[-1], T.grad(hs.sum(), W)])
+    hv = np.random.RandomState(5).uniform(-1, 1, (8, 16)).astype("float32")
+    return [v for lim in (6.5, 5.0, 4.2, 0.0, 6.5) for v in f(hv, np.float32(lim))]
+
+
+PROGRAMS = {"until": _until, "rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _rnn(d, True),
             "taps": _taps, "nested": _nested, "ifelse": _tutorial_ifelse}
 
 

@@ -155,7 +155,7 @@ class FuncLowering:
         returned: set[Value] = set()
         for k, (v, t) in enumerate(zip(op.operands, self.func.function_type.results)):
             m = self.materialize(v)
-            rows = self.rows_run.get(m)
+            rows = None if self._on_device() else self.rows_run.get(m)
             if rows is not None:
                 m, counts[k] = self._rows_run_result(m, rows, t, returned), rows.count
             owner = m.owner
@@ -185,13 +185,16 @@ class FuncLowering:
         self.copy(view, out, self.sizes[view])
         return out
 
+    def _on_device(self) -> bool:
+        """Whether the function's arguments or results live on a device: there, a loop's
+        step count is a host value (its `until` condition read back each step), so a view of
+        the rows run is returned as a buffer of its own, sized when the plan is made."""
+        ft = self.func.function_type
+        return any(getattr(t, "device", None) is not None for t in (*ft.inputs, *ft.results))
+
     def _return_row_counts(self, results: list[Value], counts: dict[int, Value]) -> None:
         """After the user's results, one 0-d i64 per result holding rows run (its count), and
         `irc.rows = N` on that result naming it: the runtime hands back that many rows."""
-        ft = self.func.function_type
-        if any(getattr(t, "device", None) is not None for t in (*ft.inputs, *ft.results)):
-            raise NotImplementedError(f"lower-to-loops: '{self.func.sym_name}' returns the rows of a scan with "
-                                      f"until (known after it ran), which a device function cannot return yet")
         dicts = [dict(self.func.res_attrs(k)) for k in range(len(results))]
         for k, count in counts.items():
             held = self.lb.alloc(MemRefType((), i64), [])

@@ -38,7 +38,8 @@ from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
 from ..blas_layout import BlasLayoutError, gemm_args
 from ..errors import ExecutionError, describe_location
-from ..host_plan import GemmCall, HostPlan, View, failed_check, host_value_args, record_plan
+from ..host_plan import (GemmCall, HostPlan, View, failed_check, host_value_args, reads_flags, record_plan,
+                         run_readbacks)
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
@@ -101,6 +102,7 @@ class PreparedPlan:
 
     def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list,
                  downloads: Sequence[int] = ()):
+        self.source = plan
         self.n_args = plan.n_args
         self.results = plan.results
         self.checks = plan.checks
@@ -110,6 +112,11 @@ class PreparedPlan:
         self.makers = [f.take for f in self.factories]
         self.owned: dict[int, DeviceArray] = {}  # allocation → the buffer the plan keeps for it
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
+        self.readbacks = plan.readbacks
+        if plan.readbacks:  # plan launch index -> prepared launches before it (empty ones dropped)
+            self.kept = [0]
+            for launch in plan.launches:
+                self.kept.append(self.kept[-1] + (launch.work > 0))
         self.graphs = GraphCache(dev.stream.handle)
         self.result_slots: list[int | None] = []
         for v in plan.results:  # a result that owns its buffer is handed out as it is
@@ -248,8 +255,12 @@ class CudaExecutor:
         self.one_by_one = self.sync_each  # no graphs
         # data checks (`loop.check_flag`) are read back after every call: no replay without it
         self.has_checks = any(isinstance(op, L.CheckFlagOp) for op in program.host_func.body.ops)
+        # a host loop reading flags back (`until`) launches what the data chose: no replay
+        self.reads_flags = reads_flags(program.host_func)
+        if self.reads_flags:
+            self.flag = drv.pagelocked_empty(1, np.uint8)
         # (a function with host results replays when its plan copies them itself: `staged`)
-        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks)
+        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks or self.reads_flags)
 
     def profile(self, timing: CudaTiming) -> None:
         """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
@@ -296,28 +307,10 @@ class CudaExecutor:
             bufs = self._buffers_with(plan, dargs, outs)
         if self.timing is not None:
             self.timing.note_call_memory(self.dev.pool, sum(f.made for f in plan.factories) - made)
-        addresses = tuple([b.address for b in bufs])
-        graphs = plan.graphs
-        graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
-        if graph is not None and not self.one_by_one:
-            code = graphs.launch_graph(graph, graphs.stream)
-            if code:
-                raise CudaError("launching a CUDA graph", code)
+        if plan.readbacks:
+            plan, bufs = self._run_readbacks(plan, bufs, shapes, dargs, values)
         else:
-            for launch in plan.launches:
-                for slot_ref, slot, byte_offset in launch.patches:
-                    slot_ref.value = addresses[slot] + byte_offset
-            if not self.one_by_one and graphs.wants(addresses):
-                graphs.capture(addresses, [launch.launcher for launch in plan.launches])
-            else:
-                for launch in plan.launches:
-                    launcher = launch.launcher
-                    if self.timing is None:
-                        code = launcher.launch(*launcher.args)
-                    else:
-                        code = self.timing.timed(launch.name, lambda: launcher.launch(*launcher.args))
-                    if code or self.sync_each:
-                        self._check(launch, code)
+            self._launch_plan(plan, bufs)
         if plan.checks:
             self._read_checks(plan, bufs)
         if plan.direct:
@@ -330,6 +323,71 @@ class CudaExecutor:
                 results[k] = host.copy()
             return results
         return self._download(results) if self.download else results
+
+    def _launch_plan(self, plan: PreparedPlan, bufs: list) -> None:
+        """The plan's launches: one graph replay where one was captured for these buffers."""
+        addresses = tuple([b.address for b in bufs])
+        graphs = plan.graphs
+        graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
+        if graph is not None and not self.one_by_one:
+            code = graphs.launch_graph(graph, graphs.stream)
+            if code:
+                raise CudaError("launching a CUDA graph", code)
+            return
+        for launch in plan.launches:
+            for slot_ref, slot, byte_offset in launch.patches:
+                slot_ref.value = addresses[slot] + byte_offset
+        if not self.one_by_one and graphs.wants(addresses):
+            graphs.capture(addresses, [launch.launcher for launch in plan.launches])
+            return
+        for launch in plan.launches:
+            self._launch(launch)
+
+    def _launch(self, launch: PreparedLaunch) -> None:
+        launcher = launch.launcher
+        if self.timing is None:
+            code = launcher.launch(*launcher.args)
+        else:
+            code = self.timing.timed(launch.name, lambda: launcher.launch(*launcher.args))
+        if code or self.sync_each:
+            self._check(launch, code)
+
+    def _run_readbacks(self, plan: PreparedPlan, bufs: list, key: tuple, dargs: list,
+                       values: dict[int, int] | None) -> tuple[PreparedPlan, list]:
+        """A call whose host loop reads flags back (a scan's `until`): launches up to each
+        flag, one small copy and one synchronization, then on along the path the flag chose
+        (`host_plan.run_readbacks`; each path's plan is recorded once and kept). No graph:
+        the launches depend on the data."""
+        prepared = {id(plan.source): plan}
+        bufs = list(bufs)
+        flag = self.flag
+
+        def replan(stops: tuple[int, ...]) -> Any:
+            found = self.plans.get(key + (stops,))
+            if found is None:
+                found = self._plan(key + (stops,), dargs, values, stops)
+            prepared[id(found.source)] = found
+            return found.source
+
+        def run(source: Any, lo: int, hi: int) -> None:
+            p = prepared[id(source)]
+            for launch in p.launches[p.kept[lo]:p.kept[hi]]:
+                for slot_ref, slot, byte_offset in launch.patches:
+                    slot_ref.value = bufs[slot].address + byte_offset
+                self._launch(launch)
+
+        def read(view: View) -> bool:
+            drv.memcpy_dtoh_async(flag, bufs[view.slot].address + view.offset, self.dev.stream)
+            self.dev.stream.synchronize()
+            return bool(flag[0])
+
+        def switch(source: Any, done: int) -> None:
+            p = prepared[id(source)]
+            del bufs[p.n_args + done:]
+            bufs.extend(make() for make in p.makers[done:])
+
+        final = run_readbacks(plan.source, replan, run, read, switch)
+        return prepared[id(final)], bufs
 
     def replayer(self, args: Sequence[Any], outs: list | None = None) -> SteadyRun | bool | None:
         """A `SteadyRun` repeating this call (same argument arrays, same reused `outs`), once
@@ -358,11 +416,12 @@ class CudaExecutor:
                     if up or isinstance(a, np.ndarray) else a for k, (a, up) in enumerate(zip(args, self.upload))]
         return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
 
-    def _plan(self, key: tuple, dargs: list, values: dict[int, int] | None = None) -> PreparedPlan:
+    def _plan(self, key: tuple, dargs: list, values: dict[int, int] | None = None,
+              stops: tuple[int, ...] = ()) -> PreparedPlan:
         dtypes = [a.dtype for a in dargs]
         shapes = [a.shape for a in dargs]
-        staged = () if self.one_by_one else self.download
-        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes, values), self.program,
+        staged = () if self.one_by_one or self.reads_flags else self.download
+        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes, values, stops), self.program,
                             self.dev, dtypes, staged)
         self.plans[key] = plan
         return plan
