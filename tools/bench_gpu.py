@@ -160,8 +160,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="fewer samples")
-    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,mlp,tutorial,rnn,ifelse",
-                    help="comma-separated: exp, chain, sums, lr, gemm, mlp, tutorial, rnn, ifelse")
+    ap.add_argument("--cases", default="exp,chain,sums,lr,gemm,mlp,tutorial,rnn,until,ifelse",
+                    help="comma-separated: exp, chain, sums, lr, gemm, mlp, tutorial, rnn, until, ifelse")
     args = ap.parse_args()
     cases = set(args.cases.split(","))
     repeat = 5 if args.quick else args.repeat
@@ -188,6 +188,8 @@ def main() -> None:
         steps.bench_tutorial(t)
     if "rnn" in cases:
         recurrent.bench_rnn(t, repeat, torch, jax, device_us, irc_sync)
+    if "until" in cases:
+        recurrent.bench_until(t, repeat, device_us, irc_sync)
     if "ifelse" in cases:
         recurrent.bench_ifelse(t, repeat, device_us, irc_sync)
     t.print()

@@ -13,6 +13,7 @@ import numpy as np
 import irc
 import irc.tensor as T
 from irc.ifelse import ifelse
+from irc.scan_module import until
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 
 BATCH, N_IN, HIDDEN = 32, 128, 128
@@ -50,6 +51,22 @@ def rnn_irc(steps: int, train: bool) -> tuple[Callable[[], object], list]:
         gW, gU = T.grad(cost, [W, U])
         return irc.function([], irc.Out(gpu_from_host(cost), borrow=True),
                             updates=[(W, W - LR * gW), (U, U - LR * gU)], name="rnn_train"), [W, U]
+
+
+def rnn_until_irc(steps: int, limit: float) -> Callable[[], object]:
+    """The forward pass as a while loop: stop after the step whose states sum past `limit`
+    (the host reads each step's condition back)."""
+    xv, _, Wv, Uv, h0v = rnn_data(steps)
+    x, h0 = irc.shared(xv, name="x"), irc.shared(h0v, name="h0")
+    W, U = irc.shared(Wv, name="W"), irc.shared(Uv, name="U")
+
+    def step(xt, h):
+        new = T.tanh(T.dot(xt, W) + T.dot(h, U))
+        return new, until(T.sum(new) > limit)
+
+    hs, _ = irc.scan(step, sequences=x, outputs_info=h0)
+    with irc.config.change_flags(assert_no_cpu_op="raise"):
+        return irc.function([], irc.Out(gpu_from_host(hs), borrow=True), name="rnn_until")
 
 
 def rnn_jax(jax, steps: int, train: bool) -> Callable[[], object]:
@@ -135,6 +152,20 @@ def bench_rnn(t, repeat: int, torch, jax, device_us, irc_sync) -> None:
         ts = torch.cuda.synchronize
         t.add("RNN forward, 1000 steps: torch loop", device_us(rnn_torch(torch, 1000, False), ts, repeat, 2))
         t.add("RNN training step, 100 steps: torch autograd", device_us(rnn_torch(torch, 100, True), ts, repeat, 5))
+
+
+def bench_until(t, repeat: int, device_us, irc_sync) -> None:
+    """What reading a step's condition back costs: the 100-step forward with `until` never
+    true, against the same scan without it (one graph replay), per step."""
+    plain, _ = rnn_irc(100, False)
+    base = t.add("RNN forward, 100 steps: irc scan", device_us(plain, irc_sync, repeat, 20))
+    loop = rnn_until_irc(100, 1e30)
+    assert np.asarray(loop()).shape[0] == 100
+    mine = t.add("RNN forward, 100 steps, until (never true): irc", device_us(loop, irc_sync, repeat, 5))
+    t.add("  readback cost per step", (mine - base) / 100, "µs (a flag copied back and a sync per step)")
+    stop = rnn_until_irc(100, float(np.asarray(plain())[49].sum()) - 1e-3)
+    rows = np.asarray(stop()).shape[0]
+    t.add(f"RNN forward, until stops after {rows} steps: irc", device_us(stop, irc_sync, repeat, 5))
 
 
 def bench_ifelse(t, repeat: int, device_us, irc_sync) -> None:

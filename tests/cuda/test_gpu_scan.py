@@ -96,8 +96,13 @@ PROGRAMS = {"until": _until, "rnn forward": lambda d: _rnn(d, False), "rnn train
             "taps": _taps, "nested": _nested, "ifelse": _tutorial_ifelse}
 
 
+# the while loop's gradient sums up to 40 steps of products, its entries up to about 80: float32
+# rounding in other orders (an absolute 1e-3 is about 1e-5 of that scale)
+TOLERANCES = {"until": dict(rtol=1e-4, atol=1e-3)}
+
+
 @pytest.mark.parametrize("program", list(PROGRAMS))
 def test_control_flow_runs_on_the_gpu_as_on_the_cpu(program):
     for got, want in zip(PROGRAMS[program]("cuda"), PROGRAMS[program]("cpu")):
-        np.testing.assert_allclose(np.asarray(got), want, **TOL)
+        np.testing.assert_allclose(np.asarray(got), want, **TOLERANCES.get(program, TOL))
 

@@ -46,7 +46,7 @@ from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import OpenGpu, device, synchronize_after_launch
 from .cublas import GemmLauncher, handle as cublas_handle
-from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher
+from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher, check
 from .ptx_cache import cached_ptx
 from .staging import aligned, copy_kernel, mapped_host_block
 from .steady import SteadyRun
@@ -114,6 +114,7 @@ class PreparedPlan:
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         self.readbacks = plan.readbacks
         if plan.readbacks:  # plan launch index -> prepared launches before it (empty ones dropped)
+            self.chunk_graphs: dict[int, GraphCache] = {}  # by the first launch between two flags
             self.kept = [0]
             for launch in plan.launches:
                 self.kept.append(self.kept[-1] + (launch.work > 0))
@@ -356,8 +357,9 @@ class CudaExecutor:
                        values: dict[int, int] | None) -> tuple[PreparedPlan, list]:
         """A call whose host loop reads flags back (a scan's `until`): launches up to each
         flag, one small copy and one synchronization, then on along the path the flag chose
-        (`host_plan.run_readbacks`; each path's plan is recorded once and kept). No graph:
-        the launches depend on the data."""
+        (`host_plan.run_readbacks`; each path's plan is recorded once and kept). The launches
+        between two flags (a step's) become a CUDA graph of their own once their buffers have
+        recurred, as a whole plan's do, so a step costs one replay and one readback."""
         prepared = {id(plan.source): plan}
         bufs = list(bufs)
         flag = self.flag
@@ -371,9 +373,24 @@ class CudaExecutor:
 
         def run(source: Any, lo: int, hi: int) -> None:
             p = prepared[id(source)]
-            for launch in p.launches[p.kept[lo]:p.kept[hi]]:
+            launches = p.launches[p.kept[lo]:p.kept[hi]]
+            if not launches:
+                return
+            addresses = tuple([b.address for b in bufs])
+            graphs = None if self.one_by_one else p.chunk_graphs.get(lo)
+            if graphs is None and not self.one_by_one:
+                graphs = p.chunk_graphs[lo] = GraphCache(self.dev.stream.handle)
+            graph = graphs.execs.get(addresses) if graphs is not None else None
+            if graph is not None:  # this step's launches replayed: one driver call
+                check(graphs.launch_graph(graph, graphs.stream), "launching a CUDA graph")
+                return
+            for launch in launches:
                 for slot_ref, slot, byte_offset in launch.patches:
-                    slot_ref.value = bufs[slot].address + byte_offset
+                    slot_ref.value = addresses[slot] + byte_offset
+            if graphs is not None and graphs.wants(addresses):
+                graphs.capture(addresses, [launch.launcher for launch in launches])
+                return
+            for launch in launches:
                 self._launch(launch)
 
         def read(view: View) -> bool:

@@ -1,0 +1,314 @@
+"""How an `ifelse` on the device should learn its condition: read back (what irc does: the
+condition's kernel writes a flag, the host copies it back, synchronizes and launches the taken
+branch) or a conditional graph node (CUDA 12.3+: a kernel calls `cudaGraphSetConditional`
+and the graph's IF node runs its body or not, with no trip to the host).
+
+Both are measured here with the same kernels, outside irc's pipeline: a flag kernel (`a < b`
+on two device scalars) and a branch of one elementwise kernel over n float32 (y = x + x), for
+a taken and an untaken branch, µs per call with a synchronization ending each call:
+  readback        flag kernel, 1-byte copy to pinned memory, sync, branch launch, sync
+  readback+graph  the same with the branch replayed as a one-node CUDA graph (irc's plans)
+  conditional     one graph launch: [flag kernel setting the handle] -> IF {branch}, sync
+and, for scale, irc's own `ifelse` of the same branch with device-resident operands.
+
+Run on the GPU machine: `python tools/bench_gpu_conditional.py`. Kernels are PTX written here
+(the setter's call of the device runtime is resolved when the module is loaded; where the
+driver does not, the module is linked with libcudadevrt.a)."""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
+
+import irc  # noqa: E402
+import irc.tensor as T  # noqa: E402
+from irc.ifelse import ifelse  # noqa: E402
+from irc.runtime.cuda.driver import device  # noqa: E402
+from irc.runtime.cuda.launch import check, driver  # noqa: E402
+from irc.sandbox.cuda.basic_ops import gpu_from_host  # noqa: E402
+
+PTX = r"""
+.version 8.0
+.target sm_90
+.address_size 64
+
+.extern .func cudaGraphSetConditional(.param .b64 handle, .param .b32 value);
+
+.visible .entry flag_lt(.param .u64 a, .param .u64 b, .param .u64 flag)
+{
+    .reg .b64 %rd<7>;
+    .reg .f32 %f<3>;
+    .reg .pred %p<2>;
+    .reg .b16 %rs<2>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [flag];
+    cvta.to.global.u64 %rd4, %rd1;
+    cvta.to.global.u64 %rd5, %rd2;
+    cvta.to.global.u64 %rd6, %rd3;
+    ld.global.f32 %f1, [%rd4];
+    ld.global.f32 %f2, [%rd5];
+    setp.lt.f32 %p1, %f1, %f2;
+    selp.u16 %rs1, 1, 0, %p1;
+    st.global.u8 [%rd6], %rs1;
+    ret;
+}
+
+.visible .entry set_if_lt(.param .u64 handle, .param .u64 a, .param .u64 b)
+{
+    .reg .b64 %rd<6>;
+    .reg .f32 %f<3>;
+    .reg .pred %p<2>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [handle];
+    ld.param.u64 %rd2, [a];
+    ld.param.u64 %rd3, [b];
+    cvta.to.global.u64 %rd4, %rd2;
+    cvta.to.global.u64 %rd5, %rd3;
+    ld.global.f32 %f1, [%rd4];
+    ld.global.f32 %f2, [%rd5];
+    setp.lt.f32 %p1, %f1, %f2;
+    selp.u32 %r1, 1, 0, %p1;
+    {
+        .param .b64 param0;
+        st.param.b64 [param0], %rd1;
+        .param .b32 param1;
+        st.param.b32 [param1], %r1;
+        call.uni cudaGraphSetConditional, (param0, param1);
+    }
+    ret;
+}
+
+.visible .entry twice(.param .u64 x, .param .u64 y, .param .u32 n)
+{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<3>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [y];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd3, %rd1;
+    cvta.to.global.u64 %rd4, %rd2;
+    mul.wide.u32 %rd5, %r5, 4;
+    add.s64 %rd6, %rd3, %rd5;
+    add.s64 %rd7, %rd4, %rd5;
+    ld.global.f32 %f1, [%rd6];
+    add.f32 %f2, %f1, %f1;
+    st.global.f32 [%rd7], %f2;
+DONE:
+    ret;
+}
+"""
+
+CU_JIT_INPUT_PTX, CU_JIT_INPUT_LIBRARY = 1, 4
+CU_GRAPH_NODE_TYPE_CONDITIONAL, CU_GRAPH_COND_TYPE_IF = 13, 0
+BLOCK = 256
+
+
+class KernelNodeParams(ctypes.Structure):
+    """CUDA_KERNEL_NODE_PARAMS (the first version, which `cuGraphAddKernelNode` takes)."""
+    _fields_ = [("func", ctypes.c_void_p), ("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint),
+                ("gridDimZ", ctypes.c_uint), ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint),
+                ("blockDimZ", ctypes.c_uint), ("sharedMemBytes", ctypes.c_uint),
+                ("kernelParams", ctypes.c_void_p), ("extra", ctypes.c_void_p)]
+
+
+class ConditionalParams(ctypes.Structure):
+    """CUDA_CONDITIONAL_NODE_PARAMS."""
+    _fields_ = [("handle", ctypes.c_uint64), ("type", ctypes.c_int), ("size", ctypes.c_uint),
+                ("phGraph_out", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
+
+
+class NodeParams(ctypes.Structure):
+    """CUgraphNodeParams: a type, then a 232-byte union, 256 bytes in all."""
+    _fields_ = [("type", ctypes.c_int), ("reserved0", ctypes.c_int * 3),
+                ("conditional", ConditionalParams), ("pad", ctypes.c_byte * (232 - ctypes.sizeof(ConditionalParams))),
+                ("reserved2", ctypes.c_longlong)]
+
+
+def load_module(cu) -> ctypes.c_void_p:
+    """The PTX loaded as it is, or, where the driver leaves the device-runtime call
+    unresolved, linked with libcudadevrt.a first."""
+    module = ctypes.c_void_p()
+    code = cu.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(PTX.encode() + b"\0"))
+    if code == 0:
+        print("conditional setter: resolved by the driver at load (no link step)")
+        return module
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    candidates = glob.glob(str(Path(ptxas).resolve().parent.parent / "lib*" / "libcudadevrt.a")) + \
+        glob.glob("/usr/local/cuda*/targets/*/lib/libcudadevrt.a")
+    if not candidates:
+        raise RuntimeError(f"loading the PTX failed (CUresult {code}) and no libcudadevrt.a was found")
+    state, cubin, size = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_size_t()
+    cu.cuLinkCreate_v2.argtypes = [ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    cu.cuLinkAddData_v2.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                    ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+    cu.cuLinkAddFile_v2.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint, ctypes.c_void_p,
+                                    ctypes.c_void_p]
+    cu.cuLinkComplete.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    check(cu.cuLinkCreate_v2(0, None, None, ctypes.byref(state)), "cuLinkCreate")
+    data = PTX.encode()
+    check(cu.cuLinkAddData_v2(state, CU_JIT_INPUT_PTX, ctypes.c_char_p(data), ctypes.c_size_t(len(data)),
+                              b"bench", 0, None, None), "cuLinkAddData")
+    check(cu.cuLinkAddFile_v2(state, CU_JIT_INPUT_LIBRARY, candidates[0].encode(), 0, None, None), "cuLinkAddFile")
+    check(cu.cuLinkComplete(state, ctypes.byref(cubin), ctypes.byref(size)), "cuLinkComplete")
+    check(cu.cuModuleLoadData(ctypes.byref(module), ctypes.cast(cubin, ctypes.c_char_p)), "loading the linked cubin")
+    cu.cuLinkDestroy(state)
+    print(f"conditional setter: linked with {candidates[0]}")
+    return module
+
+
+class Args:
+    """A kernel's argument array for cuLaunchKernel / a kernel node (values kept alive)."""
+
+    def __init__(self, *values):
+        self.values = values
+        self.array = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+
+
+def launch(cu, fn, grid: int, args: Args, stream) -> None:
+    check(cu.cuLaunchKernel(fn, grid, 1, 1, BLOCK if grid > 1 else 1, 1, 1, 0, stream,
+                            ctypes.cast(args.array, ctypes.c_void_p), None), "cuLaunchKernel")
+
+
+def kernel_node(cu, graph, fn, grid: int, args: Args, deps=None, ndeps: int = 0) -> ctypes.c_void_p:
+    node = ctypes.c_void_p()
+    p = KernelNodeParams(fn, grid, 1, 1, BLOCK if grid > 1 else 1, 1, 1, 0,
+                         ctypes.cast(args.array, ctypes.c_void_p), None)
+    check(cu.cuGraphAddKernelNode(ctypes.byref(node), graph, deps, ndeps, ctypes.byref(p)), "cuGraphAddKernelNode")
+    return node
+
+
+def instantiate(cu, graph) -> ctypes.c_void_p:
+    exec_ = ctypes.c_void_p()
+    check(cu.cuGraphInstantiateWithFlags(ctypes.byref(exec_), graph, 0), "cuGraphInstantiate")
+    return exec_
+
+
+def per_call_us(fn, repeat: int = 7, inner: int = 300) -> float:
+    for _ in range(20):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - t0) / inner * 1e6)
+    return float(np.median(samples))
+
+
+def main() -> None:
+    dev = device()
+    cu = driver()
+    cu.cuGraphAddKernelNode.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                        ctypes.c_void_p]
+    cu.cuGraphAddNode.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                  ctypes.c_void_p]
+    cu.cuGraphConditionalHandleCreate.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                                  ctypes.c_uint, ctypes.c_uint]
+    module = load_module(cu)
+    fns = {}
+    for name in ("flag_lt", "set_if_lt", "twice"):
+        fn = ctypes.c_void_p()
+        check(cu.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()), name)
+        fns[name] = fn
+    stream = ctypes.c_void_p(dev.stream.handle)
+    ctx = ctypes.c_void_p()
+    check(cu.cuCtxGetCurrent(ctypes.byref(ctx)), "cuCtxGetCurrent")
+    drv = dev.drv
+    pinned = drv.pagelocked_empty(1, np.uint8)
+    sync = lambda: check(cu.cuStreamSynchronize(stream), "sync")  # noqa: E731
+    print(f"machine: {dev.name} ({dev.arch})")
+    print(f"{'n':>10} {'branch':>8} {'readback':>10} {'rb+graph':>10} {'conditional':>12} {'irc ifelse':>11}  (µs per call)")
+    for n in (1 << 10, 1 << 20, 1 << 24):
+        x = drv.mem_alloc(4 * n)
+        y = drv.mem_alloc(4 * n)
+        drv.memcpy_htod(x, np.arange(n, dtype=np.float32))
+        flag = drv.mem_alloc(1)
+        grid = (n + BLOCK - 1) // BLOCK
+        branch_args = Args(ctypes.c_uint64(int(x)), ctypes.c_uint64(int(y)), ctypes.c_uint32(n))
+        branch_graph = ctypes.c_void_p()
+        check(cu.cuGraphCreate(ctypes.byref(branch_graph), 0), "cuGraphCreate")
+        kernel_node(cu, branch_graph, fns["twice"], grid, branch_args)
+        branch_exec = instantiate(cu, branch_graph)
+        xs = irc.shared(np.arange(n, dtype=np.float32), name="x")
+        zs = irc.shared(np.zeros(n, np.float32), name="z")
+        sa, sb = T.fscalar("a"), T.fscalar("b")
+        f_irc = irc.function([sa, sb], irc.Out(gpu_from_host(ifelse(T.lt(sa, sb), xs + xs, zs)), borrow=True))
+        for taken in (True, False):
+            a = drv.mem_alloc(4)
+            b = drv.mem_alloc(4)
+            drv.memcpy_htod(a, np.float32(0.0 if taken else 1.0))
+            drv.memcpy_htod(b, np.float32(1.0 if taken else 0.0))
+            flag_args = Args(ctypes.c_uint64(int(a)), ctypes.c_uint64(int(b)), ctypes.c_uint64(int(flag)))
+
+            def readback(graph: bool) -> None:
+                launch(cu, fns["flag_lt"], 1, flag_args, stream)
+                check(cu.cuMemcpyDtoHAsync_v2(ctypes.c_void_p(pinned.ctypes.data), ctypes.c_void_p(int(flag)),
+                                              ctypes.c_size_t(1), stream), "copy back")
+                sync()
+                if pinned[0]:
+                    if graph:
+                        check(cu.cuGraphLaunch(branch_exec, stream), "cuGraphLaunch")
+                    else:
+                        launch(cu, fns["twice"], grid, branch_args, stream)
+                sync()
+
+            graph = ctypes.c_void_p()
+            check(cu.cuGraphCreate(ctypes.byref(graph), 0), "cuGraphCreate")
+            handle = ctypes.c_uint64()
+            check(cu.cuGraphConditionalHandleCreate(ctypes.byref(handle), graph, ctx, 0, 0), "handle")
+            set_args = Args(ctypes.c_uint64(handle.value), ctypes.c_uint64(int(a)), ctypes.c_uint64(int(b)))
+            setter = kernel_node(cu, graph, fns["set_if_lt"], 1, set_args)
+            params = NodeParams()
+            params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL
+            params.conditional = ConditionalParams(handle.value, CU_GRAPH_COND_TYPE_IF, 1, None, ctx)
+            node, deps = ctypes.c_void_p(), (ctypes.c_void_p * 1)(setter)
+            check(cu.cuGraphAddNode(ctypes.byref(node), graph, deps, 1, ctypes.byref(params)), "conditional node")
+            # (the driver points phGraph_out at its own array of the node's body graphs)
+            body = ctypes.cast(params.conditional.phGraph_out, ctypes.POINTER(ctypes.c_void_p))
+            kernel_node(cu, ctypes.c_void_p(body[0]), fns["twice"], grid, branch_args)
+            cond_exec = instantiate(cu, graph)
+
+            def conditional() -> None:
+                check(cu.cuGraphLaunch(cond_exec, stream), "cuGraphLaunch")
+                sync()
+
+            for run in (lambda: readback(False), lambda: readback(True), conditional):
+                drv.memset_d32(y, 0, n)
+                run()
+                got = np.empty(4, np.float32)
+                drv.memcpy_dtoh(got, y)
+                want = 2 * np.arange(4, dtype=np.float32) if taken else np.zeros(4, np.float32)
+                assert np.array_equal(got, want), (run, taken, got)
+            av, bv = (np.float32(0), np.float32(1)) if taken else (np.float32(1), np.float32(0))
+            mine = f_irc(av, bv)
+            assert np.array_equal(np.asarray(mine)[:4], 2 * np.arange(4) if taken else np.zeros(4))
+            times = [per_call_us(lambda: readback(False)), per_call_us(lambda: readback(True)),
+                     per_call_us(conditional), per_call_us(lambda: (f_irc(av, bv), dev.synchronize()))]
+            print(f"{n:>10} {'taken' if taken else 'skipped':>8} {times[0]:>10.2f} {times[1]:>10.2f} "
+                  f"{times[2]:>12.2f} {times[3]:>11.2f}")
+            cu.cuGraphExecDestroy(cond_exec)
+            cu.cuGraphDestroy(graph)
+        cu.cuGraphExecDestroy(branch_exec)
+        cu.cuGraphDestroy(branch_graph)
+
+
+if __name__ == "__main__":
+    main()
