@@ -300,8 +300,29 @@ class ReadFlagOp(Operation):
             raise self.error("runs on the host, not inside a kernel")
 
 
+class UploadOp(Operation):
+    """`gpu.upload %src, %dst : (memref<?xf32>, memref<?xf32, "cuda">) -> ()`: the host copies
+    its contiguous buffer `%src` into the device buffer `%dst` (same shape and element type),
+    in order with the launches around it. It is how a host argument that only one branch of
+    an `ifelse` reads crosses: when that branch is taken, not before the call."""
+
+    name = "gpu.upload"
+    assembly = "short"
+
+    def verify_(self) -> None:
+        if self.num_operands != 2 or self.results:
+            raise self.error("copies one host buffer into one device buffer and has no results")
+        src, dst = (v.type for v in self.operands)
+        if not isinstance(src, MemRefType) or src.device is not None or not is_device_memref(dst):
+            raise self.error(f"copies a host memref into a device memref, got {src} and {dst}")
+        if src.element != dst.element or src.rank != dst.rank:
+            raise self.error(f"source {src} and destination {dst} differ in element type or rank")
+        if self.enclosing(GpuFuncOp) is not None:
+            raise self.error("runs on the host, not inside a kernel")
+
+
 GRID_VALUES = {c.name: c for c in (ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp)}
 
 __all__ = ["GpuFuncOp", "ReturnOp", "LaunchOp", "ThreadIdOp", "BlockIdOp", "BlockDimOp",
-           "GridDimOp", "BarrierOp", "ShuffleXorOp", "GemmOp", "ReadFlagOp", "GRID_VALUES", "WARP_SIZE",
+           "GridDimOp", "BarrierOp", "ShuffleXorOp", "GemmOp", "ReadFlagOp", "UploadOp", "GRID_VALUES", "WARP_SIZE",
            "is_device_memref", "kernel_arg_error"]

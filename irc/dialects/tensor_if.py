@@ -7,7 +7,8 @@
       "tensor.yield"(%x, %z) : (tensor<?xf32>, tensor<f32>) -> ()
     }) : (tensor<i1>) -> (tensor<?xf32>, tensor<f32>)
 
-The condition is a 0-d `tensor<i1>` on the host. Each region is one block without arguments
+The condition is a 0-d `tensor<i1>`: on the host, or on the device of a device `tensor.if`,
+whose host side reads it back to pick the branch (`gpu.read_flag`). Each region is one block without arguments
 ending in `tensor.yield` of one value per result; the regions read values from above (unlike
 `tensor.fused`), so everything only one branch needs can live inside it. A yielded type may know
 more sizes than the result's (`tensor<1x?xf32>` for `tensor<?x?xf32>`: the branches' broadcast
@@ -76,8 +77,8 @@ class IfOp(Operation):
         if len(self.operands) != 1:
             raise self.error(f"expects one operand (the condition), got {len(self.operands)}")
         ct = self.operand(0).type
-        if not (isinstance(ct, TensorType) and ct.rank == 0 and ct.element == i1 and ct.device is None):
-            raise self.error(f"condition must be a 0-d tensor<i1> on the host, got {ct}")
+        if not (isinstance(ct, TensorType) and ct.rank == 0 and ct.element == i1):
+            raise self.error(f"condition must be a 0-d tensor<i1>, got {ct}")
         if len(self.regions) != 2:
             raise self.error(f"expects two regions (then, else), got {len(self.regions)}")
         for r in self.results:

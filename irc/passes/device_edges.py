@@ -5,12 +5,14 @@ user inputs go through `tensor.to_device`, host results come from `tensor.to_hos
 does those copies itself (pinned memory, one stream), so the function that is compiled has
 those ops removed and every argument and result on the device; the attribute `irc.transfer`
 says what the caller does: `"upload"` on an argument it passes as a host array, `"download"` on
-a result it wants back on the host. A function with ops left on the host between device ops
+a result it wants back on the host. A host argument that only `ifelse` branches read keeps its
+host type and its copies inside the branches (`"in-branch"`): the branch taken uploads it, so
+the untaken branch's inputs never cross (Theano's lazy `ifelse` over big host matrices). A function with ops left on the host between device ops
 (no GPU kernel yet) cannot be split this way: `HostOpsLeft` names them, and the runtime runs
 that function on the cpu (`strip_placement`: the same function with no placement at all)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..base.device import CUDA
 from ..dialects.builtin import ModuleOp, TensorType
@@ -38,6 +40,8 @@ class HostOpsLeft(Exception):
 class Edges:
     upload: list[bool]        # per argument: the caller passes a host array
     download: list[bool]      # per result: the caller wants a host array
+    in_branch: list[bool] = field(default_factory=list)  # per argument: a host array only
+    # `ifelse` branches read, uploaded by the branch taken (`gpu.upload`), not at the call
 
 
 def _on_device(t: object) -> bool:
@@ -47,12 +51,15 @@ def _on_device(t: object) -> bool:
 def take_edge_transfers(func: FuncOp, device: str) -> Edges:
     """Remove `func`'s edge transfers in place and mark its signature (see the module doc)."""
     ret = func.body.terminator
-    upload = []
+    upload, in_branch = [], []
     for arg in func.args:
-        if _on_device(arg.type):
+        users = arg.users
+        lazy = not _on_device(arg.type) and bool(users) and all(
+            isinstance(u, ToDeviceOp) and u.parent is not func.body for u in users)
+        in_branch.append(lazy)
+        if _on_device(arg.type) or lazy:
             upload.append(False)
             continue
-        users = arg.users
         if not all(isinstance(u, ToDeviceOp) for u in users):
             raise HostOpsLeft([u for u in users if not isinstance(u, ToDeviceOp)])
         arg.type = arg.type.with_device(device)
@@ -78,9 +85,10 @@ def take_edge_transfers(func: FuncOp, device: str) -> Edges:
     if left:
         raise HostOpsLeft(left)
     func.update_function_type()
-    func.set_arg_attrs([_marked(func.arg_attrs(i), up, "upload") for i, up in enumerate(upload)])
+    func.set_arg_attrs([_marked(_marked(func.arg_attrs(i), up, "upload"), lazy, "in-branch")
+                        for i, (up, lazy) in enumerate(zip(upload, in_branch))])
     func.set_res_attrs([_marked(func.res_attrs(i), down, "download") for i, down in enumerate(download)])
-    return Edges(upload, download)
+    return Edges(upload, download, in_branch)
 
 
 def device_module(module: ModuleOp, device: str) -> tuple[ModuleOp, Edges]:

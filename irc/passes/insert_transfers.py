@@ -26,9 +26,9 @@ Where an op runs comes from one table, `PLACEMENT`:
   (the step count, on the device like a `dynamic_slice`'s bounds, is computed there too) and
   launches the step's kernels; its body is placed as a function's is. Else the whole loop
   runs on the host.
-* `tensor.if` in a function's body runs its branches on the device when every op of both
-  has a device kernel (`device_branches`): its condition stays on the host (a device one is
-  copied back), and the runtime cuts the function there and runs the taken branch only.
+* `tensor.if` runs its branches on the device when every op of both has a device kernel
+  (`device_branches`): its condition is computed on the device too, and the host side reads
+  it back (`gpu.read_flag`) and launches the taken branch only.
 * integer indexing by 0-d indices only the device knows, on the leading axes, is first made a
   `gather` (or a "set" `scatter`: `device_indexing.py`), which runs on the device.
 * `HOST` — everything else (fused_matvec, other indexing by an index computed from device
@@ -168,23 +168,21 @@ def device_scan(op: Operation) -> bool:
     for inner in op.regions[0].blocks[0].ops:
         if inner.op_name in SCAN_BODY_NEUTRAL or not is_tensor_op(inner):
             continue
-        if placement_rule(inner) == HOST or inner.op_name in ("tensor.custom", "tensor.if"):
-            return False  # (a user op is cut around; a branch needs the host between steps)
+        if placement_rule(inner) == HOST or inner.op_name == "tensor.custom":
+            return False  # (a user op is cut around, at a function's top level only)
     return True
 
 
 def device_branches(op: Operation) -> bool:
-    """Can this `tensor.if` run its branches on the device? It must be in a function's body
-    (the runtime cuts the function there, reads the condition back and runs the taken branch
-    as a device function of its own) and every op of both branches must have a device kernel
-    or follow its data; nested region ops other than device scans keep it on the host."""
-    if not isinstance(op.parent_op, FuncOp):
-        return False
+    """Can this `tensor.if` run its branches on the device (the host reads the condition back
+    and launches the taken branch's kernels)? Every op of both branches must have a device
+    kernel or follow its data (a nested scan or if: by the same rules); a user op keeps it
+    on the host (user ops are cut around, at a function's top level only)."""
     for region in op.regions:
         for inner in region.blocks[0].ops:
             if inner.op_name in SCAN_BODY_NEUTRAL + ("tensor.yield",) or not is_tensor_op(inner):
                 continue
-            if inner.op_name in ("tensor.custom", "tensor.if") or placement_rule(inner) == HOST:
+            if inner.op_name == "tensor.custom" or placement_rule(inner) == HOST:
                 return False
     return True
 
@@ -270,8 +268,6 @@ class _Placer:
                 or self.feeds_device_only(op) else HOST
         where = self.device if rule == DEVICE else None
         on_host = set(getattr(op, "host_operands", ()))  # a user GPU op's launch sizes
-        if op.op_name == "tensor.if":
-            on_host = {0}  # the condition: read on the host, which picks the branch
         for i, v in enumerate(op.operands):
             if isinstance(v.type, TensorType):
                 op.set_operand(i, self.on(v, None if i in on_host else where))

@@ -35,7 +35,7 @@ from ..passes.device_edges import HostOpsLeft
 from .profile_timing import CompositeTiming, TimedUserOp, host_clock
 from .reference import run_located
 from .segmented import run_steps
-from .segments import BranchStep, NativePart, SegmentPlan, UserStep, device_branches, split, splittable, user_ops
+from .segments import NativePart, SegmentPlan, UserStep, split, splittable, user_ops
 
 
 class UserOpsNested(HostOpsLeft):
@@ -67,10 +67,8 @@ def device_user_ops(module: Any) -> list[Operation]:
 
 
 def cut_on_device(module: Any) -> bool:
-    """Whether a placed module runs as device parts: it has GPU user ops, or `tensor.if`s whose
-    branches run on the device."""
-    func = part_function(module)
-    return bool(device_user_ops(module) or device_branches(func))
+    """Whether a placed module runs as device parts: it has GPU user ops."""
+    return bool(device_user_ops(module))
 
 
 class DeviceParts:
@@ -104,13 +102,6 @@ def compile_device_parts(module: Any, func: Any, backend: DeviceBackend, profili
             programs.append(program)
             if profiling:
                 sources.append(program.timing)
-        elif isinstance(step, BranchStep):
-            compiled = [backend.compile_part(part.module, profiling) for part in step.branches]
-            natives.append(TakenBranch(step, compiled[0][0], compiled[1][0]))
-            programs += [program for _, program in compiled]
-            if profiling:  # both branches' kernels, the untaken one's with no calls
-                timings = [getattr(program, "timing", None) for _, program in compiled]
-                sources.append(CompositeTiming(timings) if None not in timings else _NoRows())
         else:
             natives.append(None)
             if profiling:
@@ -159,9 +150,8 @@ class DeviceSegmentedExecutor:
 
     def launch_order(self) -> list[str]:
         """The steps as they run: each part's name, and each user op as `user op Label`."""
-        return [step.name if isinstance(step, NativePart) else
-                f"ifelse ({step.branches[0].name} or {step.branches[1].name})" if isinstance(step, BranchStep)
-                else f"user op {user_op_label(step.op)}" for step in self.plan.steps]
+        return [step.name if isinstance(step, NativePart) else f"user op {user_op_label(step.op)}"
+                for step in self.plan.steps]
 
     def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
         timers = self.timers
@@ -184,22 +174,6 @@ class DeviceSegmentedExecutor:
 
     def _fresh(self, value: Any) -> Any:
         return self.backend.copy(value) if hasattr(value, "gpudata") else np.array(value, copy=True)
-
-
-class TakenBranch:
-    """A device `tensor.if` between parts: the condition, a host value, picks the branch's
-    compiled function, which alone runs (Theano's lazy `ifelse` on the GPU: one small copy of
-    the condition back, the untaken branch never launched)."""
-
-    def __init__(self, step: BranchStep, then: Any, otherwise: Any):
-        self.op = step.op
-        given = {s: k for k, s in enumerate(step.inputs[1:], start=1)}
-        # per branch: its executor, and where its arguments are among the step's inputs
-        self.branches = [(ex, [given[s] for s in part.inputs]) for ex, part in zip((then, otherwise), step.branches)]
-
-    def run(self, arrays: list) -> list:
-        executor, picks = self.branches[0 if bool(np.asarray(arrays[0]).reshape(-1)[0]) else 1]
-        return executor.run([arrays[k] for k in picks])
 
 
 class Uploads:

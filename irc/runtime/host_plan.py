@@ -4,8 +4,8 @@ signature: the buffers to allocate and the kernel launches with every parameter 
 After `outline-kernels`, a host function holds only index arithmetic (`loop.dim`,
 `loop.constant`, `loop.add`, ...), shape checks (`loop.assert_eq`, `loop.check_index` of an
 index the host knows), buffer allocations, views
-(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls (`gpu.gemm`)
-and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`); its control
+(`loop.transpose`/`subview`/`broadcast`/`reshape`), `gpu.launch`es, library calls (`gpu.gemm`),
+copies of host arguments that a branch reads (`gpu.upload`) and the data checks read back after them (`loop.check_flag`: `HostPlan.checks`); its control
 flow (a device scan's loop over a step count the host knows, a branch on sizes) depends on
 the data only through the flags it reads back between launches (`gpu.read_flag`: a scan's
 `until`), which a plan assumes false until told otherwise (`run_readbacks`). Interpreting it for concrete input shapes gives a `HostPlan`: buffers are
@@ -82,6 +82,22 @@ class GemmCall:
         return n
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A `gpu.upload`: the host argument in slot `src.slot` copied into `dst`, in launch order."""
+
+    src: View
+    dst: View
+    op: Operation
+
+    @property
+    def work(self) -> int:
+        n = 1
+        for d in self.dst.shape:
+            n *= d
+        return n
+
+
 def blas_entry_name(index: int) -> str:
     """The name of the host function's `index`-th library call (in program order), one
     string object per name: the profiler keys its rows by identity."""
@@ -112,7 +128,7 @@ class Readback:
 class HostPlan:
     n_args: int
     allocs: list[Alloc]
-    launches: list[Launch | GemmCall]  # in program order
+    launches: list[Launch | GemmCall | Upload]  # in program order
     results: list[View]
     checks: list[Check] = field(default_factory=list)
     readbacks: list[Readback] = field(default_factory=list)
@@ -199,7 +215,7 @@ class _Recorder:
         self.readbacks: list[Readback] = []
         self.env: dict[Value, Any] = {}
         self.allocs: list[Alloc] = []
-        self.launches: list[Launch | GemmCall] = []
+        self.launches: list[Launch | GemmCall | Upload] = []
         self.results: list[View] = []
         self.checks: list[Check] = []
         self.free: dict[tuple, list[int]] = {}  # (shape, dtype) -> slots a dealloc gave back
@@ -281,6 +297,8 @@ class _Recorder:
         elif isinstance(op, G.ReadFlagOp):
             env[op.result] = len(self.readbacks) in self.stops
             self.readbacks.append(Readback(ins[0], len(self.launches), len(self.allocs)))
+        elif isinstance(op, G.UploadOp):
+            self.launches.append(Upload(ins[0], ins[1], op))
         elif isinstance(op, G.LaunchOp):
             self.launches.append(Launch(op.kernel, tuple(ins[1:]), int(ins[0]), op))
         elif isinstance(op, G.GemmOp):

@@ -25,7 +25,7 @@ from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
 from .blas_layout import column_major_gemm, gemm_args
-from .host_plan import (GemmCall, HostPlan, Launch, View, failed_check, host_value_args, record_plan,
+from .host_plan import (GemmCall, HostPlan, Launch, Upload, View, failed_check, host_value_args, record_plan,
                         run_readbacks)
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
@@ -296,10 +296,17 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
     return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
 
 
-def _emulate_launch(launch: Launch | GemmCall, kernels: dict[str, G.GpuFuncOp], memory: DeviceMemory,
+def _emulate_launch(launch: Launch | GemmCall | Upload, kernels: dict[str, G.GpuFuncOp], memory: DeviceMemory,
                     dtypes: dict[int, np.dtype], sm_count: int) -> None:
     if isinstance(launch, GemmCall):
         _emulate_gemm(launch, memory, dtypes)
+        return
+    if isinstance(launch, Upload):  # (inputs sit in emulated memory too: the same bytes)
+        src, dst = launch.src, launch.dst
+        nbytes = launch.work * dtypes[src.slot].itemsize
+        start, size = dst.offset * dtypes[dst.slot].itemsize, nbytes
+        begin = src.offset * dtypes[src.slot].itemsize
+        memory.slots[dst.slot][start:start + size] = memory.slots[src.slot][begin:begin + nbytes]
         return
     kernel = kernels[launch.kernel]
     grid, block = launch_dims(launch.work, sm_count, kernel.items_per_thread)

@@ -52,23 +52,10 @@ class UserStep:
 
 
 @dataclass
-class BranchStep:
-    """A `tensor.if` whose branches run on a device: the host reads the condition (slot
-    `inputs[0]`) and runs `branches[0]` (then) or `branches[1]` (else), each a function of
-    its own over its `inputs` slots (the step's `inputs[1:]` are both branches' together),
-    into `outputs`."""
-
-    op: Operation
-    inputs: tuple[int, ...]
-    outputs: tuple[int, ...]
-    branches: tuple[NativePart, NativePart]
-
-
-@dataclass
 class SegmentPlan:
     num_args: int
     num_slots: int
-    steps: list = field(default_factory=list)  # NativePart | UserStep | BranchStep, in program order
+    steps: list = field(default_factory=list)  # NativePart | UserStep, in program order
     constants: dict = field(default_factory=dict)  # slot -> numpy array (read-only)
     results: tuple[int, ...] = ()
 
@@ -76,16 +63,6 @@ class SegmentPlan:
 def user_ops(func: Operation) -> list[Operation]:
     """Every `tensor.custom` op of `func`, nested ones included."""
     return [op for op in func.walk() if op.op_name == USER_OP]
-
-
-def device_branch(op: Operation) -> bool:
-    """A `tensor.if` placed on a device (its results there): cut around like a user op."""
-    return op.op_name == "tensor.if" and any(getattr(r.type, "device", None) for r in op.results)
-
-
-def device_branches(func: Operation) -> list[Operation]:
-    """The device `tensor.if`s directly in `func`'s body."""
-    return [op for op in func.regions[0].blocks[0].ops if device_branch(op)]
 
 
 def splittable(func: Operation) -> bool:
@@ -125,11 +102,6 @@ def split(func: Operation) -> SegmentPlan:
         if op.op_name == "tensor.constant":
             constant_ops[op.results[0]] = op
             plan.constants[slot(op.results[0])] = evaluate(op, [])[0]
-            continue
-        if device_branch(op):
-            flush()
-            branches = sum(isinstance(st, BranchStep) for st in plan.steps)
-            plan.steps.append(_branch_step(func, op, branches, slot, constant_ops))
             continue
         if op.op_name != USER_OP:
             pending.append(op)
@@ -184,42 +156,6 @@ def _native_part(func: Operation, ops: list[Operation], index: int, slot: Any,
     part.body.append(ReturnOp([value_map[r] for r in writes], [], {}, (), (), func.location))
     part.update_function_type()
     return NativePart(ModuleOp.create([part]), name, tuple(slot(v) for v in reads), tuple(slot(r) for r in writes))
-
-
-def _branch_step(func: Operation, op: Operation, index: int, slot: Any, constant_ops: dict) -> BranchStep:
-    """A device `tensor.if` as two functions, each over the values its own branch reads from
-    above (constants copied in; an argument only the other branch reads is not moved), each
-    returning what its branch yields."""
-    parts = []
-    for k, what in enumerate(("then", "else")):
-        block = op.regions[k].blocks[0]
-        reads = [v for v in _block_reads(block) if v not in constant_ops]
-        name = f"{func.sym_name}.if{index}.{what}"
-        part = FuncOp.create(name, [v.type for v in reads], [], None, None, op.location)
-        value_map: dict[Value, Value] = dict(zip(reads, part.body.args))
-        for v, const in constant_ops.items():
-            if any(_reads(o, v) for o in block.ops):
-                part.body.append(const.clone(value_map))
-        for inner in block.ops[:-1]:
-            copy = inner.clone(value_map)
-            part.body.append(copy)
-            _keep_arguments(copy, part.body.args)
-        part.body.append(ReturnOp([value_map[v] for v in block.terminator.operands], [], {}, (), (), op.location))
-        part.update_function_type()
-        parts.append(NativePart(ModuleOp.create([part]), name, tuple(slot(v) for v in reads), ()))
-    used = list(dict.fromkeys((*parts[0].inputs, *parts[1].inputs)))
-    return BranchStep(op, (slot(op.operand(0)), *used), tuple(slot(r) for r in op.results), (parts[0], parts[1]))
-
-
-def _block_reads(block: Any) -> list[Value]:
-    """The values `block`'s ops (its terminator included) read from outside it, in first-use order."""
-    inside = {id(r) for op in block.ops for inner in op.walk() for r in inner.results}
-    out: list[Value] = []
-    for op in block.ops:
-        for v in (*op.operands, *values_from_above(op)):
-            if id(v) not in inside and v not in out:
-                out.append(v)
-    return out
 
 
 def _reads(op: Operation, v: Value) -> bool:

@@ -60,7 +60,7 @@ class EmulatedExecutor:
 
 
 def emulated_parts_backend() -> DeviceBackend:
-    """Device parts (an ifelse's branches and what is around them) run by the emulator;
+    """Device parts (what is around users' GPU ops) run by the emulator;
     arrays between them are numpy arrays standing for device ones."""
     def compile_part(module, profiling):
         placed, edges = device_module(module, "cuda")
@@ -323,8 +323,8 @@ def test_profile_names_each_kernel_after_its_ops(cuda_emulated):
 
 
 def test_ifelse_branches_run_on_the_device(cuda_emulated):
-    """`tensor.if` whose branches have device kernels: the function is cut there, the host
-    reads the condition and runs only the taken branch's kernels (a device shared variable a
+    """`tensor.if` whose branches have device kernels: the host reads the condition back and
+    runs only the taken branch's kernels (a device shared variable a
     branch reads stays on the device); no host op is left."""
     w = irc.shared(rand(5), name="w")
     c, x = T.fscalar("c"), T.fvector("x")

@@ -159,8 +159,9 @@ class FuncLowering:
             if rows is not None:
                 m, counts[k] = self._rows_run_result(m, rows, t, returned), rows.count
             owner = m.owner
-            if not (isinstance(owner, L.AllocOp) and owner.parent is self.func.body) or m in returned \
-                    or m.type != t:
+            # (on a device, a `loop.if` result is a buffer its branch made: the plan knows which)
+            owned = isinstance(owner, L.AllocOp) or isinstance(owner, L.IfOp) and self._on_device()
+            if not (owned and owner.parent is self.func.body) or m in returned or m.type != t:
                 m = self.copy_to_new(m, t)
             returned.add(m)
             results.append(m)

@@ -1,7 +1,7 @@
 """`tensor.if` → `loop.if`: each branch's ops are lowered inside its region, so only the taken
 branch's loops run.
 
-A one-element result is yielded as a scalar (`scalars.py`'s convention); any other result
+A one-element host result is yielded as a scalar (`scalars.py`'s convention); any other result
 as a contiguous buffer its branch allocated — the branch's own result buffer when it has one,
 else a copy (of an argument, a view, a value computed before the if) — so the `loop.if` result
 always owns a fresh buffer, which `plan_buffers` frees after its last use. A result size is the
@@ -9,6 +9,9 @@ branches' common size when both give the same index computed before the if, else
 result (`loop.dim`): a function result must have sizes the runtime can compute from the
 arguments before the call, so one whose branches differ in size makes the function run in the
 reference executor, with a warning (`irc.runtime.shapes`).
+
+On a device, the condition is a device value: its load becomes the host's `gpu.read_flag` when
+kernels are outlined, and the host plan follows the branch the flag picks (`host_plan`).
 
 Values the branches compute are scoped to them: what a branch binds for a value defined before
 the if (a one-element value it materialized as a buffer) is forgotten when the branch ends.
@@ -36,10 +39,16 @@ def branch_scope(ctx: FuncLowering, block: Block) -> Iterator[None]:
     ctx.buf, ctx.scalars = buf, scalars
 
 
+def _as_scalar(t) -> bool:
+    """Whether a result of type `t` is yielded as a scalar: one element, on the host (the host
+    side of a device function cannot load a device value)."""
+    return single_element(t) and getattr(t, "device", None) is None
+
+
 def _yielded(ctx: FuncLowering, v: Value, block: Block, taken: list[Value]) -> Value:
     """The value a branch yields for tensor `v`: a scalar, or a contiguous buffer it owns."""
     t = v.type
-    if single_element(t):
+    if _as_scalar(t):
         return ctx.broadcast_load(v, [ctx.lb.const(0)] * t.rank)
     m = ctx.materialize(v)
     want = contiguous_type(t)
@@ -51,7 +60,7 @@ def _yielded(ctx: FuncLowering, v: Value, block: Block, taken: list[Value]) -> V
 @lowering("tensor.if")
 def lower_if(ctx: FuncLowering, op: IfOp) -> None:
     cond = ctx.broadcast_load(op.operand(0), [])
-    types = [r.type.element if single_element(r.type) else contiguous_type(r.type) for r in op.results]
+    types = [r.type.element if _as_scalar(r.type) else contiguous_type(r.type) for r in op.results]
     new = L.IfOp([cond], types, {}, [Region([Block([])]), Region([Block([])])], (), op.location)
     ctx.lb.b.insert(new)
     yielded: list[list[Value]] = []
@@ -67,7 +76,7 @@ def lower_if(ctx: FuncLowering, op: IfOp) -> None:
             ctx.lb.b.create(L.YieldOp, values, result_types=[])
         yielded.append(values)
     for k, (r, res) in enumerate(zip(op.results, new.results)):
-        if single_element(r.type):
+        if _as_scalar(r.type):
             ctx.scalars[r] = res
             continue
         a, b = ctx.sizes[yielded[0][k]], ctx.sizes[yielded[1][k]]

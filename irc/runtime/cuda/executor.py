@@ -38,15 +38,15 @@ from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
 from ..blas_layout import BlasLayoutError, gemm_args
 from ..errors import ExecutionError, describe_location
-from ..host_plan import (GemmCall, HostPlan, View, failed_check, host_value_args, reads_flags, record_plan,
-                         run_readbacks)
+from ..host_plan import (GemmCall, HostPlan, Upload, View, failed_check, host_value_args, reads_flags,
+                         record_plan, run_readbacks)
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import OpenGpu, device, synchronize_after_launch
 from .cublas import GemmLauncher, handle as cublas_handle
-from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, KernelModule, Launcher, check
+from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, HostToDevice, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 from .staging import aligned, copy_kernel, mapped_host_block
 from .steady import SteadyRun
@@ -186,6 +186,11 @@ class PreparedPlan:
     def _prepare(self, launch: Any, program: CudaProgram, dev: OpenGpu) -> PreparedLaunch:
         if isinstance(launch, GemmCall):
             return self._prepare_gemm(launch, dev)
+        if isinstance(launch, Upload):  # a host argument a branch reads, copied when it runs
+            copy = HostToDevice(launch.work * self.dtypes[launch.dst.slot].itemsize, dev.stream.handle)
+            patches = [(slot_ref, v.slot, v.offset * self.dtypes[v.slot].itemsize)
+                       for slot_ref, v in zip(copy.slots, (launch.src, launch.dst))]
+            return PreparedLaunch(f"GpuFromHost(input {launch.src.slot})", launch.op.location, copy, patches)
         kernel = program.kernels[launch.kernel]
         params = kernel_params(kernel)
         views = []  # checked against what the kernel assumes, at a 256-aligned stand-in address
@@ -249,6 +254,9 @@ class CudaExecutor:
         self.dev = dev
         self.upload = program.edges.upload
         self.any_upload = any(self.upload)
+        # host arguments only `ifelse` branches read: kept on the host, uploaded by the branch
+        self.in_branch = program.edges.in_branch or [False] * len(self.upload)
+        self.any_in_branch = any(self.in_branch)
         self.download = [k for k, down in enumerate(program.edges.download) if down]
         self.plans: dict[tuple, PreparedPlan] = {}  # by input shapes (and `value_args`' values)
         self.value_args = host_value_args(program.host_func)
@@ -261,7 +269,8 @@ class CudaExecutor:
         if self.reads_flags:
             self.flag = drv.pagelocked_empty(1, np.uint8)
         # (a function with host results replays when its plan copies them itself: `staged`)
-        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks or self.reads_flags)
+        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks or self.reads_flags
+                               or self.any_in_branch)
 
     def profile(self, timing: CudaTiming) -> None:
         """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
@@ -289,7 +298,7 @@ class CudaExecutor:
     def _run(self, args: Sequence[Any], outs: list | None) -> list:
         # (an argument kept on the host — a shared variable made while device was cpu — is
         # uploaded like an input)
-        dargs = self._device_args(args) if self.any_upload or not all(
+        dargs = self._device_args(args) if self.any_upload or self.any_in_branch or not all(
             [type(a) is DeviceArray for a in args]) else args
         shapes = tuple([a.shape for a in dargs])
         values = None
@@ -308,7 +317,7 @@ class CudaExecutor:
             bufs = self._buffers_with(plan, dargs, outs)
         if self.timing is not None:
             self.timing.note_call_memory(self.dev.pool, sum(f.made for f in plan.factories) - made)
-        if plan.readbacks:
+        if plan.readbacks or self.any_in_branch:
             plan, bufs = self._run_readbacks(plan, bufs, shapes, dargs, values)
         else:
             self._launch_plan(plan, bufs)
@@ -376,19 +385,25 @@ class CudaExecutor:
             launches = p.launches[p.kept[lo]:p.kept[hi]]
             if not launches:
                 return
-            addresses = tuple([b.address for b in bufs])
-            graphs = None if self.one_by_one else p.chunk_graphs.get(lo)
-            if graphs is None and not self.one_by_one:
+            # (a host argument a branch uploads is the caller's array: its address, and a
+            # chunk holding its copy is never a graph)
+            addresses = [b.address if type(b) is DeviceArray else b.ctypes.data for b in bufs]
+            key = tuple([a for a, b in zip(addresses, bufs) if type(b) is DeviceArray])
+            capturable = not self.one_by_one and all(getattr(x.launcher, "capturable", True) for x in launches)
+            graphs = p.chunk_graphs.get(lo) if capturable else None
+            if graphs is None and capturable:
                 graphs = p.chunk_graphs[lo] = GraphCache(self.dev.stream.handle)
-            graph = graphs.execs.get(addresses) if graphs is not None else None
+            graph = graphs.execs.get(key) if graphs is not None else None
             if graph is not None:  # this step's launches replayed: one driver call
-                check(graphs.launch_graph(graph, graphs.stream), "launching a CUDA graph")
+                code = graphs.launch_graph(graph, graphs.stream)
+                if code:
+                    raise CudaError("launching a CUDA graph", code)
                 return
             for launch in launches:
                 for slot_ref, slot, byte_offset in launch.patches:
                     slot_ref.value = addresses[slot] + byte_offset
-            if graphs is not None and graphs.wants(addresses):
-                graphs.capture(addresses, [launch.launcher for launch in launches])
+            if graphs is not None and graphs.wants(key):
+                graphs.capture(key, [launch.launcher for launch in launches])
                 return
             for launch in launches:
                 self._launch(launch)
@@ -428,10 +443,14 @@ class CudaExecutor:
 
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
         timing = self.timing
-        if timing is not None:
-            return [timing.timed_on_host(timing.upload_key(k), lambda: to_device(a))
-                    if up or isinstance(a, np.ndarray) else a for k, (a, up) in enumerate(zip(args, self.upload))]
-        return [to_device(a) if up or isinstance(a, np.ndarray) else a for a, up in zip(args, self.upload)]
+        out = list(args)
+        for k, (a, up, lazy) in enumerate(zip(args, self.upload, self.in_branch)):
+            if lazy:  # copied by the branch that reads it (`gpu.upload`): a dense host array
+                out[k] = np.ascontiguousarray(a.get() if type(a) is DeviceArray else a)
+            elif up or isinstance(a, np.ndarray):
+                out[k] = to_device(a) if timing is None else \
+                    timing.timed_on_host(timing.upload_key(k), lambda a=a: to_device(a))
+        return out
 
     def _plan(self, key: tuple, dargs: list, values: dict[int, int] | None = None,
               stops: tuple[int, ...] = ()) -> PreparedPlan:
@@ -505,7 +524,7 @@ def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any,
     program = build_program(placed, edges, func, dev, config.allow_gc)
     executor = CudaExecutor(program, dev)
     if profiling:
-        uploads = [k for k, up in enumerate(edges.upload) if up]
+        uploads = [k for k, up in enumerate(edges.upload) if up or edges.in_branch and edges.in_branch[k]]
         placed_func = next(op for op in placed.body.ops if type(op) is FuncOp)
         program.timing = CudaTiming(placed_func, program.host_func, uploads, executor.download, dev.stream)
         executor.profile(program.timing)

@@ -44,6 +44,7 @@ def driver() -> ctypes.CDLL:
         cu.cuGraphExecDestroy.argtypes = [ctypes.c_void_p]
         cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         cu.cuMemcpyDtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        cu.cuMemcpyHtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
         _CU = cu
     return _CU
@@ -104,6 +105,25 @@ class Launcher:
         self.args = (function, u(grid), u(1), u(1), u(block), u(1), u(1), u(0),
                      ctypes.c_void_p(stream_handle), None, self.extra)
         self.launch = driver().cuLaunchKernel
+
+
+class HostToDevice:
+    """A `gpu.upload` in launch order: `nbytes` from a host address (slot 0) to a device
+    address (slot 1), both patched per call like a kernel's pointers. The host memory is the
+    caller's (pageable) array, so this copy is never captured in a CUDA graph."""
+
+    capturable = False
+    args = ()
+
+    def __init__(self, nbytes: int, stream_handle: int):
+        self.buffer = ctypes.create_string_buffer(16)
+        self.slots = [ctypes.c_uint64.from_buffer(self.buffer, 0), ctypes.c_uint64.from_buffer(self.buffer, 8)]
+        self.nbytes = ctypes.c_size_t(nbytes)
+        self.stream = ctypes.c_void_p(stream_handle)
+        self.copy = driver().cuMemcpyHtoDAsync_v2
+
+    def launch(self) -> int:
+        return self.copy(self.slots[1].value, self.slots[0].value, self.nbytes, self.stream)
 
 
 CAPTURE_MODE_RELAXED = 2

@@ -3,8 +3,8 @@
 The runtime takes a placed function's edge transfers (`device-edges`), so that is where its
 code generator starts (`codegen_input`) and the first of its loop-level passes. A function
 with ops that have no GPU kernel yet runs on the cpu, with one warning (`cuda/host_fallback.py`);
-one with users' GPU ops, or with an `ifelse` whose branches run on the device, runs as
-device parts with the ops' thunks (or the taken branch) between them (`device_parts.py`). llvmlite and PyCUDA are imported on first use, not with the table."""
+one with users' GPU ops runs as device parts with the ops' thunks between them
+(`device_parts.py`). llvmlite and PyCUDA are imported on first use, not with the table."""
 from __future__ import annotations
 
 from typing import Any
