@@ -9,7 +9,9 @@ a taken and an untaken branch, µs per call with a synchronization ending each c
   readback        flag kernel, 1-byte copy to pinned memory, sync, branch launch, sync
   readback+graph  the same with the branch replayed as a one-node CUDA graph (irc's plans)
   conditional     one graph launch: [flag kernel setting the handle] -> IF {branch}, sync
-and, for scale, irc's own `ifelse` of the same branch with device-resident operands.
+and irc's own `ifelse` of the same branch over device-resident vectors: with its condition from
+two host scalars passed per call (uploaded, the condition read back) and from two device
+shared variables (the whole call one graph, the branch decided by conditional nodes).
 
 Run on the GPU machine: `python tools/bench_gpu_conditional.py`. Kernels are PTX written here
 (the setter's call of the device runtime is resolved when the module is loaded; where the
@@ -235,7 +237,8 @@ def main() -> None:
     pinned = drv.pagelocked_empty(1, np.uint8)
     sync = lambda: check(cu.cuStreamSynchronize(stream), "sync")  # noqa: E731
     print(f"machine: {dev.name} ({dev.arch})")
-    print(f"{'n':>10} {'branch':>8} {'readback':>10} {'rb+graph':>10} {'conditional':>12} {'irc ifelse':>11}  (µs per call)")
+    print(f"{'n':>10} {'branch':>8} {'readback':>10} {'rb+graph':>10} {'conditional':>12} {'irc ifelse':>11} "
+          f"{'irc, on dev':>12}  (µs per call)")
     for n in (1 << 10, 1 << 20, 1 << 24):
         x = drv.mem_alloc(4 * n)
         y = drv.mem_alloc(4 * n)
@@ -250,7 +253,9 @@ def main() -> None:
         xs = irc.shared(np.arange(n, dtype=np.float32), name="x")
         zs = irc.shared(np.zeros(n, np.float32), name="z")
         sa, sb = T.fscalar("a"), T.fscalar("b")
-        f_irc = irc.function([sa, sb], irc.Out(gpu_from_host(ifelse(T.lt(sa, sb), xs + xs, zs)), borrow=True))
+        f_irc = irc.function([sa, sb], irc.Out(gpu_from_host(ifelse(T.lt(sa, sb), xs + xs, zs * 1)), borrow=True))
+        da, db = irc.shared(np.float32(0), name="a"), irc.shared(np.float32(1), name="b")
+        f_dev = irc.function([], irc.Out(gpu_from_host(ifelse(T.lt(da, db), xs + xs, zs * 1)), borrow=True))
         for taken in (True, False):
             a = drv.mem_alloc(4)
             b = drv.mem_alloc(4)
@@ -298,12 +303,16 @@ def main() -> None:
                 want = 2 * np.arange(4, dtype=np.float32) if taken else np.zeros(4, np.float32)
                 assert np.array_equal(got, want), (run, taken, got)
             av, bv = (np.float32(0), np.float32(1)) if taken else (np.float32(1), np.float32(0))
-            mine = f_irc(av, bv)
-            assert np.array_equal(np.asarray(mine)[:4], 2 * np.arange(4) if taken else np.zeros(4))
+            da.set_value(av)
+            db.set_value(bv)
+            want = 2 * np.arange(4) if taken else np.zeros(4)
+            for mine in (f_irc(av, bv), f_dev()):
+                assert np.array_equal(np.asarray(mine)[:4], want)
             times = [per_call_us(lambda: readback(False)), per_call_us(lambda: readback(True)),
-                     per_call_us(conditional), per_call_us(lambda: (f_irc(av, bv), dev.synchronize()))]
+                     per_call_us(conditional), per_call_us(lambda: (f_irc(av, bv), dev.synchronize())),
+                     per_call_us(lambda: (f_dev(), dev.synchronize()))]
             print(f"{n:>10} {'taken' if taken else 'skipped':>8} {times[0]:>10.2f} {times[1]:>10.2f} "
-                  f"{times[2]:>12.2f} {times[3]:>11.2f}")
+                  f"{times[2]:>12.2f} {times[3]:>11.2f} {times[4]:>12.2f}")
             cu.cuGraphExecDestroy(cond_exec)
             cu.cuGraphDestroy(graph)
         cu.cuGraphExecDestroy(branch_exec)

@@ -70,7 +70,8 @@ class SharedVariable(Variable):
                 arr = np.array(arr, copy=True)
             self.container.value = arr
         elif old.shape == arr.shape and old.dtype == arr.dtype:
-            old.set(np.ascontiguousarray(arr))  # a device array: copied over, same buffer
+            # a device array: copied over, same buffer (`ascontiguousarray` would make a 0-d one 1-d)
+            old.set(arr if arr.flags.c_contiguous else np.ascontiguousarray(arr))
         else:
             self.container.value = self._to_storage(arr)  # on its device, whatever is active now
 

@@ -15,7 +15,7 @@ runtime and the CPU emulator both execute plans; neither reads the host IR per c
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -124,6 +124,31 @@ class Readback:
     allocs: int
 
 
+@dataclass(frozen=True)
+class Branch:
+    """A `loop.if` on a flag a kernel computed, kept whole (`record_plan(branches=True)`): the
+    launches of `then` or of `otherwise` run as the flag says, decided on the device (a CUDA
+    graph's conditional nodes) or by reading it back. Both write their results into the same
+    buffers, so the launches after it are one list whichever ran."""
+
+    flag: View
+    then: tuple
+    otherwise: tuple
+    op: Operation
+    work: int = 1  # (never dropped as an empty launch)
+
+
+class NotBranchable(Exception):
+    """Why a plan cannot keep its branches whole: it reads its flags back instead."""
+
+
+@dataclass(frozen=True)
+class _Flag:
+    """A flag read back, while recording with branches kept whole: only a `loop.if` may read it."""
+
+    view: View
+
+
 @dataclass
 class HostPlan:
     n_args: int
@@ -162,13 +187,27 @@ def host_value_args(func: FuncOp) -> list[int]:
 
 
 def record_plan(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any],
-                values: dict[int, int] | None = None, stops: tuple[int, ...] = ()) -> HostPlan:
+                values: dict[int, int] | None = None, stops: tuple[int, ...] = (),
+                branches: bool = False) -> HostPlan:
     """The plan of `func` (a host function after outline-kernels) for arguments of `shapes`
     (and, for the arguments `host_value_args` names, of `values`: argument -> its integer),
     with the flags it reads back (`gpu.read_flag`, by index in reading order) false except
     those in `stops`; a `ShapeError` when the shapes do not fit (the failing `loop.assert_eq`
-    names the op)."""
-    return _Recorder(func, shapes, values, stops).record()
+    names the op). With `branches`, each `loop.if` on a flag is kept whole (`Branch`) and no
+    flag is read back; `NotBranchable` says why that cannot be (a flag a loop's exit reads,
+    branches whose results differ in size, a data check or an upload in a branch)."""
+    return _Recorder(func, shapes, values, stops, branches).record()
+
+
+def record_plan_branches_first(func: FuncOp, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[Any],
+                               values: dict[int, int] | None = None) -> HostPlan:
+    """The plan with its branches kept whole where it can be, else the one that reads flags back."""
+    if not reads_flags(func):
+        return record_plan(func, shapes, dtypes, values)
+    try:
+        return record_plan(func, shapes, dtypes, values, branches=True)
+    except NotBranchable:
+        return record_plan(func, shapes, dtypes, values)
 
 
 def reads_flags(func: FuncOp) -> bool:
@@ -210,8 +249,9 @@ class _Recorder:
     loop's temporaries take one slot, not one per step."""
 
     def __init__(self, func: FuncOp, shapes: Sequence[tuple[int, ...]], values: dict[int, int] | None,
-                 stops: tuple[int, ...] = ()):
+                 stops: tuple[int, ...] = (), branches: bool = False):
         self.func, self.shapes, self.values, self.stops = func, shapes, values, stops
+        self.branches = branches
         self.readbacks: list[Readback] = []
         self.env: dict[Value, Any] = {}
         self.allocs: list[Alloc] = []
@@ -223,6 +263,10 @@ class _Recorder:
         self.depth = 0  # loops being run: slots are reused inside loops only (a buffer made at
         # the top level may be a result, whose storage the caller may choose: an argument's)
         self.gemms = 0
+        self.given: list[int] = []  # the slot of each allocation run, in order
+
+    def dtype(self, slot: int) -> np.dtype:
+        return self.allocs[slot - len(self.func.args)].dtype
 
     def record(self) -> HostPlan:
         func = self.func
@@ -241,6 +285,8 @@ class _Recorder:
             ins = [env.get(v) for v in op.operands]
             if isinstance(op, L.YieldOp):
                 return ins
+            if self.branches and not isinstance(op, L.IfOp) and any(isinstance(x, _Flag) for x in ins):
+                raise NotBranchable(f"'{op.op_name}' reads a flag the device computed")
             self.run_op(op, ins)
         return []
 
@@ -276,6 +322,7 @@ class _Recorder:
             else:
                 slot = len(self.func.args) + len(self.allocs)
                 self.allocs.append(Alloc(slot, shape, dtype))
+            self.given.append(slot)
             env[op.result] = View(slot, 0, shape, _dense(shape))
         elif isinstance(op, L.DeallocOp):  # the buffer is free for a later allocation
             v, dtype = ins[0], np.dtype(op.operand(0).type.element.numpy_name)
@@ -294,6 +341,10 @@ class _Recorder:
         elif isinstance(op, L.CheckFlagOp):
             self.checks.append(Check(ins[0], op))
             self.flags.add(ins[0].slot)
+        elif isinstance(op, G.ReadFlagOp) and self.branches:
+            env[op.result] = _Flag(ins[0])
+        elif isinstance(op, L.IfOp) and isinstance(ins[0], _Flag):
+            self.run_branch(op, ins[0].view)
         elif isinstance(op, G.ReadFlagOp):
             env[op.result] = len(self.readbacks) in self.stops
             self.readbacks.append(Readback(ins[0], len(self.launches), len(self.allocs)))
@@ -317,6 +368,39 @@ class _Recorder:
             raise UnsupportedHostOp(f"'{op.op_name}' at {op.location} cannot run on the host "
                                     f"side of a GPU function")
 
+    def run_branch(self, op: L.IfOp, flag: View) -> None:
+        """Both branches of a `loop.if` on a device flag, recorded into one `Branch`; what the
+        else-branch yields goes into the then-branch's buffers (same sizes asked), so the plan
+        after it reads one set of results."""
+        start, given, checks = len(self.launches), len(self.given), len(self.checks)
+        outs, bodies = [], []
+        for taken in (True, False):
+            try:
+                outs.append(self.run_block(op.branch(taken)))
+            except ShapeError as e:  # (a size check fails in a branch: it must not run untaken)
+                raise NotBranchable(f"a branch's size check fails for these shapes: {e}") from None
+            bodies.append(tuple(self.launches[start:]))
+            del self.launches[start:]
+        if len(self.checks) != checks or any(isinstance(x, (Upload, Branch)) for b in bodies for x in b):
+            raise NotBranchable("a branch reads data checks back, uploads an argument or holds a branch")
+        own = set(self.given[given:])  # the slots allocations in the branches took
+        rename: dict[int, int] = {}
+        for t, e in zip(*outs):
+            if not isinstance(t, View):
+                if t != e:
+                    raise NotBranchable("the branches give different host values")
+                continue
+            same = isinstance(e, View) and e.shape == t.shape and t.dense and e.dense and \
+                {t.slot, e.slot} <= own and self.dtype(t.slot) == self.dtype(e.slot)
+            if not same:
+                raise NotBranchable("the branches' results differ in size or are not buffers of their own")
+            rename[e.slot] = t.slot
+            if self.depth and e.slot != t.slot:  # (the else-branch's own buffer is not used)
+                self.free.setdefault((e.shape, self.dtype(e.slot)), []).append(e.slot)
+        otherwise = tuple(_renamed(x, rename) for x in bodies[1])
+        self.launches.append(Branch(flag, bodies[0], otherwise, op))
+        self.env.update(zip(op.results, outs[0]))
+
     def run_loop(self, op: L.ForOp, ins: list[Any]) -> None:
         lo, hi, step, carried = ins[0], ins[1], ins[2], ins[3:]
         body = op.regions[0].blocks[0]
@@ -326,6 +410,15 @@ class _Recorder:
             carried = self.run_block(body)
         self.depth -= 1
         self.env.update(zip(op.results, carried))
+
+
+def _renamed(launch: Launch | GemmCall, slots: dict[int, int]) -> Launch | GemmCall:
+    """`launch` with its views of buffer `a` made views of `slots[a]`."""
+    def moved(v: Any) -> Any:
+        return replace(v, slot=slots[v.slot]) if isinstance(v, View) and v.slot in slots else v
+    if isinstance(launch, GemmCall):
+        return replace(launch, a=moved(launch.a), b=moved(launch.b), c=moved(launch.c), c_in=moved(launch.c_in))
+    return replace(launch, args=tuple(moved(a) for a in launch.args))
 
 
 def _view(op: Operation, ins: list[Any]) -> View:

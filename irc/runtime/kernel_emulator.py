@@ -25,8 +25,8 @@ from ..dialects.tensor_eval import evaluate_scalar
 from ..ir.core import Block, Operation, Value
 from ..dialects.func import FuncOp
 from .blas_layout import column_major_gemm, gemm_args
-from .host_plan import (GemmCall, HostPlan, Launch, Upload, View, failed_check, host_value_args, record_plan,
-                        run_readbacks)
+from .host_plan import (Branch, GemmCall, HostPlan, Launch, Upload, View, failed_check, host_value_args,
+                        record_plan, record_plan_branches_first, run_readbacks)
 
 SLOT_SPACING = 1 << 40  # emulated device addresses: slot k's bytes start at (k + 1) << 40
 DEFAULT_SM_COUNT = 2
@@ -296,10 +296,16 @@ def execute_plan(plan: HostPlan, kernels: dict[str, G.GpuFuncOp], inputs: Sequen
     return [_read_view(v, dtypes[v.slot], memory) for v in plan.results]
 
 
-def _emulate_launch(launch: Launch | GemmCall | Upload, kernels: dict[str, G.GpuFuncOp], memory: DeviceMemory,
+def _emulate_launch(launch: Launch | GemmCall | Upload | Branch, kernels: dict[str, G.GpuFuncOp], memory: DeviceMemory,
                     dtypes: dict[int, np.dtype], sm_count: int) -> None:
     if isinstance(launch, GemmCall):
         _emulate_gemm(launch, memory, dtypes)
+        return
+    if isinstance(launch, Branch):  # the device decides (a conditional graph node): the flag
+        taken = launch.then if _read_view(launch.flag, dtypes[launch.flag.slot], memory).reshape(-1)[0] \
+            else launch.otherwise
+        for inner in taken:
+            _emulate_launch(inner, kernels, memory, dtypes, sm_count)
         return
     if isinstance(launch, Upload):  # (inputs sit in emulated memory too: the same bytes)
         src, dst = launch.src, launch.dst
@@ -356,6 +362,6 @@ def run_function(module: ModuleOp, inputs: Sequence[np.ndarray], func: str | Non
     kernels = {op.sym_name: op for op in module.body.ops if isinstance(op, G.GpuFuncOp)}
     values = {k: int(np.asarray(inputs[k])) for k in host_value_args(chosen)}
     shapes, dtypes = [np.shape(x) for x in inputs], [np.asarray(x).dtype for x in inputs]
-    plan = record_plan(chosen, shapes, dtypes, values)
+    plan = record_plan_branches_first(chosen, shapes, dtypes, values)
     return execute_plan(plan, kernels, inputs, sm_count,
                         lambda stops: record_plan(chosen, shapes, dtypes, values, stops))

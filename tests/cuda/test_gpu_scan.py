@@ -92,7 +92,28 @@ def _until(device):
     return [v for lim in (6.5, 5.0, 4.2, 0.0, 6.5) for v in f(hv, np.float32(lim))]
 
 
-PROGRAMS = {"until": _until, "rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _rnn(d, True),
+def _branches_on_the_device(device):
+    """An `ifelse` whose condition the device computes from device-resident shared variables,
+    called often enough to be replayed as one CUDA graph (its branches conditional nodes), the
+    condition flipping between calls; and an `ifelse` inside a scan's step."""
+    rng = np.random.RandomState(6)
+    w = irc.shared(rng.rand(64).astype("float32"), name="w")
+    limit = irc.shared(np.float32(0.5), name="limit")
+    x = T.fvector("x")
+    policy = "raise" if device == "cuda" else "ignore"
+    hs, _ = irc.scan(lambda xt, h: ifelse(T.gt(xt, 0.5), h * 0.9 + w, h - w * 0.1), sequences=x,
+                     outputs_info=T.zeros_like(w))
+    with irc.config.change_flags(device=device, assert_no_cpu_op=policy):
+        f = irc.function([], [ifelse(T.lt(T.mean(w), limit), T.exp(w) * 2, T.sqrt(w) + 1), T.sum(w)])
+        g = irc.function([x], hs)
+    out = []
+    for k in range(8):
+        limit.set_value(np.float32(0.9 if k % 3 else 0.1))
+        out += f()
+    return out + [g(rng.rand(20).astype("float32"))]
+
+
+PROGRAMS = {"branches": _branches_on_the_device, "until": _until, "rnn forward": lambda d: _rnn(d, False), "rnn training": lambda d: _rnn(d, True),
             "taps": _taps, "nested": _nested, "ifelse": _tutorial_ifelse}
 
 

@@ -1,11 +1,13 @@
 """`ifelse` under device=cuda inside one device function: the condition is computed on the
 device, the host side reads it back (`gpu.read_flag`) and launches the taken branch only (a
-plan per path); a host argument that only a branch reads is uploaded by that branch
+plan per path, or both branches kept in one plan for a CUDA graph's conditional nodes:
+`host_plan.Branch`); a host argument that only a branch reads is uploaded by that branch
 (`gpu.upload`), so the untaken branch's inputs never cross. Run by the kernel emulator with no
 host op, against numpy (float32: rtol 1e-6; float64: exact)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import irc
 import irc.tensor as T
@@ -50,14 +52,18 @@ def test_branches_with_sizes_of_their_own_and_several_results(cuda_emulated):
     x = T.dvector("x")
     c = T.lscalar("c")
     with no_host_ops():
-        f = irc.function([c, x], [*ifelse(T.gt(c, 0), [T.concatenate([x, x]), x.sum()], [x[1:] * 3, x.max()])])
+        f = irc.function([c, x], [*ifelse(T.gt(c, 0), [T.concatenate([x, x]), x.sum()], [x[1:] * 3, x.max()]),
+                                  x.min()])  # (x is read outside the branches: uploaded with the call)
     xv = np.arange(5.0)
-    long, s = f(1, xv)
+    long, s, _ = f(1, xv)
     np.testing.assert_array_equal(long, np.concatenate([xv, xv]))
     assert float(s) == xv.sum()
-    short, m = f(0, xv)
+    short, m, _ = f(0, xv)
     np.testing.assert_array_equal(short, xv[1:] * 3)
     assert float(m) == xv.max()
+    host = host_function(cuda_emulated[-1])  # no single graph: the plan reads the flag back
+    with pytest.raises(host_plan.NotBranchable, match="differ in size"):
+        host_plan.record_plan(host, [(), (5,)], [np.dtype("int64"), np.dtype("float64")], branches=True)
 
 
 def test_an_ifelse_inside_a_scan_step_runs_on_the_device(cuda_emulated):
@@ -76,3 +82,10 @@ def test_an_ifelse_inside_a_scan_step_runs_on_the_device(cuda_emulated):
     host = host_function(cuda_emulated[-1])  # (the first step is peeled: two step loops)
     flags = [op for op in host.walk() if isinstance(op, G.ReadFlagOp)]
     assert flags and all(op.parent_op.op_name == "loop.for" for op in flags)
+    # kept whole: one Branch per step, whose else-branch writes the then-branch's buffer
+    plan = host_plan.record_plan(host, [(4,), (2,)], [np.dtype("float64")] * 2, branches=True)
+    branches = [x for x in plan.launches if isinstance(x, host_plan.Branch)]
+    assert len(branches) == 4 and not plan.readbacks
+    for b in branches:
+        written = {v.slot for x in b.then for v in x.args if isinstance(v, host_plan.View)}
+        assert written & {v.slot for x in b.otherwise for v in x.args if isinstance(v, host_plan.View)}

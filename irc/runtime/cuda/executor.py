@@ -38,14 +38,15 @@ from ...ir.instrumentation import render_ir
 from ...passes.device_edges import Edges
 from ..blas_layout import BlasLayoutError, gemm_args
 from ..errors import ExecutionError, describe_location
-from ..host_plan import (GemmCall, HostPlan, Upload, View, failed_check, host_value_args, reads_flags,
-                         record_plan, run_readbacks)
+from ..host_plan import (Branch, GemmCall, HostPlan, Upload, View, failed_check, host_value_args, reads_flags,
+                         record_plan, record_plan_branches_first, run_readbacks)
 from ..native import inplace_results
 from ..native_executor import execution_error
 from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import OpenGpu, device, synchronize_after_launch
 from .cublas import GemmLauncher, handle as cublas_handle
+from .conditional_graph import PreparedBranch, build_graph
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, HostToDevice, KernelModule, Launcher
 from .ptx_cache import cached_ptx
 from .staging import aligned, copy_kernel, mapped_host_block
@@ -101,7 +102,7 @@ class PreparedPlan:
     prepared launches (launches with no work are dropped: CUDA refuses empty grids)."""
 
     def __init__(self, plan: HostPlan, program: CudaProgram, dev: OpenGpu, arg_dtypes: list,
-                 downloads: Sequence[int] = ()):
+                 downloads: Sequence[int] = (), host_flag: Any = None):
         self.source = plan
         self.n_args = plan.n_args
         self.results = plan.results
@@ -111,13 +112,15 @@ class PreparedPlan:
         self.factories = [ArrayFactory(a.shape, a.dtype) for a in plan.allocs]
         self.makers = [f.take for f in self.factories]
         self.owned: dict[int, DeviceArray] = {}  # allocation → the buffer the plan keeps for it
+        self.host_flag = host_flag
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
+        # a graph of a plan with branches holds conditional nodes (`conditional_graph`)
+        self.build = build_graph if any(isinstance(x, PreparedBranch) for x in self.launches) else None
         self.readbacks = plan.readbacks
-        if plan.readbacks:  # plan launch index -> prepared launches before it (empty ones dropped)
-            self.chunk_graphs: dict[int, GraphCache] = {}  # by the first launch between two flags
-            self.kept = [0]
-            for launch in plan.launches:
-                self.kept.append(self.kept[-1] + (launch.work > 0))
+        self.chunk_graphs: dict[int, GraphCache] = {}  # by the first launch between two flags read
+        self.kept = [0]  # plan launch index -> prepared launches before it (empty ones dropped)
+        for launch in plan.launches:
+            self.kept.append(self.kept[-1] + (launch.work > 0))
         self.graphs = GraphCache(dev.stream.handle)
         self.result_slots: list[int | None] = []
         for v in plan.results:  # a result that owns its buffer is handed out as it is
@@ -186,6 +189,11 @@ class PreparedPlan:
     def _prepare(self, launch: Any, program: CudaProgram, dev: OpenGpu) -> PreparedLaunch:
         if isinstance(launch, GemmCall):
             return self._prepare_gemm(launch, dev)
+        if isinstance(launch, Branch):  # decided on the device in a graph, else read back
+            flag = (launch.flag.slot, launch.flag.offset * self.dtypes[launch.flag.slot].itemsize)
+            then, otherwise = ([self._prepare(x, program, dev) for x in body if x.work > 0]
+                               for body in (launch.then, launch.otherwise))
+            return PreparedBranch(launch.op.location, flag, then, otherwise, self.host_flag, dev.stream.handle)
         if isinstance(launch, Upload):  # a host argument a branch reads, copied when it runs
             copy = HostToDevice(launch.work * self.dtypes[launch.dst.slot].itemsize, dev.stream.handle)
             patches = [(slot_ref, v.slot, v.offset * self.dtypes[v.slot].itemsize)
@@ -269,8 +277,8 @@ class CudaExecutor:
         if self.reads_flags:
             self.flag = drv.pagelocked_empty(1, np.uint8)
         # (a function with host results replays when its plan copies them itself: `staged`)
-        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks or self.reads_flags
-                               or self.any_in_branch)
+        # (a plan that reads flags back never replays; one with branches decided on the device does)
+        self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks or self.any_in_branch)
 
     def profile(self, timing: CudaTiming) -> None:
         """Run every launch and transfer between `timing`'s CUDA events: one by one, since a
@@ -348,12 +356,16 @@ class CudaExecutor:
             for slot_ref, slot, byte_offset in launch.patches:
                 slot_ref.value = addresses[slot] + byte_offset
         if not self.one_by_one and graphs.wants(addresses):
-            graphs.capture(addresses, [launch.launcher for launch in plan.launches])
+            graphs.capture(addresses, [launch.launcher for launch in plan.launches], plan.build)
             return
         for launch in plan.launches:
             self._launch(launch)
 
-    def _launch(self, launch: PreparedLaunch) -> None:
+    def _launch(self, launch: PreparedLaunch | PreparedBranch) -> None:
+        if isinstance(launch, PreparedBranch):  # the condition read back, then one branch
+            for inner in launch.taken():
+                self._launch(inner)
+            return
         launcher = launch.launcher
         if self.timing is None:
             code = launcher.launch(*launcher.args)
@@ -426,7 +438,7 @@ class CudaExecutor:
         its CUDA graph exists (None: not yet); False where no call can be repeated (uploads,
         downloads, results that are copies, synchronizing launches, graphs that failed)."""
         plan = self.plans.get(tuple([a.shape for a in args]))
-        if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken
+        if not self.can_replay or plan is not None and (not plan.direct or plan.graphs.broken or plan.readbacks
                                                         or self.download and plan.staged is None):
             return False
         if not all([type(a) is DeviceArray for a in args]):  # uploaded every call
@@ -457,8 +469,10 @@ class CudaExecutor:
         dtypes = [a.dtype for a in dargs]
         shapes = [a.shape for a in dargs]
         staged = () if self.one_by_one or self.reads_flags else self.download
-        plan = PreparedPlan(record_plan(self.program.host_func, shapes, dtypes, values, stops), self.program,
-                            self.dev, dtypes, staged)
+        host = self.program.host_func
+        recorded = record_plan(host, shapes, dtypes, values, stops) if stops else \
+            record_plan_branches_first(host, shapes, dtypes, values)
+        plan = PreparedPlan(recorded, self.program, self.dev, dtypes, staged, getattr(self, "flag", None))
         self.plans[key] = plan
         return plan
 

@@ -9,7 +9,7 @@ once, when the plan is prepared."""
 from __future__ import annotations
 
 import ctypes
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 _CU = None
 CU_LAUNCH_PARAM_BUFFER_POINTER = 1
@@ -45,6 +45,7 @@ def driver() -> ctypes.CDLL:
         cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         cu.cuMemcpyDtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuMemcpyHtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        cu.cuMemcpyDtoHAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
         _CU = cu
     return _CU
@@ -161,17 +162,26 @@ class GraphCache:
         self.seen[key] = n
         return n > self.after
 
-    def capture(self, key: tuple, launchers: Sequence["Launcher"]) -> None:
-        """Record `launchers` (already patched for `key`) as a graph, then launch it."""
+    def capture(self, key: tuple, launchers: Sequence["Launcher"],
+                build: Callable[[Sequence[Any], int], ctypes.c_void_p] | None = None) -> None:
+        """Record `launchers` (already patched for `key`) as a graph, then launch it; `build`
+        makes the graph instead of a stream capture (a plan with branches decided on the
+        device: `conditional_graph.build_graph`)."""
         cu = driver()
         graph, graph_exec = ctypes.c_void_p(), ctypes.c_void_p()
-        check(cu.cuStreamBeginCapture_v2(self.stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
-        try:
-            codes = [launcher.launch(*launcher.args) for launcher in launchers]
-        except CudaError as e:  # a library call that failed (its launcher raises)
-            codes = [e.code]
-        ended = cu.cuStreamEndCapture(self.stream, ctypes.byref(graph))
-        bad = next((c for c in codes if c), 0) or ended
+        if build is not None:
+            try:
+                graph, bad = build(launchers, self.stream.value), 0
+            except CudaError as e:
+                bad = e.code
+        else:
+            check(cu.cuStreamBeginCapture_v2(self.stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
+            try:
+                codes = [launcher.launch(*launcher.args) for launcher in launchers]
+            except CudaError as e:  # a library call that failed (its launcher raises)
+                codes = [e.code]
+            ended = cu.cuStreamEndCapture(self.stream, ctypes.byref(graph))
+            bad = next((c for c in codes if c), 0) or ended
         if not bad:
             bad = cu.cuGraphInstantiateWithFlags(ctypes.byref(graph_exec), graph, 0)
         if graph:
