@@ -8,7 +8,8 @@ the op, its location and the shapes.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -56,6 +57,21 @@ def evaluated_inputs(op: Operation) -> list[Value]:
     return [*op.operands, *values_from_above(op)]
 
 
+# called with (op, results) after every op evaluated, nested ones (a scan's steps, a branch's)
+# included: a debugging mode's checks (`NanGuardMode`), set with `observing`
+_OBSERVERS: list[Callable[[Operation, list], None]] = []
+
+
+@contextmanager
+def observing(observer: Callable[[Operation, list], None]) -> Iterator[None]:
+    """Within this block, `observer(op, results)` sees every op `evaluate` runs."""
+    _OBSERVERS.append(observer)
+    try:
+        yield
+    finally:
+        _OBSERVERS.remove(observer)
+
+
 def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:
     """Run one tensor op on numpy arrays (one per `evaluated_inputs(op)`); returns one array
     per result."""
@@ -82,6 +98,8 @@ def evaluate(op: Operation, input_arrays: Sequence) -> list[np.ndarray]:
                 raise _fail(op, f"result #{r.index} has shape {_shape_str(out.shape)} at run time, "
                                 f"but its type is {t} (an index out of range?)")
         results.append(out)
+    for observer in _OBSERVERS:
+        observer(op, results)
     return results
 
 

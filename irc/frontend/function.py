@@ -30,6 +30,7 @@ from .fgraph_view import FunctionGraphView
 from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_location
 from .lowering import LoweringSpec, lower
 from .modes import ProfileMode
+from .nanguard import NanGuardExecutor, NanGuardMode
 from .placement_report import report_host_ops
 from .shared import SharedVariable, default_updates
 
@@ -419,6 +420,9 @@ def _executor(target: Any, lowered: Any, mode: Any, profiling: bool) -> tuple[An
     """The target's compiled code, or the reference executor for the 'py' linker; a '_nogc'
     linker keeps temporaries between calls. (executor, native function or None)."""
     allow_gc = _allow_gc(mode)
+    if isinstance(mode, NanGuardMode):  # op by op, every result checked
+        names = [arg.name_hint or f"#{i}" for i, arg in enumerate(lowered.func.args)]
+        return NanGuardExecutor(ReferenceExecutor(lowered.func, allow_gc=allow_gc), mode, names), None
     if getattr(mode, "linker", None) == "py":
         return ReferenceExecutor(lowered.func, allow_gc=allow_gc), None
     with config.change_flags(allow_gc=allow_gc):

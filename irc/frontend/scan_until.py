@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .basic import as_tensor_variable, neq
-from .graph import Variable
+from .graph import Variable, user_location
 
 
 class until:  # noqa: N801  (Theano's name)
@@ -19,7 +19,7 @@ class until:  # noqa: N801  (Theano's name)
     def __init__(self, condition: Any):
         cond = as_tensor_variable(condition)
         if cond.ndim != 0:
-            raise TypeError(f"until: the condition must be a scalar (0-d), got {cond.type}")
+            raise TypeError(f"until: the condition must be a scalar (0-d), got {cond.type} ({user_location()})")
         self.condition: Variable = cond if cond.dtype == "bool" else neq(cond, 0)
 
     def __repr__(self) -> str:

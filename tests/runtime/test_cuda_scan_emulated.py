@@ -10,6 +10,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.compile.nanguardmode import NanGuardMode
 from irc.tensor.shared_randomstreams import RandomStreams
 from test_cuda_path_emulated import ROOT, cuda_emulated, rand  # noqa: F401  (the fixture)
 
@@ -179,3 +180,17 @@ def test_a_step_that_changes_size_fails_before_any_launch(cuda_emulated):
     with pytest.raises(Exception, match=r"'tensor.scan'.*result #0 changes size in dim 0 between steps"):
         f(np.ones(3, "float32"))
     np.testing.assert_array_equal(w.get_value(), np.ones(3))
+
+
+def test_nan_guard_mode_finds_a_nan_made_inside_a_loop_under_device_cuda(cuda_emulated):
+    """`NanGuardMode` runs op by op in numpy whatever the device: the NaN of step 13 is caught
+    by the op that made it, the shared variable keeps its value."""
+    x = T.dvector("x")
+    count = irc.shared(np.float64(0.0), name="count")
+    hs, _ = irc.scan(lambda v, h: T.log(h + v), sequences=x, outputs_info=T.constant(np.float64(2.0)))
+    f = irc.function([x], hs, updates=[(count, count + 1)], mode=NanGuardMode())
+    xv = np.ones(20)
+    xv[13] = -9.0
+    with pytest.raises(AssertionError, match="NaN detected.*test_cuda_scan_emulated.py"):
+        f(xv)
+    assert count.get_value() == 0
