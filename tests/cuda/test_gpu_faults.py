@@ -34,3 +34,23 @@ def test_mismatched_product_names_the_op_and_line():
         f = irc.function([a, b], T.dot(a, b))
     with pytest.raises(ValueError, match=r"(?s)inner dimensions differ.*test_gpu_faults.py"):
         f(np.ones((3, 4), "float32"), np.ones((5, 2), "float32"))
+
+
+def test_a_loop_too_big_for_the_device_fails_before_its_first_step():
+    """A scan whose rows cannot all be held (1000 steps of 200000×128 float32: 102 GB) fails
+    when the call is planned, before any step runs (every buffer of a call is taken before its
+    first launch), so the update of W is not half done: W keeps its value, and a call that fits
+    runs after."""
+    W = irc.shared(np.full((1, 128), 0.01, "float32"), name="W")
+    x = T.ftensor3("x")
+    hs, _ = irc.scan(lambda xt, h: T.tanh(T.dot(xt, W) + h), sequences=x,
+                     outputs_info=T.zeros((x.shape[1], 128), "float32"))
+    with irc.config.change_flags(device="cuda", assert_no_cpu_op="raise"):
+        step = irc.function([x], hs[-1].sum(), updates={W: W - 0.1 * T.grad(hs.sum(), W)})
+    small = np.ones((5, 2, 1), "float32")
+    step(small)
+    before = W.get_value()
+    with pytest.raises(MemoryError, match="out of memory"):
+        step(np.ones((1000, 200_000, 1), "float32"))
+    np.testing.assert_array_equal(W.get_value(), before)
+    assert np.isfinite(step(small))
