@@ -9,9 +9,9 @@ a taken and an untaken branch, µs per call with a synchronization ending each c
   readback        flag kernel, 1-byte copy to pinned memory, sync, branch launch, sync
   readback+graph  the same with the branch replayed as a one-node CUDA graph (irc's plans)
   conditional     one graph launch: [flag kernel setting the handle] -> IF {branch}, sync
-and irc's own `ifelse` of the same branch over device-resident vectors: with its condition from
-two host scalars passed per call (uploaded, the condition read back) and from two device
-shared variables (the whole call one graph, the branch decided by conditional nodes).
+and irc's own `ifelse` of the same branch over device-resident vectors (its default: the branch
+decided by conditional nodes once the call is a graph), with its condition from two host
+scalars passed per call (uploaded each call) and from two device shared variables.
 
 Run on the GPU machine: `python tools/bench_gpu_conditional.py`. Kernels are PTX written here
 (the setter's call of the device runtime is resolved when the module is loaded; where the
@@ -34,6 +34,8 @@ os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
 from irc.ifelse import ifelse  # noqa: E402
+from irc.runtime.cuda.conditional_graph import (add_if_node, add_kernel_node, conditional_handle,  # noqa: E402
+                                               declare_graph_calls)
 from irc.runtime.cuda.driver import device  # noqa: E402
 from irc.runtime.cuda.launch import check, driver  # noqa: E402
 from irc.sandbox.cuda.basic_ops import gpu_from_host  # noqa: E402
@@ -119,29 +121,7 @@ DONE:
 """
 
 CU_JIT_INPUT_PTX, CU_JIT_INPUT_LIBRARY = 1, 4
-CU_GRAPH_NODE_TYPE_CONDITIONAL, CU_GRAPH_COND_TYPE_IF = 13, 0
 BLOCK = 256
-
-
-class KernelNodeParams(ctypes.Structure):
-    """CUDA_KERNEL_NODE_PARAMS (the first version, which `cuGraphAddKernelNode` takes)."""
-    _fields_ = [("func", ctypes.c_void_p), ("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint),
-                ("gridDimZ", ctypes.c_uint), ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint),
-                ("blockDimZ", ctypes.c_uint), ("sharedMemBytes", ctypes.c_uint),
-                ("kernelParams", ctypes.c_void_p), ("extra", ctypes.c_void_p)]
-
-
-class ConditionalParams(ctypes.Structure):
-    """CUDA_CONDITIONAL_NODE_PARAMS."""
-    _fields_ = [("handle", ctypes.c_uint64), ("type", ctypes.c_int), ("size", ctypes.c_uint),
-                ("phGraph_out", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
-
-
-class NodeParams(ctypes.Structure):
-    """CUgraphNodeParams: a type, then a 232-byte union, 256 bytes in all."""
-    _fields_ = [("type", ctypes.c_int), ("reserved0", ctypes.c_int * 3),
-                ("conditional", ConditionalParams), ("pad", ctypes.c_byte * (232 - ctypes.sizeof(ConditionalParams))),
-                ("reserved2", ctypes.c_longlong)]
 
 
 def load_module(cu) -> ctypes.c_void_p:
@@ -189,12 +169,8 @@ def launch(cu, fn, grid: int, args: Args, stream) -> None:
                             ctypes.cast(args.array, ctypes.c_void_p), None), "cuLaunchKernel")
 
 
-def kernel_node(cu, graph, fn, grid: int, args: Args, deps=None, ndeps: int = 0) -> ctypes.c_void_p:
-    node = ctypes.c_void_p()
-    p = KernelNodeParams(fn, grid, 1, 1, BLOCK if grid > 1 else 1, 1, 1, 0,
-                         ctypes.cast(args.array, ctypes.c_void_p), None)
-    check(cu.cuGraphAddKernelNode(ctypes.byref(node), graph, deps, ndeps, ctypes.byref(p)), "cuGraphAddKernelNode")
-    return node
+def kernel_node(graph, fn, grid: int, args: Args):
+    return add_kernel_node(graph, [], fn, grid, BLOCK if grid > 1 else 1, args.values)
 
 
 def instantiate(cu, graph) -> ctypes.c_void_p:
@@ -218,12 +194,7 @@ def per_call_us(fn, repeat: int = 7, inner: int = 300) -> float:
 def main() -> None:
     dev = device()
     cu = driver()
-    cu.cuGraphAddKernelNode.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-                                        ctypes.c_void_p]
-    cu.cuGraphAddNode.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-                                  ctypes.c_void_p]
-    cu.cuGraphConditionalHandleCreate.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                                  ctypes.c_uint, ctypes.c_uint]
+    declare_graph_calls(cu)
     module = load_module(cu)
     fns = {}
     for name in ("flag_lt", "set_if_lt", "twice"):
@@ -248,7 +219,7 @@ def main() -> None:
         branch_args = Args(ctypes.c_uint64(int(x)), ctypes.c_uint64(int(y)), ctypes.c_uint32(n))
         branch_graph = ctypes.c_void_p()
         check(cu.cuGraphCreate(ctypes.byref(branch_graph), 0), "cuGraphCreate")
-        kernel_node(cu, branch_graph, fns["twice"], grid, branch_args)
+        kernel_node(branch_graph, fns["twice"], grid, branch_args)
         branch_exec = instantiate(cu, branch_graph)
         xs = irc.shared(np.arange(n, dtype=np.float32), name="x")
         zs = irc.shared(np.zeros(n, np.float32), name="z")
@@ -277,18 +248,11 @@ def main() -> None:
 
             graph = ctypes.c_void_p()
             check(cu.cuGraphCreate(ctypes.byref(graph), 0), "cuGraphCreate")
-            handle = ctypes.c_uint64()
-            check(cu.cuGraphConditionalHandleCreate(ctypes.byref(handle), graph, ctx, 0, 0), "handle")
-            set_args = Args(ctypes.c_uint64(handle.value), ctypes.c_uint64(int(a)), ctypes.c_uint64(int(b)))
-            setter = kernel_node(cu, graph, fns["set_if_lt"], 1, set_args)
-            params = NodeParams()
-            params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL
-            params.conditional = ConditionalParams(handle.value, CU_GRAPH_COND_TYPE_IF, 1, None, ctx)
-            node, deps = ctypes.c_void_p(), (ctypes.c_void_p * 1)(setter)
-            check(cu.cuGraphAddNode(ctypes.byref(node), graph, deps, 1, ctypes.byref(params)), "conditional node")
-            # (the driver points phGraph_out at its own array of the node's body graphs)
-            body = ctypes.cast(params.conditional.phGraph_out, ctypes.POINTER(ctypes.c_void_p))
-            kernel_node(cu, ctypes.c_void_p(body[0]), fns["twice"], grid, branch_args)
+            handle = conditional_handle(graph, ctx)
+            set_args = Args(ctypes.c_uint64(handle), ctypes.c_uint64(int(a)), ctypes.c_uint64(int(b)))
+            setter = add_kernel_node(graph, [], fns["set_if_lt"], 1, 1, set_args.values)
+            _, body = add_if_node(graph, [setter], handle, ctx)
+            kernel_node(body, fns["twice"], grid, branch_args)
             cond_exec = instantiate(cu, graph)
 
             def conditional() -> None:

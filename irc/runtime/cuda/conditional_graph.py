@@ -64,25 +64,25 @@ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
 CU_GRAPH_COND_TYPE_IF = 0
 
 
-class _KernelNodeParams(ctypes.Structure):
+class KernelNodeParams(ctypes.Structure):
     """CUDA_KERNEL_NODE_PARAMS (the first version, which `cuGraphAddKernelNode` takes)."""
 
     _fields_ = [("func", ctypes.c_void_p), ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
                 ("shared_bytes", ctypes.c_uint), ("params", ctypes.c_void_p), ("extra", ctypes.c_void_p)]
 
 
-class _ConditionalParams(ctypes.Structure):
+class ConditionalParams(ctypes.Structure):
     """CUDA_CONDITIONAL_NODE_PARAMS; the driver points `bodies` at its array of body graphs."""
 
     _fields_ = [("handle", ctypes.c_uint64), ("type", ctypes.c_int), ("size", ctypes.c_uint),
                 ("bodies", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
 
 
-class _NodeParams(ctypes.Structure):
+class NodeParams(ctypes.Structure):
     """CUgraphNodeParams: the node type, then a 232-byte union; 256 bytes."""
 
-    _fields_ = [("type", ctypes.c_int), ("reserved0", ctypes.c_int * 3), ("conditional", _ConditionalParams),
-                ("pad", ctypes.c_byte * (232 - ctypes.sizeof(_ConditionalParams))), ("reserved2", ctypes.c_longlong)]
+    _fields_ = [("type", ctypes.c_int), ("reserved0", ctypes.c_int * 3), ("conditional", ConditionalParams),
+                ("pad", ctypes.c_byte * (232 - ctypes.sizeof(ConditionalParams))), ("reserved2", ctypes.c_longlong)]
 
 
 class PreparedBranch:
@@ -157,41 +157,59 @@ def _add_child(graph: ctypes.c_void_p, deps: list, launchers: Sequence[Any], str
     child = _capture(launchers, stream)
     node = ctypes.c_void_p()
     try:
-        check(cu.cuGraphAddChildGraphNode(ctypes.byref(node), graph, (ctypes.c_void_p * len(deps))(*deps) if deps
-                                          else None, len(deps), child), "adding a child graph node")
+        check(cu.cuGraphAddChildGraphNode(ctypes.byref(node), graph, deps_array(deps), len(deps), child),
+              "adding a child graph node")
     finally:
         cu.cuGraphDestroy(child)
     return [node]
+
+
+def deps_array(deps: list) -> Any:
+    return (ctypes.c_void_p * len(deps))(*deps) if deps else None
+
+
+def add_kernel_node(graph: ctypes.c_void_p, deps: list, function: ctypes.c_void_p, grid: int, block: int,
+                    values: Sequence[Any]) -> ctypes.c_void_p:
+    """A kernel node of `function` with argument `values` (ctypes scalars, copied by the driver)."""
+    pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+    params = KernelNodeParams(function, (grid, 1, 1), (block, 1, 1), 0, ctypes.cast(pointers, ctypes.c_void_p), None)
+    node = ctypes.c_void_p()
+    check(driver().cuGraphAddKernelNode(ctypes.byref(node), graph, deps_array(deps), len(deps), ctypes.byref(params)),
+          "adding a kernel node")
+    return node
+
+
+def add_if_node(graph: ctypes.c_void_p, deps: list, handle: int, ctx: ctypes.c_void_p) -> tuple:
+    """An IF node on conditional `handle` after `deps`: (the node, its body graph to fill)."""
+    node = ctypes.c_void_p()
+    cond = NodeParams()
+    cond.type = CU_GRAPH_NODE_TYPE_CONDITIONAL
+    cond.conditional = ConditionalParams(handle, CU_GRAPH_COND_TYPE_IF, 1, None, ctx)
+    check(driver().cuGraphAddNode(ctypes.byref(node), graph, deps_array(deps), len(deps), ctypes.byref(cond)),
+          "adding a conditional node")
+    body = ctypes.c_void_p(ctypes.cast(cond.conditional.bodies, ctypes.POINTER(ctypes.c_void_p))[0])
+    return node, body
+
+
+def conditional_handle(graph: ctypes.c_void_p, ctx: ctypes.c_void_p) -> int:
+    handle = ctypes.c_uint64()
+    check(driver().cuGraphConditionalHandleCreate(ctypes.byref(handle), graph, ctx, 0, 0),
+          "creating a conditional handle")
+    return handle.value
 
 
 def _add_branch(graph: ctypes.c_void_p, deps: list, branch: PreparedBranch, stream: ctypes.c_void_p,
                 ctx: ctypes.c_void_p) -> list:
     """The setter kernel after `deps`, then one IF node per branch; the IF nodes (what comes
     next depends on them)."""
-    cu = driver()
-    handles = []
-    for _ in range(2):
-        handle = ctypes.c_uint64()
-        check(cu.cuGraphConditionalHandleCreate(ctypes.byref(handle), graph, ctx, 0, 0),
-              "creating a conditional handle")
-        handles.append(handle)
-    values = [ctypes.c_uint64(handles[0].value), ctypes.c_uint64(handles[1].value), ctypes.c_uint64(branch.flag.value)]
-    pointers = (ctypes.c_void_p * 3)(*[ctypes.addressof(v) for v in values])
-    setter = ctypes.c_void_p()
-    params = _KernelNodeParams(_setter(), (1, 1, 1), (1, 1, 1), 0, ctypes.cast(pointers, ctypes.c_void_p), None)
-    check(cu.cuGraphAddKernelNode(ctypes.byref(setter), graph, (ctypes.c_void_p * len(deps))(*deps) if deps else None,
-                                  len(deps), ctypes.byref(params)), "adding the branch's setter kernel")
+    handles = [conditional_handle(graph, ctx) for _ in range(2)]
+    values = [ctypes.c_uint64(handles[0]), ctypes.c_uint64(handles[1]), ctypes.c_uint64(branch.flag.value)]
+    setter = add_kernel_node(graph, deps, _setter(), 1, 1, values)
     nodes = []
-    for handle, body in zip(handles, (branch.then, branch.otherwise)):
-        node = ctypes.c_void_p()
-        cond = _NodeParams()
-        cond.type = CU_GRAPH_NODE_TYPE_CONDITIONAL
-        cond.conditional = _ConditionalParams(handle.value, CU_GRAPH_COND_TYPE_IF, 1, None, ctx)
-        check(cu.cuGraphAddNode(ctypes.byref(node), graph, (ctypes.c_void_p * 1)(setter), 1, ctypes.byref(cond)),
-              "adding a conditional node")
-        if body:
-            inner = ctypes.c_void_p(ctypes.cast(cond.conditional.bodies, ctypes.POINTER(ctypes.c_void_p))[0])
-            _add_child(inner, [], [x.launcher for x in body], stream)
+    for handle, launches in zip(handles, (branch.then, branch.otherwise)):
+        node, body = add_if_node(graph, [setter], handle, ctx)
+        if launches:
+            _add_child(body, [], [x.launcher for x in launches], stream)
         nodes.append(node)
     return nodes
 
@@ -200,7 +218,7 @@ def build_graph(launchers: Sequence[Any], stream_handle: int) -> ctypes.c_void_p
     """One CUDA graph of a plan's launchers, its `PreparedBranch`es as conditional nodes (their
     launches patched already); the caller instantiates and destroys it."""
     cu = driver()
-    _declare(cu)
+    declare_graph_calls(cu)
     stream = ctypes.c_void_p(stream_handle)
     ctx = ctypes.c_void_p()
     check(cu.cuCtxGetCurrent(ctypes.byref(ctx)), "reading the current context")
@@ -224,7 +242,7 @@ def build_graph(launchers: Sequence[Any], stream_handle: int) -> ctypes.c_void_p
     return graph
 
 
-def _declare(cu: ctypes.CDLL) -> None:
+def declare_graph_calls(cu: ctypes.CDLL) -> None:
     """The argument types of the graph-building driver calls (once)."""
     if getattr(cu, "_irc_conditional", False):
         return

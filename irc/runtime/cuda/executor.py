@@ -274,8 +274,7 @@ class CudaExecutor:
         self.has_checks = any(isinstance(op, L.CheckFlagOp) for op in program.host_func.body.ops)
         # a host loop reading flags back (`until`) launches what the data chose: no replay
         self.reads_flags = reads_flags(program.host_func)
-        if self.reads_flags:
-            self.flag = drv.pagelocked_empty(1, np.uint8)
+        self.flag = drv.pagelocked_empty(1, np.uint8) if self.reads_flags else None  # (pinned: copied into)
         # (a function with host results replays when its plan copies them itself: `staged`)
         # (a plan that reads flags back never replays; one with branches decided on the device does)
         self.can_replay = not (self.any_upload or self.one_by_one or self.has_checks or self.any_in_branch)
@@ -345,20 +344,27 @@ class CudaExecutor:
     def _launch_plan(self, plan: PreparedPlan, bufs: list) -> None:
         """The plan's launches: one graph replay where one was captured for these buffers."""
         addresses = tuple([b.address for b in bufs])
-        graphs = plan.graphs
-        graph = graphs.execs.get(addresses)  # a replay: one driver call for all the launches
-        if graph is not None and not self.one_by_one:
+        self._launch_through(None if self.one_by_one else plan.graphs, addresses, plan.launches, addresses,
+                             plan.build)
+
+    def _launch_through(self, graphs: GraphCache | None, key: tuple, launches: list, addresses: Sequence[int],
+                        build: Any = None) -> None:
+        """`launches` for buffers at `addresses`: a replay of their graph for `key` (one driver
+        call for all of them) where one was captured, a capture once `key` has recurred, else
+        one launch at a time (`graphs` None: never a graph)."""
+        graph = graphs.execs.get(key) if graphs is not None else None
+        if graph is not None:
             code = graphs.launch_graph(graph, graphs.stream)
             if code:
                 raise CudaError("launching a CUDA graph", code)
             return
-        for launch in plan.launches:
+        for launch in launches:
             for slot_ref, slot, byte_offset in launch.patches:
                 slot_ref.value = addresses[slot] + byte_offset
-        if not self.one_by_one and graphs.wants(addresses):
-            graphs.capture(addresses, [launch.launcher for launch in plan.launches], plan.build)
+        if graphs is not None and graphs.wants(key):
+            graphs.capture(key, [launch.launcher for launch in launches], build)
             return
-        for launch in plan.launches:
+        for launch in launches:
             self._launch(launch)
 
     def _launch(self, launch: PreparedLaunch | PreparedBranch) -> None:
@@ -398,27 +404,13 @@ class CudaExecutor:
             if not launches:
                 return
             # (a host argument a branch uploads is the caller's array: its address, and a
-            # chunk holding its copy is never a graph)
+            # stretch holding its copy is never a graph)
             addresses = [b.address if type(b) is DeviceArray else b.ctypes.data for b in bufs]
             key = tuple([a for a, b in zip(addresses, bufs) if type(b) is DeviceArray])
-            capturable = not self.one_by_one and all(getattr(x.launcher, "capturable", True) for x in launches)
-            graphs = p.chunk_graphs.get(lo) if capturable else None
-            if graphs is None and capturable:
-                graphs = p.chunk_graphs[lo] = GraphCache(self.dev.stream.handle)
-            graph = graphs.execs.get(key) if graphs is not None else None
-            if graph is not None:  # this step's launches replayed: one driver call
-                code = graphs.launch_graph(graph, graphs.stream)
-                if code:
-                    raise CudaError("launching a CUDA graph", code)
-                return
-            for launch in launches:
-                for slot_ref, slot, byte_offset in launch.patches:
-                    slot_ref.value = addresses[slot] + byte_offset
-            if graphs is not None and graphs.wants(key):
-                graphs.capture(key, [launch.launcher for launch in launches])
-                return
-            for launch in launches:
-                self._launch(launch)
+            graphs = None
+            if not self.one_by_one and all(getattr(x.launcher, "capturable", True) for x in launches):
+                graphs = p.chunk_graphs.get(lo) or p.chunk_graphs.setdefault(lo, GraphCache(self.dev.stream.handle))
+            self._launch_through(graphs, key, launches, addresses)
 
         def read(view: View) -> bool:
             drv.memcpy_dtoh_async(flag, bufs[view.slot].address + view.offset, self.dev.stream)
@@ -472,7 +464,7 @@ class CudaExecutor:
         host = self.program.host_func
         recorded = record_plan(host, shapes, dtypes, values, stops) if stops else \
             record_plan_branches_first(host, shapes, dtypes, values)
-        plan = PreparedPlan(recorded, self.program, self.dev, dtypes, staged, getattr(self, "flag", None))
+        plan = PreparedPlan(recorded, self.program, self.dev, dtypes, staged, self.flag)
         self.plans[key] = plan
         return plan
 
