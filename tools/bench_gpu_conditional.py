@@ -1,6 +1,6 @@
-"""How an `ifelse` on the device should learn its condition: read back (what irc does: the
-condition's kernel writes a flag, the host copies it back, synchronizes and launches the taken
-branch) or a conditional graph node (CUDA 12.3+: a kernel calls `cudaGraphSetConditional`
+"""How an `ifelse` on the device should learn its condition: read back (Theano's way, and irc's
+where a plan cannot keep both branches: the condition's kernel writes a flag, the host copies it
+back, synchronizes and launches the taken branch) or a conditional graph node (CUDA 12.3+: a kernel calls `cudaGraphSetConditional`
 and the graph's IF node runs its body or not, with no trip to the host).
 
 Both are measured here with the same kernels, outside irc's pipeline: a flag kernel (`a < b`
