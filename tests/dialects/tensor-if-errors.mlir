@@ -1,6 +1,6 @@
 // RUN: not irc-opt %s --split-input-file 2>&1 | filecheck %s
 
-// CHECK: [[# @LINE + 2]]:3: error: 'tensor.if' op condition must be a 0-d tensor<i1> on the host, got tensor<?xi1>
+// CHECK: [[# @LINE + 2]]:3: error: 'tensor.if' op condition must be a 0-d tensor<i1>, got tensor<?xi1>
 func.func @vector_condition(%c: tensor<?xi1>, %x: tensor<f32>) -> tensor<f32> {
   %r = "tensor.if"(%c) ({
     "tensor.yield"(%x) : (tensor<f32>) -> ()
