@@ -170,6 +170,8 @@ erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, psi, tri_gamma = (
 tan, sinh, cosh, arcsinh, arccosh, arctanh, trunc, deg2rad, rad2deg = (
     _unary(n) for n in ("tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg"))
 arcsin, arccos, arctan = (_unary(n) for n in ("arcsin", "arccos", "arctan"))
+j0, j1, i0, i1 = (_unary(n) for n in ("j0", "j1", "i0", "i1"))
+jv, iv, chi2sf = (_binary(n) for n in ("jv", "iv", "chi2sf"))  # jv(v, x), iv(v, x), chi2sf(x, k)
 sub, true_div, int_div, mod, maximum, minimum, arctan2 = (
     _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum", "arctan2"))
 

@@ -62,6 +62,15 @@ def op_grad(op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
     return op.grad(inputs, outputs, output_grads)
 
 
+class NoGradient:
+    """An input's gradient that does not exist (jv's order, tri_gamma's argument): reverse mode
+    raises NotImplementedError with `message` only where that input leads to a `wrt` (Theano's
+    `grad_undefined`, which is an error only where it is used)."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+
 def user_op_grad(op: UserOp, inputs: Sequence[Variable], outputs: Sequence[Variable],
                  output_grads: Sequence[Variable | None]) -> list[Variable | None]:
     """Theano's protocol for user ops: `L_op(inputs, outputs, output_grads)` when defined, else
@@ -117,11 +126,11 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
         return [None] * len(inputs)
     env = dict(zip(("x", "y", "z"), inputs))
     env.update(out=outputs[0], gz=gz)
-    grads: list[Variable | None] = []
+    grads: list[Variable | NoGradient | None] = []
     for x, expr in zip(inputs, op.row.derivative):
-        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so)
-            raise NotImplementedError(f"{op} has no gradient with respect to its float input {x} yet")
-        if expr is None or not x.type.is_float:
+        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so, if it is needed)
+            grads.append(NoGradient(f"{op} has no gradient with respect to its float input {x} yet"))
+        elif expr is None or not x.type.is_float:
             grads.append(None)
         elif isinstance(expr, (int, float)):
             grads.append(zeros_like(x) if expr == 0 else fill(x, float(expr)))

@@ -14,6 +14,7 @@ from ..frontend.basic import (
     stack, sub, switch, tanh, transpose, true_div, where, xor, zeros_like)
 from ..frontend.basic import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil_intdiv, cosh, deg2rad,
                               erfcx, rad2deg, sinh, tan, tri_gamma, trunc)
+from ..frontend.basic import chi2sf, i0, i1, iv, j0, j1, jv
 from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
 from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
@@ -63,6 +64,7 @@ __all__ = [
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
     "tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg",
     "arcsin", "arccos", "arctan", "arctan2", "ceil_intdiv", "erfcx", "tri_gamma",
+    "j0", "j1", "jv", "i0", "i1", "iv", "chi2sf",
     *CONSTRUCTORS,
     "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
     "integer_dtypes", "uint_dtypes",
