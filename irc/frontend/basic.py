@@ -308,8 +308,15 @@ def shape_padright(x: Any, n_ones: int = 1) -> Variable:
 
 
 def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
+    """numpy's transpose (the dims reversed by default). As Theano's, the full reversal of a
+    named `x` is a new variable named `x.T` (a vector's too: an identity DimShuffle)."""
     x = as_tensor_variable(x)
-    axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(int(a) % x.ndim for a in axes)
+    reverse = tuple(reversed(range(x.ndim)))
+    axes = reverse if axes is None else tuple(int(a) % x.ndim for a in axes)
+    if x.name and axes == reverse:
+        out = DimShuffle(axes)(x)
+        out.name = f"{x.name}.T"
+        return out
     return dimshuffle(x, axes)
 
 
@@ -382,6 +389,14 @@ def flatten(x: Any, ndim: int = 1, outdim: int | None = None) -> Variable:
         raise ValueError(f"flatten: ndim must be in 1..{max(x.ndim, 1)}, got {ndim}")
     merged = 1 if all(x.broadcastable[ndim - 1:]) else -1  # (known 1 where every merged dim is)
     return reshape(x, tuple(shape(x)[: ndim - 1]) + (merged,))
+
+
+def is_flat(var: Any, ndim: int | None = None, outdim: int | None = None) -> bool:
+    """Whether `var` has `ndim` dimensions (1 by default): what `flatten(x, ndim)` gives
+    (Theano's; `outdim` its older name, not both)."""
+    if ndim is not None and outdim is not None:
+        raise ValueError("is_flat: give ndim only (outdim is its older name)")
+    return as_tensor_variable(var).ndim == (ndim if ndim is not None else outdim if outdim is not None else 1)
 
 
 # ---------------------------------------------------------------------------- indexing

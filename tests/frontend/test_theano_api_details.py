@@ -1,0 +1,125 @@
+"""Details of Theano's API that its own tests check (theano/tensor/tests/test_basic.py):
+addbroadcast/unbroadcast/patternbroadcast identities (a change that changes nothing is the
+variable itself; consecutive changes make one op over the source), `transpose(x).name ==
+'x.T'`, dot's gradients keep their operands' broadcast patterns, `tile` with symbolic counts,
+`is_flat`, `tensor.basic._dot`, `compile.mode.get_mode`, `x.size` of a 0-d x, Theano's clip
+when lo > hi, and a float16 mean summed in float32."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+import irc.tensor.basic as tensor_basic
+from irc.compile.mode import Mode, ProfileMode, get_mode
+
+
+def test_rebroadcast_identities():
+    x = T.matrix()
+    assert T.unbroadcast(x, 0) is x and T.unbroadcast(x, 1, 0) is x
+    assert T.addbroadcast(x, 0) is not x and T.addbroadcast(x, 1, 0).owner.inputs[0] is x
+    assert T.unbroadcast(T.addbroadcast(x, 0), 0) is x
+    r = T.row()
+    assert T.addbroadcast(r, 0) is r and T.unbroadcast(r, 1) is r
+    assert T.unbroadcast(T.unbroadcast(r, 0), 0).owner.inputs[0] is r
+    s = T.TensorType("float64", (True, True))()
+    assert T.unbroadcast(T.unbroadcast(s, 1), 0).owner.inputs[0] is s
+    assert T.addbroadcast(T.unbroadcast(s, 0), 0) is s
+    assert T.patternbroadcast(x, ()) is x and T.patternbroadcast(x, (True,)).broadcastable == (True, False)
+    with pytest.raises(ValueError, match="axis 2 does not exist"):
+        T.addbroadcast(x, 2)
+    with pytest.raises(ValueError, match="3 flags"):
+        T.patternbroadcast(x, (True, True, True))
+    f = irc.function([x], [T.unbroadcast(T.addbroadcast(x, 0), 0) * 2, T.patternbroadcast(x, (True, False))])
+    a, b = f(np.ones((1, 3)))
+    np.testing.assert_array_equal(a, 2 * np.ones((1, 3)))
+    assert b.shape == (1, 3)
+
+
+def test_transpose_names():
+    v, m = T.dvector("v"), T.dmatrix("m")
+    assert T.transpose(v).name == "v.T" and T.transpose(m).name == "m.T" and m.T.name == "m.T"
+    assert v.name == "v" and T.transpose(T.dmatrix()).name is None
+    assert T.transpose(T.tensor3("t"), (0, 2, 1)).name is None
+    np.testing.assert_array_equal(irc.function([v], T.transpose(v))(np.arange(3.0)), np.arange(3.0))
+
+
+@pytest.mark.parametrize("bx", [(True,), (False,), (True, False), (False, True)])
+@pytest.mark.parametrize("by", [(True,), (False,), (True, True), (False, False)])
+def test_dot_gradients_keep_the_operands_patterns(bx, by):
+    x, y = T.tensor("float64", bx), T.tensor("float64", by)
+    gx, gy = T.grad(T.dot(x, y).sum(), [x, y])
+    assert gx.broadcastable == x.broadcastable and gy.broadcastable == y.broadcastable
+    xv, yv = np.full([1] * len(bx), 1.5), np.full([1] * len(by), 2.0)
+    got = irc.function([x, y], [gx, gy])(xv, yv)
+    np.testing.assert_allclose(got[0], np.full_like(xv, 2.0))
+    np.testing.assert_allclose(got[1], np.full_like(yv, 1.5))
+
+
+def test_tile_with_symbolic_counts():
+    x = T.dmatrix("x")
+    xv = np.arange(8.0).reshape(2, 4)
+    d = T.iscalar("d")
+    np.testing.assert_array_equal(irc.function([x, d], T.tile(x, [2, d, 4]))(xv, 3), np.tile(xv, [2, 3, 4]))
+    np.testing.assert_array_equal(irc.function([x, d], T.tile(x, d))(xv, 3), np.tile(xv, 3))
+    r = T.ivector("r")
+    with warnings.catch_warnings():  # (an alloc sized by data runs in the reference executor)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        f = irc.function([x, r], T.tile(x, r, 3))
+    np.testing.assert_array_equal(f(xv, [2]), np.tile(xv, [1, 1, 2]))
+    np.testing.assert_array_equal(f(xv, [2, 3]), np.tile(xv, [1, 2, 3]))
+    for bad in (2.5, T.fscalar(), T.fvector(), T.imatrix()):
+        with pytest.raises(ValueError):
+            T.tile(x, bad)
+    with pytest.raises(ValueError, match="give ndim"):
+        T.tile(x, T.ivector())
+    with pytest.raises(ValueError, match="ndim"):
+        T.tile(x, [2, 3, 4], 2)
+    with pytest.raises(ValueError, match="at least x.ndim"):
+        T.tile(x, 2, 1)
+
+
+def test_small_names():
+    assert T.is_flat(T.vector()) and T.is_flat(T.tensor3(), ndim=3) and not T.is_flat(T.tensor3())
+    assert T.is_flat(T.tensor4().reshape((T.iscalar(),) * 3), ndim=3)
+    with pytest.raises(TypeError):
+        tensor_basic._dot(T.scalar(), T.vector())
+    assert tensor_basic._dot(T.matrix(), T.vector()).ndim == 1
+    assert isinstance(get_mode("FAST_RUN"), Mode) and get_mode("FAST_COMPILE").name == "FAST_COMPILE"
+    assert get_mode("DebugMode").name == "DebugMode" and isinstance(get_mode("ProfileMode"), ProfileMode)
+    m = Mode(optimizer=None)
+    assert get_mode(m) is m and get_mode(None).name == irc.config.mode
+    with pytest.raises(ValueError, match="unknown mode"):
+        get_mode("FAST")
+    x = T.dvector()
+    assert irc.function([x], x * 2, mode=get_mode("FAST_RUN").excluding("fusion"))(np.ones(2)).tolist() == [2, 2]
+
+
+def test_size_of_a_scalar_reads_it():
+    s = T.dscalar()
+    assert irc.function([s], s.size)(2.0) == 1
+    assert irc.function([], irc.shared(np.zeros((1, 2, 3))).size)() == 6
+
+
+def test_clip_is_theanos_when_lo_exceeds_hi():
+    x, lo, hi = T.dvector(), T.dscalar(), T.dscalar()
+    f = irc.function([x, lo, hi], [T.clip(x, lo, hi)] + T.grad(T.clip(x, lo, hi).sum(), [x, lo, hi]))
+    v = np.array([-2.0, 0.5, 3.0])
+    out, gx, glo, ghi = f(v, 1.0, -1.0)
+    np.testing.assert_array_equal(out, np.where(v < 1.0, 1.0, np.minimum(v, -1.0)))
+    out, gx, glo, ghi = f(np.array([-2.0, 0.5, 3.0, np.nan]), 0.0, 1.0)
+    np.testing.assert_array_equal(out[:3], [0.0, 0.5, 1.0])
+    assert np.isnan(out[3])
+    np.testing.assert_array_equal(gx, [0, 1, 0, 0])
+    assert glo == 1 and ghi == 1
+    assert T.clip(T.fvector(), 0.0, 1.0).dtype == "float32"
+
+
+def test_float16_mean_is_summed_in_float32():
+    x = T.vector(dtype="float16")
+    m = x.mean()
+    assert m.dtype == "float16"
+    assert irc.function([x], m)(np.ones(100000, "float16")) == 1.0
