@@ -115,12 +115,13 @@ def count(x: Variable, axes: Sequence[int], dtype: str) -> Variable:
 
 
 def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = False) -> Variable:
-    """Sum divided by the count, computed in the input's float dtype (floatX for integers);
-    float16 is summed and divided in float32 and rounded once at the end, as Theano's (a float16
-    sum of 100000 ones overflows)."""
+    """Sum divided by the count, in the input's float dtype (floatX for integers), accumulated
+    as Theano's sums are (its acc_dtype): float16 in float32, float32 in float64, rounded once
+    at the end (a float16 sum of 100000 ones overflows; the float32 mean of [1e8, 1, -1e8] is
+    1/3)."""
     x = as_tensor_variable(x)
     out_dtype = dtype or dtypes.mean_dtype(x.dtype)
-    work_dtype = "float32" if out_dtype == "float16" else out_dtype
+    work_dtype = {"float16": "float32", "float32": "float64"}.get(out_dtype, out_dtype)
     x = cast(x, work_dtype)
     axes = normalize_axes(x, axis) if x.ndim else ()
     s = sum(x, axes, keepdims=keepdims)

@@ -3,7 +3,7 @@ addbroadcast/unbroadcast/patternbroadcast identities (a change that changes noth
 variable itself; consecutive changes make one op over the source), `transpose(x).name ==
 'x.T'`, dot's gradients keep their operands' broadcast patterns, `tile` with symbolic counts,
 `is_flat`, `tensor.basic._dot`, `compile.mode.get_mode`, `x.size` of a 0-d x, Theano's clip
-when lo > hi, and a float16 mean summed in float32."""
+when lo > hi, and means accumulated as Theano's (float16 in float32, float32 in float64)."""
 from __future__ import annotations
 
 import warnings
@@ -123,3 +123,10 @@ def test_float16_mean_is_summed_in_float32():
     m = x.mean()
     assert m.dtype == "float16"
     assert irc.function([x], m)(np.ones(100000, "float16")) == 1.0
+
+
+def test_float32_mean_accumulates_in_float64():
+    x = irc.shared(np.asarray([1e8, 1, -1e8], dtype="float32"))
+    m = x.mean()
+    assert m.dtype == "float32"
+    np.testing.assert_allclose(irc.function([], m)(), 1 / 3, rtol=1e-7)
