@@ -53,7 +53,9 @@ def _tile_reps(x: Variable, reps: Any, ndim: int | None) -> tuple[list[Any], int
             if isinstance(r, Constant):
                 reps = [int(v) for v in r.data]
             else:
-                offset = sub(ndim, Shape_i(0)(r))
+                # len(r) read through arange(ndim + 1)[len(r)]: more than ndim counts fail at run time
+                # (an index out of range at the user's tile line) instead of tiling silently
+                offset = sub(ndim, subtensor(arange(ndim + 1), (Shape_i(0)(r),)))
                 reps = [switch(lt(i, offset), 1, subtensor(r, (maximum(sub(i, offset), 0),))) for i in range(ndim)]
         else:
             raise ValueError(f"tile: reps must be a scalar or a vector, got {r.ndim} dimensions")

@@ -71,6 +71,8 @@ def test_tile_with_symbolic_counts():
         f = irc.function([x, r], T.tile(x, r, 3))
     np.testing.assert_array_equal(f(xv, [2]), np.tile(xv, [1, 1, 2]))
     np.testing.assert_array_equal(f(xv, [2, 3]), np.tile(xv, [1, 2, 3]))
+    with pytest.raises(IndexError):   # more counts than ndim: an error at run time, never a silent tile
+        f(xv, [2, 3, 4, 5])
     for bad in (2.5, T.fscalar(), T.fvector(), T.imatrix()):
         with pytest.raises(ValueError):
             T.tile(x, bad)
