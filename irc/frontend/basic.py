@@ -704,11 +704,18 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
 
 
 def fill(model: Any, value: Any) -> Variable:
-    """`value` broadcast to the shape of `model` (dtype of `value`)."""
+    """`value` broadcast against `model` (dtype of `value`): Theano's elementwise `second`, so
+    either may have fewer dims or size-1 dims the other fills."""
     model = as_tensor_variable(model)
     value = as_tensor_variable(value) if isinstance(value, Variable) else constant(
         np.asarray(value, dtype=model.dtype if dtypes.is_weak(value) else None))
-    return Alloc()(pad_left(value, model.ndim), model)
+    ndim = max(model.ndim, value.ndim)
+    model, value = pad_left(model, ndim), pad_left(value, ndim)
+    if all(v or not m for m, v in zip(model.broadcastable, value.broadcastable)):
+        return Alloc()(value, model)   # model's shape is the result's
+    sizes = [Shape_i(d)(value) if m and not v else s
+             for d, (m, v, s) in enumerate(zip(model.broadcastable, value.broadcastable, shape(model)))]
+    return AllocShape()(value, *sizes)
 
 
 def _filled(x: Any, v: int, dtype: str | None) -> Variable:

@@ -132,3 +132,24 @@ def test_float32_mean_accumulates_in_float64():
     m = x.mean()
     assert m.dtype == "float32"
     np.testing.assert_allclose(irc.function([], m)(), 1 / 3, rtol=1e-7)
+
+
+@pytest.mark.parametrize("s1,s2", [((4, 5), (5,)), ((5,), (4, 5)), ((2, 3, 2), (3, 2)), ((2,), (2, 3, 2)),
+                                   ((1, 5), (4, 5)), ((4, 1), (1, 5))])
+def test_second_broadcasts_both_ways(s1, s2):
+    """Theano's `second(a, b)` (`fill`): b broadcast against a, either with fewer or size-1 dims;
+    the dtype is b's; sizes that do not broadcast fail at run time."""
+    a = T.tensor("float64", [n == 1 for n in s1])
+    b = T.tensor("int16", [n == 1 for n in s2])
+    av, bv = np.random.rand(*s1), np.arange(np.prod(s2), dtype="int16").reshape(s2)
+    got = irc.function([a, b], T.second(a, b))(av, bv)
+    assert got.dtype == np.int16
+    np.testing.assert_array_equal(got, np.broadcast_arrays(av, bv)[1])
+    g = irc.function([a, b], T.grad(T.second(a, T.cast(b, "float64")).sum(), b))(av, bv)
+    np.testing.assert_array_equal(g, np.ones(s2) * (np.prod(np.broadcast_shapes(s1, s2)) / np.prod(s2)))
+
+
+def test_second_of_mismatched_sizes_fails_at_run_time():
+    a, b = T.dmatrix(), T.dvector()
+    with pytest.raises(ValueError):
+        irc.function([a, b], T.second(a, b))(np.ones((5, 4)), np.ones(5))
