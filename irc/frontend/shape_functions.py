@@ -7,8 +7,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .basic import (add, as_tensor_variable, dimshuffle, lt, maximum, minimum, mul, reshape, set_subtensor, shape,
+from .basic import (add, as_tensor_variable, dimshuffle, ge, lt, maximum, minimum, mul, reshape, set_subtensor, shape,
                     sub, subtensor, subtensor_static, switch)
+from .assert_op import Assert
 from .creation import alloc, arange, eye, zeros
 from .graph import Constant, Variable
 from .shape_ops import Shape_i
@@ -53,9 +54,8 @@ def _tile_reps(x: Variable, reps: Any, ndim: int | None) -> tuple[list[Any], int
             if isinstance(r, Constant):
                 reps = [int(v) for v in r.data]
             else:
-                # len(r) read through arange(ndim + 1)[len(r)]: more than ndim counts fail at run time
-                # (an index out of range at the user's tile line) instead of tiling silently
-                offset = sub(ndim, subtensor(arange(ndim + 1), (Shape_i(0)(r),)))
+                offset = sub(ndim, Shape_i(0)(r))   # more than ndim counts: an AssertionError at run time
+                offset = Assert("tile: reps has more entries than ndim")(offset, ge(offset, 0))
                 reps = [switch(lt(i, offset), 1, subtensor(r, (maximum(sub(i, offset), 0),))) for i in range(ndim)]
         else:
             raise ValueError(f"tile: reps must be a scalar or a vector, got {r.ndim} dimensions")

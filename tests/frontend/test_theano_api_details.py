@@ -71,8 +71,6 @@ def test_tile_with_symbolic_counts():
         f = irc.function([x, r], T.tile(x, r, 3))
     np.testing.assert_array_equal(f(xv, [2]), np.tile(xv, [1, 1, 2]))
     np.testing.assert_array_equal(f(xv, [2, 3]), np.tile(xv, [1, 2, 3]))
-    with pytest.raises(IndexError):   # more counts than ndim: an error at run time, never a silent tile
-        f(xv, [2, 3, 4, 5])
     for bad in (2.5, T.fscalar(), T.fvector(), T.imatrix()):
         with pytest.raises(ValueError):
             T.tile(x, bad)
@@ -153,3 +151,29 @@ def test_second_of_mismatched_sizes_fails_at_run_time():
     a, b = T.dmatrix(), T.dvector()
     with pytest.raises(ValueError):
         irc.function([a, b], T.second(a, b))(np.ones((5, 4)), np.ones(5))
+
+
+def test_assert_op():
+    from irc.tensor.opt import Assert, assert_op
+    s = T.dscalar()
+    f = irc.function([s], Assert("s must be positive")(s * s, T.gt(s, 0)) + 1)
+    assert f(3.0) == 10
+    with pytest.raises(AssertionError, match="s must be positive"):
+        f(-1.0)
+    np.testing.assert_allclose(irc.function([s], T.grad(assert_op(s * s, T.gt(s, 0)), s))(3.0), 6.0)
+    c = T.constant(2)
+    assert T.get_scalar_constant_value(Assert()(c, c > 1)) == 2
+    for a in (Assert()(c, c > 2), Assert()(c, c > s)):
+        with pytest.raises(T.NotScalarConstantError):
+            T.get_scalar_constant_value(a)
+    with pytest.raises(TypeError, match="0-d"):
+        Assert()(s, T.dvector() > 0)
+
+
+def test_tile_by_a_vector_of_more_counts_than_ndim_asserts():
+    x, r = T.dmatrix(), T.ivector()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        f = irc.function([x, r], T.tile(x, r, 3))
+    with pytest.raises(AssertionError, match="more entries than ndim"):
+        f(np.ones((2, 4)), [2, 3, 4, 5])
