@@ -144,6 +144,20 @@ def _axis(x: Variable, axis: int, who: str) -> int:
     return int(axis) % x.ndim
 
 
+def _rebroadcast_source(x: Variable) -> Variable:
+    """The value `x` was rebroadcast from — when it is still `x`'s direct input (one op, or a
+    size-1 slice and a reshape: a clone of `x` copies its tag, not its graph) — else `x`."""
+    source = getattr(x.tag, "rebroadcast_of", None)
+    v = x
+    for _ in range(2):
+        if v.owner is None or not v.owner.inputs:
+            break
+        v = v.owner.inputs[0]
+        if v is source:
+            return source
+    return x
+
+
 def _rebroadcast(x: Variable, flags: dict[int, bool]) -> Variable:
     """`x` with the broadcast flags of `axes` set to `flag` (Theano's Rebroadcast with its two
     rewrites applied at once, as its addbroadcast/unbroadcast do): a change that changes nothing
@@ -152,7 +166,7 @@ def _rebroadcast(x: Variable, flags: dict[int, bool]) -> Variable:
     if all(x.broadcastable[a] == flag for a, flag in flags.items()):
         return x
     pattern = [flags.get(d, b) for d, b in enumerate(x.broadcastable)]
-    source = getattr(x.tag, "rebroadcast_of", None) or x
+    source = _rebroadcast_source(x)
     if list(source.broadcastable) == pattern:
         return source
     add_axes = [d for d, b in enumerate(pattern) if b and not source.broadcastable[d]]

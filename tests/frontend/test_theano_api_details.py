@@ -177,3 +177,13 @@ def test_tile_by_a_vector_of_more_counts_than_ndim_asserts():
         f = irc.function([x, r], T.tile(x, r, 3))
     with pytest.raises(AssertionError, match="more entries than ndim"):
         f(np.ones((2, 4)), [2, 3, 4, 5])
+
+
+def test_rebroadcast_of_a_clone_stays_in_the_clones_graph():
+    x, y = T.dmatrix("x"), T.dmatrix("y")
+    z = T.addbroadcast(x, 0)
+    (z2,) = irc.clone([z], replace={x: y})
+    back = T.unbroadcast(z2, 0)
+    assert back is not x   # (a clone copies the tag; the graph it reads is y's)
+    f = irc.function([y], back * 2)
+    np.testing.assert_array_equal(f(np.ones((1, 3))), 2 * np.ones((1, 3)))
