@@ -14,6 +14,8 @@ from typing import Callable
 from llvmlite import ir
 
 from .mathlib_activation import emit_sigmoid, emit_softplus, emit_tanh
+from .mathlib_bessel import emit_i0, emit_i1, emit_iv, emit_j0, emit_j1, emit_jv
+from .mathlib_chi2sf import emit_chi2sf
 from .mathlib_atan import emit_arccos, emit_arcsin, emit_arctan, emit_arctan2
 from .mathlib_common import elem_type, intrinsic, with_elem
 from .mathlib_erf import emit_erf, emit_erfc
@@ -71,13 +73,22 @@ MATH_EMITTERS: dict[str, Callable[..., ir.Value]] = {
         ("arccos", emit_arccos),
         ("erfcx", emit_erfcx),
         ("tri_gamma", emit_trigamma),
+        ("j0", emit_j0),
+        ("j1", emit_j1),
+        ("jv", emit_jv),
+        ("i0", emit_i0),
+        ("i1", emit_i1),
+        ("iv", emit_iv),
+        ("chi2sf", emit_chi2sf),
     )
 }
 
-ARITY: dict[str, int] = {name: 2 if name in ("pow", "arctan2") else 1 for name in MATH_EMITTERS}
+ARITY: dict[str, int] = {name: 2 if name in ("pow", "arctan2", "jv", "iv", "chi2sf") else 1
+                         for name in MATH_EMITTERS}
 
 __all__ = ["MATH_EMITTERS", "ARITY", "emit_exp", "emit_log", "emit_log1p", "emit_expm1",
            "emit_tanh", "emit_sigmoid", "emit_softplus", "emit_sin", "emit_cos", "emit_pow",
            "emit_sqrt", "emit_erf", "emit_erfc", "emit_lgamma", "emit_psi", "emit_erfinv", "emit_erfcinv",
            "emit_gamma", "emit_arctan", "emit_arctan2", "emit_arcsin", "emit_arccos",
-           "emit_erfcx", "emit_trigamma"]
+           "emit_erfcx", "emit_trigamma", "emit_j0", "emit_j1", "emit_jv", "emit_i0", "emit_i1", "emit_iv",
+           "emit_chi2sf"]

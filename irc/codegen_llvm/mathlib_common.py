@@ -184,3 +184,24 @@ def pow2i(b: ir.IRBuilder, k: ir.Value, ty: ir.Type) -> ir.Value:
 def to_int(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """fptosi into the same-width integer type (x must be finite and in range)."""
     return b.fptosi(x, int_type_for(x.type))
+
+
+def product_series(b: ir.IRBuilder, numerators: Sequence[ir.Value], denominators: Sequence[ir.Value],
+                   group: int = 8) -> ir.Value:
+    """1 + c_1 (1 + c_2 (1 + ... c_n)), c_i = numerators[i] / denominators[i] (the sum of the
+    products c_1 ... c_k: a hypergeometric-type series), evaluated from the innermost term as one
+    fraction p/q, divided out every `group` terms: one division per group instead of per term
+    (a double division is a long instruction sequence on NVPTX, and ptxas's time grows with
+    their count). The caller keeps each group's products of numerators and denominators in
+    range."""
+    ty = numerators[0].type
+    p, q = fconst(ty, 0.0), None            # the inner value p/q (q None: 1)
+    for i in reversed(range(len(numerators))):
+        # c_i (1 + p/q) = num (q + p) / (den q)
+        if q is None:
+            p, q = b.fmul(numerators[i], b.fadd(fconst(ty, 1.0), p)), denominators[i]
+        else:
+            p, q = b.fmul(numerators[i], b.fadd(q, p)), b.fmul(denominators[i], q)
+        if i % group == 0:
+            p, q = b.fdiv(p, q), None
+    return b.fadd(fconst(ty, 1.0), p)

@@ -2,6 +2,6 @@
 `get_default_mode`, and the mode names as strings (irc/frontend/modes.py)."""
 from __future__ import annotations
 
-from ..frontend.modes import FAST_COMPILE, FAST_RUN, Mode, ProfileMode, get_default_mode
+from ..frontend.modes import FAST_COMPILE, FAST_RUN, Mode, ProfileMode, get_default_mode, get_mode
 
-__all__ = ["FAST_COMPILE", "FAST_RUN", "Mode", "ProfileMode", "get_default_mode"]
+__all__ = ["FAST_COMPILE", "FAST_RUN", "Mode", "ProfileMode", "get_default_mode", "get_mode"]

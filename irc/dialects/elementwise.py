@@ -27,6 +27,7 @@ from typing import Callable, Mapping, Sequence, Union
 import numpy as np
 
 from ..ir.types import ScalarType, f32, f64, i1, scalar_from_numpy
+from .special_reference import bessel_i, bessel_j, chi2_sf
 
 Expr = Union[str, float, tuple]
 SYMBOLS = ("x", "y", "z", "out", "gz")
@@ -267,6 +268,19 @@ def _trigamma(x: float) -> float:
     return math.fsum(terms + [r, r * r / 2, series * r ** 3])
 
 
+def _per_pair(fn: Callable[[float, float], float]) -> Callable:
+    """A Python function of two floats applied to every broadcast pair, in the operands'
+    common float dtype (float64 for integers)."""
+    ufunc = np.frompyfunc(fn, 2, 1)
+
+    def apply(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        dtype = np.result_type(x, y)
+        return np.asarray(ufunc(x, y)).astype(dtype if dtype.kind == "f" else np.float64)
+    apply.__name__ = fn.__name__
+    return apply
+
+
 def _fma(x, y, z):
     """x·y + z rounded once: exactly, through float64, for float16 and float32 operands (their
     product is exact there, and so is the sum for float16); float64 operands round twice."""
@@ -326,6 +340,15 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("gamma", 1, _per_element(_gamma), ("mul", "gz", ("mul", "out", ("psi", "x"))), kinds=_U),
     _row("psi", 1, _per_element(_digamma), ("mul", "gz", ("tri_gamma", "x")), kinds=_U),
     _row("tri_gamma", 1, _per_element(_trigamma), None, kinds=_U),  # no gradient (as Theano)
+    # Bessel functions of the first kind (codegen_llvm/mathlib_bessel.py): j0' = -j1,
+    # j1' = (j0 - J_2)/2, i0' = i1, i1' = (i0 + I_2)/2; jv(v, x), iv(v, x) by x only (Theano: v's
+    # gradient is undefined)
+    _row("j0", 1, _per_element(lambda x: bessel_j(0.0, x)), ("neg", ("mul", "gz", ("j1", "x"))), kinds=_U),
+    _row("j1", 1, _per_element(lambda x: bessel_j(1.0, x)),
+         ("mul", "gz", ("mul", 0.5, ("sub", ("j0", "x"), ("jv", 2.0, "x")))), kinds=_U),
+    _row("i0", 1, _per_element(lambda x: bessel_i(0.0, x)), ("mul", "gz", ("i1", "x")), kinds=_U),
+    _row("i1", 1, _per_element(lambda x: bessel_i(1.0, x)),
+         ("mul", "gz", ("mul", 0.5, ("add", ("i0", "x"), ("iv", 2.0, "x")))), kinds=_U),
     # hyperbolic and inverse hyperbolic functions, tan, as expansions over the rows above: where
     # a form would overflow early or cancel, another takes over (|x| ≥ 80: e·(e/2), e = exp(|x|/2);
     # |x| ≥ 2: log|x| + log1p(√(1 ± 1/x²)), no square of x; the odd ones on |x|), every form
@@ -387,6 +410,14 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
     _row("arctan2", 2, np.arctan2, (("div", ("mul", "gz", "y"), ("add", ("square", "x"), ("square", "y"))),
                                     ("neg", ("div", ("mul", "gz", "x"), ("add", ("square", "x"), ("square", "y"))))),
          kinds="f"),
+    # jv(v, x), iv(v, x): "x" is the order v, "y" the argument; chi2sf(x, k): no gradient (as Theano)
+    _row("jv", 2, _per_pair(bessel_j), (None, ("mul", "gz", ("mul", 0.5, ("sub", ("jv", ("sub", "x", 1.0), "y"),
+                                                                        ("jv", ("add", "x", 1.0), "y"))))),
+         kinds="f"),
+    _row("iv", 2, _per_pair(bessel_i), (None, ("mul", "gz", ("mul", 0.5, ("add", ("iv", ("sub", "x", 1.0), "y"),
+                                                                        ("iv", ("add", "x", 1.0), "y"))))),
+         kinds="f"),
+    _row("chi2sf", 2, _per_pair(chi2_sf), (None, None), kinds="f"),
     _row("maximum", 2, np.maximum, (("select", ("ge", "x", "y"), "gz", 0.0),
                                     ("select", ("lt", "x", "y"), "gz", 0.0)),
          kinds="fib", commutative=True),

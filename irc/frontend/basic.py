@@ -170,6 +170,8 @@ erf, erfc, erfcx, erfinv, erfcinv, gamma, gammaln, psi, tri_gamma = (
 tan, sinh, cosh, arcsinh, arccosh, arctanh, trunc, deg2rad, rad2deg = (
     _unary(n) for n in ("tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg"))
 arcsin, arccos, arctan = (_unary(n) for n in ("arcsin", "arccos", "arctan"))
+j0, j1, i0, i1 = (_unary(n) for n in ("j0", "j1", "i0", "i1"))
+jv, iv, chi2sf = (_binary(n) for n in ("jv", "iv", "chi2sf"))  # jv(v, x), iv(v, x), chi2sf(x, k)
 sub, true_div, int_div, mod, maximum, minimum, arctan2 = (
     _binary(n) for n in ("sub", "div", "floordiv", "mod", "maximum", "minimum", "arctan2"))
 
@@ -306,8 +308,15 @@ def shape_padright(x: Any, n_ones: int = 1) -> Variable:
 
 
 def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
+    """numpy's transpose (the dims reversed by default). As Theano's, the full reversal of a
+    named `x` is a new variable named `x.T` (a vector's too: an identity DimShuffle)."""
     x = as_tensor_variable(x)
-    axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(int(a) % x.ndim for a in axes)
+    reverse = tuple(reversed(range(x.ndim)))
+    axes = reverse if axes is None else tuple(int(a) % x.ndim for a in axes)
+    if x.name and axes == reverse:
+        out = DimShuffle(axes)(x)
+        out.name = f"{x.name}.T"
+        return out
     return dimshuffle(x, axes)
 
 
@@ -380,6 +389,14 @@ def flatten(x: Any, ndim: int = 1, outdim: int | None = None) -> Variable:
         raise ValueError(f"flatten: ndim must be in 1..{max(x.ndim, 1)}, got {ndim}")
     merged = 1 if all(x.broadcastable[ndim - 1:]) else -1  # (known 1 where every merged dim is)
     return reshape(x, tuple(shape(x)[: ndim - 1]) + (merged,))
+
+
+def is_flat(var: Any, ndim: int | None = None, outdim: int | None = None) -> bool:
+    """Whether `var` has `ndim` dimensions (1 by default): what `flatten(x, ndim)` gives
+    (Theano's; `outdim` its older name, not both)."""
+    if ndim is not None and outdim is not None:
+        raise ValueError("is_flat: give ndim only (outdim is its older name)")
+    return as_tensor_variable(var).ndim == (ndim if ndim is not None else outdim if outdim is not None else 1)
 
 
 # ---------------------------------------------------------------------------- indexing
@@ -687,11 +704,18 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
 
 
 def fill(model: Any, value: Any) -> Variable:
-    """`value` broadcast to the shape of `model` (dtype of `value`)."""
+    """`value` broadcast against `model` (dtype of `value`): Theano's elementwise `second`, so
+    either may have fewer dims or size-1 dims the other fills."""
     model = as_tensor_variable(model)
     value = as_tensor_variable(value) if isinstance(value, Variable) else constant(
         np.asarray(value, dtype=model.dtype if dtypes.is_weak(value) else None))
-    return Alloc()(pad_left(value, model.ndim), model)
+    ndim = max(model.ndim, value.ndim)
+    model, value = pad_left(model, ndim), pad_left(value, ndim)
+    if all(v or not m for m, v in zip(model.broadcastable, value.broadcastable)):
+        return Alloc()(value, model)   # model's shape is the result's
+    sizes = [Shape_i(d)(value) if m and not v else s
+             for d, (m, v, s) in enumerate(zip(model.broadcastable, value.broadcastable, shape(model)))]
+    return AllocShape()(value, *sizes)
 
 
 def _filled(x: Any, v: int, dtype: str | None) -> Variable:

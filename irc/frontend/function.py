@@ -259,6 +259,7 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
     upd = _updates(updates)
     state = [(i, spec.update) for i, spec in enumerate(in_specs) if spec.update is not None]
     in_specs, out_vars, state, upd = _cut_at_computed_inputs(in_specs, out_vars, state, upd)
+    replace: dict = {}
     if givens:
         pairs = givens.items() if isinstance(givens, dict) else givens
         replace = {}
@@ -281,7 +282,11 @@ def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any 
         state = [(i, v) for (i, _), v in zip(state, rebuilt[n_out:n_out + n_state])]
         upd = [(t, v) for (t, _), v in zip(upd, rebuilt[n_out + n_state:])]
     roots = out_vars + [v for _, v in state]
-    upd += _default_updates(roots + [v for _, v in upd], upd, no_default_updates)
+    defaults = _default_updates(roots + [v for _, v in upd], upd, no_default_updates)
+    if replace and defaults:  # a default update sees the givens too (Theano's rebuild_collect_shared)
+        values = clone_replace([v for _, v in defaults], replace, strict=rebuild_strict)
+        defaults = [(t, v) for (t, _), v in zip(defaults, values)]
+    upd += defaults
     needed = {id(v) for v in ancestors(roots + [v for _, v in upd])}
     _check_unused(in_specs, needed, on_unused_input)
     return _compile(_Plan(in_specs, kind, out_vars, borrow, keys, upd, mode, name, profile,

@@ -17,7 +17,7 @@ from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_li
 from .elemwise import Cast, Elemwise
 from .evaluate import evaluate
 from .gradient_ops import DisconnectedGrad, GradClip, GradScale, ZeroGrad
-from .gradient_rules import op_grad, sum_to_pattern
+from .gradient_rules import NoGradient, op_grad, sum_to_pattern
 from .graph import Constant, Variable, graph_inputs, toposort
 from .ifelse_op import IfElse
 from .reduce import CAReduce
@@ -159,7 +159,9 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
         except NotImplementedError as e:  # say which node of the user's program
             raise NotImplementedError(Diagnostic(f"T.grad: {e}", node.location).render()) from None
         for inp, g, want in zip(node.inputs, in_grads, wanted):
-            if want and g is not None:
+            if want and isinstance(g, NoGradient):
+                raise NotImplementedError(Diagnostic(f"T.grad: {g.message}", node.location).render())
+            if want and g is not None and not isinstance(g, NoGradient):
                 contributions.setdefault(id(inp), []).append(g)
 
     results = []

@@ -28,6 +28,7 @@ from .mathops import clip, keep_dims, sum as sum_
 from .matrix_products import dot
 from .order_ops import CumOp, Sort
 from .reduce import CAReduce
+from .shape_functions import patternbroadcast
 from .shape_ops import Alloc, DimShuffle, Reshape, Shape_i
 from .softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
@@ -60,6 +61,15 @@ def op_grad(op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
     if isinstance(op, UserOp):
         return user_op_grad(op, inputs, outputs, output_grads)
     return op.grad(inputs, outputs, output_grads)
+
+
+class NoGradient:
+    """An input's gradient that does not exist (jv's order, tri_gamma's argument): reverse mode
+    raises NotImplementedError with `message` only where that input leads to a `wrt` (Theano's
+    `grad_undefined`, which is an error only where it is used)."""
+
+    def __init__(self, message: str):
+        self.message = message
 
 
 def user_op_grad(op: UserOp, inputs: Sequence[Variable], outputs: Sequence[Variable],
@@ -117,11 +127,11 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
         return [None] * len(inputs)
     env = dict(zip(("x", "y", "z"), inputs))
     env.update(out=outputs[0], gz=gz)
-    grads: list[Variable | None] = []
+    grads: list[Variable | NoGradient | None] = []
     for x, expr in zip(inputs, op.row.derivative):
-        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so)
-            raise NotImplementedError(f"{op} has no gradient with respect to its float input {x} yet")
-        if expr is None or not x.type.is_float:
+        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so, if it is needed)
+            grads.append(NoGradient(f"{op} has no gradient with respect to its float input {x} yet"))
+        elif expr is None or not x.type.is_float:
             grads.append(None)
         elif isinstance(expr, (int, float)):
             grads.append(zeros_like(x) if expr == 0 else fill(x, float(expr)))
@@ -199,14 +209,19 @@ def reduce_grad(op: CAReduce, inputs, outputs, output_grads):
 
 @grad_rule(Dot)
 def dot_grad(op: Dot, inputs, outputs, output_grads):
+    """Each gradient with its input's broadcast pattern (as Theano's Dot.grad: where only one
+    operand knows that a contracted dim has size 1, the products give another one)."""
     (a, b), (gz,) = inputs, output_grads
     if a.ndim == 1 and b.ndim == 1:      # z = sum_k a_k b_k
-        return [gz * b, gz * a]
-    if a.ndim == 2 and b.ndim == 1:      # z_i = sum_k a_ik b_k
-        return [dimshuffle(gz, (0, "x")) * dimshuffle(b, ("x", 0)), dot(a.T, gz)]
-    if a.ndim == 1 and b.ndim == 2:      # z_j = sum_k a_k b_kj
-        return [dot(b, gz), dimshuffle(a, (0, "x")) * dimshuffle(gz, ("x", 0))]
-    return [dot(gz, b.T), dot(a.T, gz)]
+        grads = [gz * b, gz * a]
+    elif a.ndim == 2 and b.ndim == 1:    # z_i = sum_k a_ik b_k
+        grads = [dimshuffle(gz, (0, "x")) * dimshuffle(b, ("x", 0)), dot(a.T, gz)]
+    elif a.ndim == 1 and b.ndim == 2:    # z_j = sum_k a_k b_kj
+        grads = [dot(b, gz), dimshuffle(a, (0, "x")) * dimshuffle(gz, ("x", 0))]
+    else:
+        grads = [dot(gz, b.T), dot(a.T, gz)]
+    return [g if g.broadcastable == x.broadcastable else patternbroadcast(g, x.broadcastable)
+            for g, x in zip(grads, (a, b))]
 
 
 # ---------------------------------------------------------------------------- shapes

@@ -8,8 +8,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes
-from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, maximum, minimum, mul, neq,
-                    reshape, shape, sqrt, sub, true_div)
+from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, lt, maximum, minimum, mul, neq,
+                    reshape, shape, sqrt, sub, switch, true_div)
 from .elemwise_function import elemwise_function
 from .graph import Constant, Variable
 from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
@@ -115,13 +115,18 @@ def count(x: Variable, axes: Sequence[int], dtype: str) -> Variable:
 
 
 def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = False) -> Variable:
-    """Sum divided by the count, computed in the input's float dtype (floatX for integers)."""
+    """Sum divided by the count, in the input's float dtype (floatX for integers), accumulated
+    as Theano's sums are (its acc_dtype): float16 in float32, float32 in float64, rounded once
+    at the end (a float16 sum of 100000 ones overflows; the float32 mean of [1e8, 1, -1e8] is
+    1/3)."""
     x = as_tensor_variable(x)
     out_dtype = dtype or dtypes.mean_dtype(x.dtype)
-    x = cast(x, out_dtype)
+    work_dtype = {"float16": "float32", "float32": "float64"}.get(out_dtype, out_dtype)
+    x = cast(x, work_dtype)
     axes = normalize_axes(x, axis) if x.ndim else ()
     s = sum(x, axes, keepdims=keepdims)
-    return true_div(s, count(x, axes, out_dtype)) if axes else s
+    m = true_div(s, count(x, axes, work_dtype)) if axes else s
+    return cast(m, out_dtype)
 
 
 def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False) -> Variable:
@@ -166,8 +171,11 @@ def outer(a: Any, b: Any) -> Variable:
 
 @elemwise_function("clip")
 def clip(x: Any, lo: Any, hi: Any) -> Variable:
-    """`x` limited to [lo, hi]; the gradient flows where lo <= x <= hi."""
-    return minimum(maximum(x, lo), hi)
+    """`x` limited to [lo, hi] as Theano's Clip: lo where x < lo, else min(x, hi) — so hi where
+    lo > hi and x >= lo (numpy's clip changed that case; Theano's did not). The gradient flows
+    to x where lo <= x <= hi, to lo where x < lo, to hi where lo <= x and x > hi."""
+    x = as_tensor_variable(x)
+    return switch(lt(x, lo), lo, minimum(x, hi))
 
 
 def norm(x: Any, L: int = 2, axis: Any = None) -> Variable:

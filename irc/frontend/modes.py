@@ -6,7 +6,7 @@ import copy
 from typing import TextIO
 
 from ..base.config import config
-from ..passes.pipelines import MODES
+from ..passes.pipelines import MODES, check_mode
 
 # Theano's `theano.compile.mode.FAST_RUN`/`FAST_COMPILE`: the mode names, which `mode=` accepts
 FAST_RUN = "FAST_RUN"
@@ -80,3 +80,28 @@ class ProfileMode(Mode):
 def get_default_mode() -> Mode:
     """`config.mode` as a Mode."""
     return Mode(optimizer="fast_compile" if config.mode == "FAST_COMPILE" else "fast_run")
+
+
+class _NamedMode(Mode):
+    """A mode given by a name that no optimizer stands for ('DebugMode'): `get_mode`'s answer."""
+
+    def __init__(self, pipeline: str):
+        super().__init__()
+        self._pipeline = pipeline
+
+    @property
+    def name(self) -> str:
+        return self._pipeline
+
+
+def get_mode(mode: "str | Mode | None" = None) -> Mode:
+    """Theano's `compile.mode.get_mode`: the Mode of a mode name ('FAST_RUN', 'FAST_COMPILE',
+    'DebugMode', 'ProfileMode', 'NO_OPT'; None: `config.mode`); a Mode is returned as it is.
+    An unknown name is a ValueError listing the known ones."""
+    if isinstance(mode, Mode):
+        return mode
+    name = check_mode(mode)
+    if name == "ProfileMode":
+        return ProfileMode()
+    optimizer = {"FAST_RUN": "fast_run", "FAST_COMPILE": "fast_compile", "NO_OPT": None}.get(name, "fast_run")
+    return Mode(optimizer=optimizer) if name in ("FAST_RUN", "FAST_COMPILE", "NO_OPT") else _NamedMode(name)

@@ -7,6 +7,7 @@ from typing import Any
 from .basic import (abs_, add, as_tensor_variable, cast, dimshuffle, eq, exp, expm1, gt, log, mul, neg, relu,
                     shape_padleft, sigmoid, softplus, sub, switch, true_div)
 from .creation import arange
+from .dtypes import upgrade_to_float
 from .mathops import clip, max as max_, sum as sum_
 from .join import Join
 from .matrix_products import dot
@@ -15,7 +16,7 @@ from .softmax_ops import LogSoftmax, Softmax
 
 __all__ = ["sigmoid", "softplus", "relu", "softmax", "log_softmax", "logsoftmax", "binary_crossentropy",
            "categorical_crossentropy", "ultra_fast_sigmoid", "hard_sigmoid", "elu", "selu", "softmax_graph",
-           "softmax_op", "sigmoid_binary_crossentropy", "confusion_matrix"]
+           "softmax_op", "sigmoid_binary_crossentropy", "confusion_matrix", "softsign"]
 
 
 def _last_axis(x, axis: int) -> bool:
@@ -123,9 +124,23 @@ def ultra_fast_sigmoid(x: Any):
     return sigmoid(x)
 
 
+def _as_float(x: Any):
+    """x in Theano's `upgrade_to_float` dtype (int8 -> float32, int32 -> float64): what its
+    elementwise float ops compute in."""
+    x = as_tensor_variable(x)
+    dtype = upgrade_to_float(x.dtype)
+    return x if x.dtype == dtype else cast(x, dtype)
+
+
 def hard_sigmoid(x: Any):
-    """clip(0.2 * x + 0.5, 0, 1)."""
-    return clip(mul(0.2, x) + 0.5, 0.0, 1.0)
+    """clip(0.2 * x + 0.5, 0, 1), in x's float dtype (Theano's constants are of that dtype)."""
+    return clip(mul(0.2, _as_float(x)) + 0.5, 0.0, 1.0)
+
+
+def softsign(x: Any):
+    """x / (1 + |x|) (Theano's `nnet.softsign`), in x's float dtype."""
+    x = _as_float(x)
+    return true_div(x, add(1.0, abs_(x)))
 
 
 relu = relu

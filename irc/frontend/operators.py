@@ -107,7 +107,8 @@ class TensorOperators:
     @property
     def shape(self): return _b().shape_vector(self)
     @property
-    def size(self): return _m().prod(_b().shape(self))
+    def size(self):  # a 0-d value's is 1, read from it (Theano's Shape(x) keeps x in the graph)
+        return _m().prod(_b().shape(self)) if self.ndim else _b().Alloc()(_b().constant(1, dtype="int64"), self)
     def dimshuffle(self, *pattern):
         if len(pattern) == 1 and isinstance(pattern[0], (tuple, list)):
             pattern = tuple(pattern[0])

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .assert_op import constant_conditions_hold, is_assert
 from .evaluate import evaluate
 from .graph import Constant, Variable
 from .integer_index import IntegerIndex
@@ -69,6 +70,9 @@ def _value(v: Variable, elemwise: bool, depth: int) -> np.ndarray | None:
     if picked is not None:
         return _value(picked, elemwise, depth - 1)
     node = v.owner
+    if is_assert(v):  # the value, when every condition is a constant that holds (Theano's)
+        holds = constant_conditions_hold(node, lambda c: _value(c, elemwise, depth - 1))
+        return _value(node.inputs[0], elemwise, depth - 1) if holds else None
     if isinstance(node.op, (Alloc, AllocShape)):  # every element is the value (Theano's fill/second)
         value = _value(node.inputs[0], elemwise, depth - 1)
         return None if value is None or value.size != 1 else value

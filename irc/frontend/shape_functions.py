@@ -7,8 +7,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .basic import (add, as_tensor_variable, dimshuffle, maximum, minimum, mul, reshape, set_subtensor, shape, sub,
-                    subtensor, subtensor_static)
+from .basic import (add, as_tensor_variable, dimshuffle, ge, lt, maximum, minimum, mul, reshape, set_subtensor, shape,
+                    sub, subtensor, subtensor_static, switch)
+from .assert_op import Assert
 from .creation import alloc, arange, eye, zeros
 from .graph import Constant, Variable
 from .shape_ops import Shape_i
@@ -29,12 +30,49 @@ def _static_ints(values: Any, what: str) -> list[int]:
     return out
 
 
-def tile(x: Any, reps: Sequence[int], ndim: int | None = None) -> Variable:
-    """numpy's tile with static `reps`: each dim of `x` repeated `reps[k]` times, as blocks."""
-    x = as_tensor_variable(x)
-    reps = _static_ints(reps, "tile: reps")
+def _is_integer_count(r: Any) -> bool:
+    if isinstance(r, Variable):
+        return r.ndim == 0 and (r.dtype.startswith(("int", "uint")))
+    return isinstance(r, (int, np.integer)) and not isinstance(r, (bool, np.bool_))
+
+
+def _tile_reps(x: Variable, reps: Any, ndim: int | None) -> tuple[list[Any], int]:
+    """Theano's reps for tile: an integer or 0-d integer tensor, a list of them (ints and 0-d
+    integer tensors mixed), or an integer vector with `ndim` given (shorter ones are padded with
+    1 in front, as numpy's); checked as Theano checks them, with its ValueErrors."""
+    if ndim is not None and ndim < x.ndim:
+        raise ValueError(f"tile: ndim ({ndim}) must be at least x.ndim ({x.ndim})")
+    if not isinstance(reps, (list, tuple)):
+        r = as_tensor_variable(reps)
+        if not r.dtype.startswith(("int", "uint")):
+            raise ValueError(f"tile: reps must be integers, got {r.type}")
+        if r.ndim == 0:
+            reps = [reps]
+        elif r.ndim == 1:
+            if ndim is None:
+                raise ValueError("tile: give ndim when reps is a vector (its length is known only at run time)")
+            if isinstance(r, Constant):
+                reps = [int(v) for v in r.data]
+            else:
+                offset = sub(ndim, Shape_i(0)(r))   # more than ndim counts: an AssertionError at run time
+                offset = Assert("tile: reps has more entries than ndim")(offset, ge(offset, 0))
+                reps = [switch(lt(i, offset), 1, subtensor(r, (maximum(sub(i, offset), 0),))) for i in range(ndim)]
+        else:
+            raise ValueError(f"tile: reps must be a scalar or a vector, got {r.ndim} dimensions")
+    reps = [r.data.item() if isinstance(r, Constant) and r.ndim == 0 else r for r in reps]
+    if ndim is not None and len(reps) > ndim:
+        raise ValueError(f"tile: {len(reps)} reps for ndim={ndim}")
+    if not all(_is_integer_count(r) for r in reps):
+        raise ValueError(f"tile: reps must be ints or 0-d integer tensors, got {list(reps)!r}")
     ndim = max(x.ndim, len(reps)) if ndim is None else ndim
-    reps = [1] * (ndim - len(reps)) + reps
+    return [1] * (ndim - len(reps)) + list(reps), ndim
+
+
+def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
+    """numpy's tile: each dim of `x` repeated `reps[k]` times, as blocks; counts known when the
+    graph is built or at run time (Theano's reps: `_tile_reps`)."""
+    x = as_tensor_variable(x)
+    reps, ndim = _tile_reps(x, reps, ndim)
     x = dimshuffle(x, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))
     # (r0, n0, r1, n1, ...): x broadcast along new axes in front of each of its dims
     pattern = [p for d in range(ndim) for p in ("x", d)]
@@ -100,33 +138,66 @@ def split(x: Any, splits_size: Sequence[int], n_splits: int, axis: int = 0) -> l
     return pieces
 
 
+def _axis(x: Variable, axis: int, who: str) -> int:
+    if not -x.ndim <= int(axis) < x.ndim:
+        raise ValueError(f"{who}: axis {axis} does not exist in {x.type} ({x.ndim} dimension(s))")
+    return int(axis) % x.ndim
+
+
+def _rebroadcast_source(x: Variable) -> Variable:
+    """The value `x` was rebroadcast from — when it is still `x`'s direct input (one op, or a
+    size-1 slice and a reshape: a clone of `x` copies its tag, not its graph) — else `x`."""
+    source = getattr(x.tag, "rebroadcast_of", None)
+    v = x
+    for _ in range(2):
+        if v.owner is None or not v.owner.inputs:
+            break
+        v = v.owner.inputs[0]
+        if v is source:
+            return source
+    return x
+
+
+def _rebroadcast(x: Variable, flags: dict[int, bool]) -> Variable:
+    """`x` with the broadcast flags of `axes` set to `flag` (Theano's Rebroadcast with its two
+    rewrites applied at once, as its addbroadcast/unbroadcast do): a change that changes nothing
+    is `x` itself; a change of a rebroadcast value restarts from the value it came from, so
+    `unbroadcast(addbroadcast(x, 0), 0) is x` and consecutive changes make one op over it."""
+    if all(x.broadcastable[a] == flag for a, flag in flags.items()):
+        return x
+    pattern = [flags.get(d, b) for d, b in enumerate(x.broadcastable)]
+    source = _rebroadcast_source(x)
+    if list(source.broadcastable) == pattern:
+        return source
+    add_axes = [d for d, b in enumerate(pattern) if b and not source.broadcastable[d]]
+    drop_axes = {d for d, b in enumerate(pattern) if not b and source.broadcastable[d]}
+    out = subtensor_static(source, {}, keep_ones=add_axes) if add_axes else source
+    if drop_axes:
+        out = reshape(out, [Shape_i(d)(out) if d in drop_axes else s for d, s in enumerate(shape(out))])
+    out.tag.rebroadcast_of = source
+    return out
+
+
 def addbroadcast(x: Any, *axes: int) -> Variable:
     """`x` with `axes` declared broadcastable (size 1; checked at run time)."""
     x = as_tensor_variable(x)
-    axes = tuple(a % x.ndim for a in axes)
-    todo = [a for a in axes if not x.broadcastable[a]]
-    if not todo:
-        return x
-    return subtensor_static(x, {}, keep_ones=todo)
+    return _rebroadcast(x, {_axis(x, a, "addbroadcast"): True for a in axes})
 
 
 def unbroadcast(x: Any, *axes: int) -> Variable:
     """`x` with `axes` no longer broadcastable (their size is read at run time)."""
     x = as_tensor_variable(x)
-    axes = {a % x.ndim for a in axes}
-    if not any(x.broadcastable[a] for a in axes):
-        return x
-    sizes = [Shape_i(d)(x) if d in axes else s for d, s in enumerate(shape(x))]
-    return reshape(x, sizes)
+    return _rebroadcast(x, {_axis(x, a, "unbroadcast"): False for a in axes})
 
 
 def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
-    """`x` with exactly the broadcast pattern `broadcastable`."""
+    """`x` with the broadcast flags `broadcastable` for its leading axes (Theano's: an empty
+    pattern leaves `x` as it is; more flags than dims is an error)."""
     x = as_tensor_variable(x)
-    if len(broadcastable) != x.ndim:
-        raise ValueError(f"patternbroadcast: {len(broadcastable)} flags for {x.type}")
-    x = addbroadcast(x, *[d for d, b in enumerate(broadcastable) if b])
-    return unbroadcast(x, *[d for d, b in enumerate(broadcastable) if not b])
+    if len(broadcastable) > x.ndim:
+        raise ValueError(f"patternbroadcast: {len(broadcastable)} flags for {x.type}, which has "
+                         f"{x.ndim} dimension(s)")
+    return _rebroadcast(x, {d: bool(b) for d, b in enumerate(broadcastable)})
 
 
 def specify_size(x: Variable, axis: int, n: int) -> Variable:

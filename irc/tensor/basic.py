@@ -14,6 +14,8 @@ from ..frontend.basic import (
     stack, sub, switch, tanh, transpose, true_div, where, xor, zeros_like)
 from ..frontend.basic import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil_intdiv, cosh, deg2rad,
                               erfcx, rad2deg, sinh, tan, tri_gamma, trunc)
+from ..frontend.basic import chi2sf, i0, i1, iv, j0, j1, jv
+from ..frontend.basic import is_flat
 from ..frontend.basic import shape_vector as shape  # T.shape(x) is x.shape
 from ..frontend.blas import Dot
 from ..frontend.constructors import *  # noqa: F401,F403  (scalar, fmatrix, dtensor3s, ...)
@@ -63,6 +65,7 @@ __all__ = [
     "true_div", "unbroadcast", "var", "where", "xor", "zeros", "zeros_like",
     "tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "trunc", "deg2rad", "rad2deg",
     "arcsin", "arccos", "arctan", "arctan2", "ceil_intdiv", "erfcx", "tri_gamma",
+    "j0", "j1", "jv", "i0", "i1", "iv", "chi2sf", "is_flat",
     *CONSTRUCTORS,
     "all_dtypes", "complex_dtypes", "continuous_dtypes", "discrete_dtypes", "float_dtypes", "int_dtypes",
     "integer_dtypes", "uint_dtypes",
@@ -71,3 +74,7 @@ __all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "
             "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes",
             "allclose", "isclose", "largest", "max_and_argmax", "smallest", "stacklists", "mgrid", "ogrid",
             "flatnonzero", "nonzero", "nonzero_values", "inverse_permutation", "ARange"]
+
+# Theano's `tensor.basic._dot`: the Dot op itself (vectors and matrices only; TypeError for any
+# other rank), which some users and Theano's own tests call directly
+_dot = Dot()

@@ -138,8 +138,8 @@ def test_run_time_checks():
     with pytest.raises(ExecutionError, match="tensor.alloc"):
         native([x], T.specify_shape(x, (2, 4)))(X)
     np.testing.assert_array_equal(native([x], T.diag(x))(X), np.diag(X))  # not square: numpy's diagonal
-    with pytest.raises(NotImplementedError, match="Python ints"):
-        T.tile(x, (T.lscalar(), 2))
+    with pytest.raises(ValueError, match="reps must be ints or 0-d integer tensors"):
+        T.tile(x, (T.dscalar(), 2))   # (symbolic integer counts: tests/frontend/test_theano_api_details.py)
     with pytest.raises(TypeError, match="must be an integer"):
         T.zeros((2.5, 3))
 

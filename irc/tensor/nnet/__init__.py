@@ -14,7 +14,7 @@ from ...frontend.crossentropy_1hot import (CrossentropySoftmaxArgmax1HotWithBias
                                           crossentropy_softmax_argmax_1hot_with_bias)
 from ...frontend.nnet import (binary_crossentropy, categorical_crossentropy, confusion_matrix, elu, hard_sigmoid,
                               log_softmax, logsoftmax, relu, selu, sigmoid, sigmoid_binary_crossentropy, softmax,
-                              softmax_graph, softmax_op, softplus, ultra_fast_sigmoid)
+                              softmax_graph, softmax_op, softplus, softsign, ultra_fast_sigmoid)
 from ...frontend.softmax_ops import LogSoftmax, Softmax, SoftmaxGrad
 
 __all__ = ["AbstractConv2d", "AbstractConv2d_gradInputs", "AbstractConv2d_gradWeights", "LogSoftmax", "Softmax",
@@ -22,4 +22,4 @@ __all__ = ["AbstractConv2d", "AbstractConv2d_gradInputs", "AbstractConv2d_gradWe
            "log_softmax", "logsoftmax", "relu", "sigmoid", "softmax", "softplus", "ultra_fast_sigmoid",
            "CrossentropySoftmaxArgmax1HotWithBias", "confusion_matrix", "crossentropy_softmax_1hot",
            "crossentropy_softmax_1hot_with_bias", "crossentropy_softmax_argmax_1hot_with_bias", "elu", "selu",
-           "sigmoid_binary_crossentropy", "softmax_graph", "softmax_op"]
+           "sigmoid_binary_crossentropy", "softmax_graph", "softmax_op", "softsign"]
