@@ -18,6 +18,12 @@ path (there is no f64 MUFU).
 
 Never `llvm.exp.*`/`llvm.log.*`: the NVPTX backend aborts the process on them (the
 forbidden-intrinsic guard in `target.py` refuses such a module before LLVM sees it).
+
+The large functions (the Bessel family, chi2sf, the inverse error functions, the gamma family:
+series, recurrences and continued fractions) are emitted once per module as an internal,
+never-inlined device function that the kernels call (`OUTLINED`), not inline as on the CPU: a
+kernel repeats its elementwise body for each item a thread handles plus a tail, so inline they
+made hundreds of KB of PTX per kernel, and LLVM and ptxas took seconds over each.
 """
 from __future__ import annotations
 
@@ -68,11 +74,36 @@ def exp_via_ex2(b: ir.IRBuilder, x: ir.Value, ex2: Ex2 = nvvm_ex2) -> ir.Value:
     return b.fmul(b.fmul(p, pow2_from_shift(b, t, e1)), s2)
 
 
+# emitted as a called device function on the GPU (see the module doc)
+OUTLINED = ("j0", "j1", "jv", "i0", "i1", "iv", "chi2sf", "erfinv", "erfcinv", "gamma", "gammaln", "psi",
+            "tri_gamma")
+
+
+def outlined(name: str, emit: Callable[..., ir.Value]) -> Callable[..., ir.Value]:
+    """`emit` as a call of `irc_math_<name>_<type>`, a function of the builder's module made
+    on first use (internal linkage, `noinline`), whose body is `emit`'s."""
+    def call(b: ir.IRBuilder, *args: ir.Value) -> ir.Value:
+        module = b.module
+        ty = args[0].type
+        symbol = f"irc_math_{name}_" + "".join(ch if ch.isalnum() else "_" for ch in str(ty))
+        fn = module.globals.get(symbol)
+        if fn is None:
+            fn = ir.Function(module, ir.FunctionType(ty, [a.type for a in args]), symbol)
+            fn.linkage = "internal"
+            fn.attributes.add("noinline")
+            body = ir.IRBuilder(fn.append_basic_block("entry"))
+            body.ret(emit(body, *fn.args))
+        return b.call(fn, list(args))
+    return call
+
+
 def math_table(ex2: Ex2 = nvvm_ex2) -> dict[str, Callable[..., ir.Value]]:
     """The emitters for NVPTX (`ex2`: the base-2 exponential used by f32 exp; tests swap in
     an exact one to check the range reduction on the CPU)."""
     table = dict(MATH_EMITTERS)
     table["exp"] = half_via_float(lambda b, x: exp_via_ex2(b, x, ex2))
+    for name in OUTLINED:
+        table[name] = outlined(name, table[name])
     return table
 
 

@@ -9,7 +9,7 @@ from llvmlite import ir
 from irc.codegen_cpu.mathlib_jit import compile_kernel
 from irc.codegen_llvm.mathlib_common import intrinsic
 from irc.codegen_llvm.mathlib_ulp import reference, sample_sets, ulp_error
-from irc.codegen_ptx.mathlib_nvptx import exp_via_ex2, math_table
+from irc.codegen_ptx.mathlib_nvptx import OUTLINED, exp_via_ex2, math_table
 
 REDUCTION_BOUND_ULP = 1.0
 
@@ -38,8 +38,23 @@ def test_exp_special_values():
     assert (ulp_error(got[ok], ref[ok]) <= 1.0).all(), (got, ref)
 
 
-def test_table_swaps_only_exp():
+def test_table_swaps_exp_and_calls_the_large_functions():
     from irc.codegen_llvm.mathlib import MATH_EMITTERS
     table = math_table()
     assert set(table) == set(MATH_EMITTERS)
-    assert [k for k in table if table[k] is not MATH_EMITTERS[k]] == ["exp"]
+    assert sorted(k for k in table if table[k] is not MATH_EMITTERS[k]) == sorted(["exp", *OUTLINED])
+
+
+def test_a_large_function_is_one_device_function_its_callers_share():
+    """jv in two places of one kernel module: one internal, never-inlined definition (its
+    body emitted once), two calls."""
+    module = ir.Module()
+    fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType(), ir.FloatType()])
+    kernel = ir.Function(module, fnty, "k")
+    b = ir.IRBuilder(kernel.append_basic_block())
+    jv = math_table()["jv"]
+    b.ret(b.fadd(jv(b, *kernel.args), jv(b, kernel.args[1], kernel.args[0])))
+    text = str(module)
+    assert text.count("define internal float @irc_math_jv_float") == 1
+    assert text.count("call float @irc_math_jv_float") == 2
+    assert "noinline" in text
