@@ -35,6 +35,7 @@ from ..frontend.tensor_type import TensorType
 # Theano's basic names built elsewhere in the frontend
 from ..frontend.basic import fill as second  # Theano's second(a, b): b broadcast like a
 from ..frontend.basic import pow as power  # Theano's power(x, y)
+from ..frontend.complex_ops import angle, complex, complex_from_polar, conj, imag, real  # noqa: A004
 from ..frontend.covariance import cov
 from ..frontend.extra_ops import bartlett, fill_diagonal, fill_diagonal_offset, squeeze
 from ..frontend.closeness import allclose, isclose
@@ -71,3 +72,4 @@ __all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "
             "get_scalar_constant_value", "permute_row_elements", "power", "second", "squeeze", "swapaxes",
             "allclose", "isclose", "largest", "max_and_argmax", "smallest", "stacklists", "mgrid", "ogrid",
             "flatnonzero", "nonzero", "nonzero_values", "inverse_permutation", "ARange"]
+__all__ += ["angle", "complex", "complex_from_polar", "conj", "imag", "real"]

@@ -1,0 +1,218 @@
+"""complex64 and complex128 tensors: Theano's constructors, numpy's promotion, constants and
+shared variables, and every elementwise op with a complex meaning compiled natively and
+checked against numpy (complex64 to rtol 1e-5, complex128 to 1e-12, relative to |z|)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irc
+import irc.tensor as T
+
+RNG = np.random.default_rng(22)
+RTOL = {"complex64": 1e-5, "complex128": 1e-12}
+DTYPES = ("complex64", "complex128")
+
+
+def _values(dtype: str, n: int = 64, low: float = -2.0, high: float = 2.0) -> np.ndarray:
+    return (RNG.uniform(low, high, n) + 1j * RNG.uniform(low, high, n)).astype(dtype)
+
+
+def _close(got: np.ndarray, want: np.ndarray, rtol: float) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    scale = np.maximum(np.abs(want), 1.0)
+    err = np.abs(got - want) / scale
+    assert np.all(err <= rtol), f"max relative error {err.max():.3g} > {rtol}"
+
+
+# ---------------------------------------------------------------------------- types
+def test_constructors_name_theanos_complex_types():
+    assert T.cscalar.dtype == "complex64" and T.zscalar.dtype == "complex128"
+    assert T.ctensor3().type == T.TensorType("complex64", (False,) * 3)
+    assert T.zmatrix().broadcastable == (False, False)
+    a, b = T.zvectors("a", "b")
+    assert (a.name, b.name, a.dtype) == ("a", "b", "complex128")
+    assert len(T.ctensor4s(3)) == 3
+    assert str(T.cmatrix) == "TensorType(complex64, matrix)"
+
+
+@pytest.mark.parametrize("left, right, result", [
+    ("float32", "complex64", "complex64"), ("float64", "complex64", "complex128"),
+    ("float16", "complex64", "complex64"), ("int8", "complex64", "complex64"),
+    ("int16", "complex64", "complex64"), ("int32", "complex64", "complex128"),
+    ("int64", "complex64", "complex128"), ("uint8", "complex64", "complex64"),
+    ("bool", "complex64", "complex64"), ("complex64", "complex128", "complex128"),
+    ("float32", "complex128", "complex128"), ("int32", "complex128", "complex128"),
+])
+def test_promotion_is_numpys(left, right, result):
+    x, y = T.vector(dtype=left), T.vector(dtype=right)
+    assert (x + y).dtype == (y * x).dtype == result == np.result_type(left, right).name
+
+
+def test_python_numbers_and_complex_constants():
+    c, z = T.cvector(), T.zvector()
+    assert (c * 2.5).dtype == "complex64" and (c + 1).dtype == "complex64"
+    assert (T.fvector() * 1j).dtype == "complex128"  # a Python complex is a complex128 constant (Theano)
+    assert T.constant(1 + 2j).dtype == "complex128"
+    f = irc.function([c, z], [c * (1 + 2j) + 3, z / 2j])
+    a, b = _values("complex64", 5), _values("complex128", 5)
+    got = f(a, b)
+    _close(got[0], a.astype("complex128") * (1 + 2j) + 3, 1e-15)  # complex128: the constant is
+    _close(got[1], b / 2j, 1e-15)
+
+
+def test_division_of_integers_by_complex():
+    i, c = T.iscalar(), T.cscalar()
+    assert np.allclose(irc.function([i, c], i / c)(5, np.complex64(5 + 3j)), 5 / (5 + 3j))
+    assert np.allclose(irc.function([i, c], c / i)(5, np.complex64(5 + 3j)), (5 + 3j) / 5)
+
+
+def test_arrays_pass_in_and_out_with_numpys_layout():
+    z = T.zmatrix()
+    a = _values("complex128", 12).reshape(3, 4)
+    out = irc.function([z], z.T)(a)
+    np.testing.assert_array_equal(out, a.T)
+    strided = _values("complex128", 40).reshape(5, 8)[::2, 1::3]
+    np.testing.assert_array_equal(irc.function([z], z * 1)(strided), strided)
+
+
+def test_shared_variables_keep_their_complex_values():
+    a = _values("complex64", 3)
+    s = irc.shared(a.copy())
+    assert s.dtype == "complex64"
+    f = irc.function([], s, updates=[(s, s * np.complex64(1j))])
+    np.testing.assert_array_equal(f(), a)
+    _close(s.get_value(), (a * 1j).astype("complex64"), 1e-7)
+
+
+# ---------------------------------------------------------------------------- elementwise
+UNARY = {
+    "neg": np.negative, "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1,
+    "sqrt": np.sqrt, "sqr": np.square, "inv": np.reciprocal, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctan": np.arctan, "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
+    "abs_": np.abs, "real": np.real, "imag": np.imag, "conj": np.conj, "angle": np.angle,
+    "log2": np.log2, "log10": np.log10,
+}
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "true_div": np.true_divide, "pow": np.power,
+          "maximum": np.maximum, "minimum": np.minimum}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_against_numpy(name, dtype):
+    x = T.vector(dtype=dtype)
+    a = _values(dtype)
+    _close(irc.function([x], getattr(T, name)(x))(a), UNARY[name](a), 40 * RTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_against_numpy(name, dtype):
+    x, y = T.vector(dtype=dtype), T.vector(dtype=dtype)
+    a, b = _values(dtype), _values(dtype)
+    _close(irc.function([x, y], getattr(T, name)(x, y))(a, b), BINARY[name](a, b), 10 * RTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_arithmetic_is_exact_to_the_tolerance(dtype):
+    x, y = T.vector(dtype=dtype), T.vector(dtype=dtype)
+    a, b = _values(dtype), _values(dtype)
+    got = irc.function([x, y], [x + y, x - y, x * y, x / y, -x, x * x])(a, b)
+    for g, w in zip(got, [a + b, a - b, a * b, a / b, -a, a * a]):
+        _close(g, w, RTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_equality_and_select(dtype):
+    x, y = T.vector(dtype=dtype), T.vector(dtype=dtype)
+    a = _values(dtype, 6)
+    b = a.copy()
+    b[::2] += 1j
+    eq, ne, sel = irc.function([x, y], [T.eq(x, y), T.neq(x, y), T.switch(T.eq(x, y), x, y * 2)])(a, b)
+    np.testing.assert_array_equal(eq, a == b)
+    np.testing.assert_array_equal(ne, a != b)
+    np.testing.assert_array_equal(sel, np.where(a == b, a, b * 2))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_building_complex_numbers(dtype):
+    part = "float32" if dtype == "complex64" else "float64"
+    r, t = T.vector(dtype=part), T.vector(dtype=part)
+    a, b = RNG.uniform(0, 3, 9).astype(part), RNG.uniform(-3, 3, 9).astype(part)
+    c, p = irc.function([r, t], [T.complex(r, t), T.complex_from_polar(r, t)])(a, b)
+    np.testing.assert_array_equal(c, (a + 1j * b).astype(dtype))
+    _close(p, (a * np.exp(1j * b)).astype(dtype), 10 * RTOL[dtype])
+
+
+def test_real_imag_conj_methods_and_on_real_tensors():
+    x, y = T.dmatrices("x", "y")
+    z = x + y * 1j
+    a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3))
+    np.testing.assert_array_equal(z.real.eval({z: a + b * 1j}), a)
+    np.testing.assert_array_equal(z.imag.eval({z: a + b * 1j}), b)
+    np.testing.assert_array_equal(z.conj().eval({z: a + b * 1j}), a - b * 1j)
+    np.testing.assert_array_equal(z.conjugate().eval({z: a + b * 1j}), a - b * 1j)
+    real, imag, conj, angle = irc.function([x], [T.real(x), T.imag(x), T.conj(x), T.angle(x)])(a)
+    np.testing.assert_array_equal(real, a)
+    np.testing.assert_array_equal(imag, np.zeros_like(a))
+    np.testing.assert_array_equal(conj, a)
+    np.testing.assert_array_equal(angle, np.angle(a))
+
+
+SPECIAL = np.array([complex(np.inf, 0), complex(-np.inf, 0), complex(0, np.inf), complex(np.nan, 0),
+                    complex(0, np.nan), 0j, complex(-0.0, 0.0), complex(1e300, 1e300), complex(1e-300, 1e-300),
+                    complex(-4, 0), complex(-4, -0.0)])
+
+
+@pytest.mark.parametrize("name", ["abs_", "sqrt", "exp", "neg", "conj", "real", "imag"])
+def test_special_values_as_numpy(name):
+    z = T.zvector()
+    values = SPECIAL if name != "exp" else SPECIAL[np.abs(SPECIAL.imag) < 1e10]  # (cos/sin of 1e300: no)
+    with np.errstate(all="ignore"):
+        want = UNARY[name](values)
+    got = irc.function([z], getattr(T, name)(z))(values)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_modulus_neither_overflows_nor_underflows():
+    z = T.zvector()
+    a = np.array([complex(3e300, 4e300), complex(3e-300, 4e-300), complex(np.inf, np.nan)])
+    np.testing.assert_allclose(irc.function([z], abs(z))(a)[:2], [5e300, 5e-300], rtol=1e-15)
+    assert irc.function([z], abs(z))(a)[2] == np.inf
+
+
+def test_division_by_zero_and_with_large_divisors():
+    x, y = T.zvectors("x", "y")
+    a = np.array([1 + 1j, 1 + 1j, 1e300 + 1e300j, 0j])
+    b = np.array([0j, 1e-300 + 1e300j, 1e300 + 1e300j, 2 + 0j])
+    with np.errstate(all="ignore"):
+        want = a / b
+    np.testing.assert_allclose(irc.function([x, y], x / y)(a, b), want, rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------- casts
+@pytest.mark.parametrize("source", ["int8", "int32", "float32", "float64", "bool", "complex64", "complex128"])
+@pytest.mark.parametrize("target", DTYPES)
+def test_casts_to_complex(source, target):
+    x = T.vector(dtype=source)
+    a = (RNG.normal(size=5) * 3).astype(source) if source != "bool" else np.array([True, False, True, True, False])
+    out = irc.function([x], T.cast(x, target))(a)
+    np.testing.assert_array_equal(out, a.astype(target))
+
+
+def test_cast_from_complex_to_real_is_refused():
+    with pytest.raises(TypeError, match="cast to float32: not defined for complex.*T.real"):
+        T.cast(T.cvector(), "float32")
+
+
+# ---------------------------------------------------------------------------- refused ops
+@pytest.mark.parametrize("build", [
+    lambda z: T.ceil(z), lambda z: T.floor(z), lambda z: z < z, lambda z: T.ge(z, 0), lambda z: z % 2,
+    lambda z: z // 2, lambda z: T.erf(z), lambda z: T.sgn(z), lambda z: T.clip(z, 0, 1), lambda z: T.max(z),
+    lambda z: T.argmax(z), lambda z: T.sort(z),
+], ids=["ceil", "floor", "lt", "ge", "mod", "floordiv", "erf", "sgn", "clip", "max", "argmax", "sort"])
+def test_ops_without_a_complex_meaning_refuse_it(build):
+    with pytest.raises(TypeError) as info:
+        build(T.zvector())
+    assert "complex" in str(info.value) and "test_complex_dtypes.py" in str(info.value)
