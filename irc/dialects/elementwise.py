@@ -446,9 +446,13 @@ COMPLEX_ROWS: tuple[Elementwise, ...] = (
     _row("real", 1, np.real, ("complex", "gz", 0.0), kinds="fc", result="real"),
     _row("imag", 1, np.imag, ("complex", 0.0, "gz"), kinds="fc", result="real"),
     _row("conj", 1, _conj, ("conj", "gz"), kinds="fc"),
-    _row("angle", 1, np.angle, None, kinds="fc", result="real"),
+    _row("angle", 1, np.angle, ("div", ("mul", "gz", ("complex", ("neg", ("imag", "x")), ("real", "x"))),
+                                ("square", ("abs", "x"))), kinds="fc", result="real"),
     _row("complex", 2, _complex, (("real", "gz"), ("imag", "gz")), kinds="f", result="complex"),
-    _row("complex_from_polar", 2, _complex_from_polar, (None, None), kinds="f", result="complex"),
+    _row("complex_from_polar", 2, _complex_from_polar,
+         (("add", ("mul", ("real", "gz"), ("cos", "y")), ("mul", ("imag", "gz"), ("sin", "y"))),
+          ("mul", "x", ("sub", ("mul", ("imag", "gz"), ("cos", "y")), ("mul", ("real", "gz"), ("sin", "y"))))),
+         kinds="f", result="complex"),
 )
 
 

@@ -121,6 +121,11 @@ class TensorType:
         return self.dtype in COMPLEX_DTYPES
 
     @property
+    def is_continuous(self) -> bool:
+        """Float or complex: what gradients flow through (Theano's `continuous_dtypes`)."""
+        return self.is_float or self.is_complex
+
+    @property
     def is_bool(self) -> bool:
         return self.dtype == "bool"
 
