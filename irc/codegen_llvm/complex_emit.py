@@ -56,7 +56,9 @@ class ComplexEmitter:
             raise NotImplementedError(f"no code generation for 'scalar.{name}' on {t}")
         if name in ("select",):
             return method(args)
-        if name in ("real", "imag", "conj", "angle") and not t.is_complex:  # a real number: im = 0
+        if name in ("real", "conj") and not t.is_complex:  # a real number is its own real part, conjugate
+            return args[0]
+        if name in ("imag", "angle") and not t.is_complex:
             return method((args[0], self.k(0.0)))
         return method(*[self.parts(a) if t.is_complex else a for a in args])
 
@@ -131,6 +133,27 @@ class ComplexEmitter:
 
     def op_ne(self, x, y):
         return self.b.or_(self.r("ne", x[0], y[0]), self.r("ne", x[1], y[1]))
+
+    def _less(self, x: Pair, y: Pair, or_equal: bool) -> ir.Value:
+        """numpy's x < y (x <= y) of complex numbers: by real part, then imaginary part;
+        false when a part is NaN."""
+        b = self.b
+        no_nan_im = b.and_(b.fcmp_ordered("ord", x[1], x[1]), b.fcmp_ordered("ord", y[1], y[1]))
+        real_less = b.and_(b.fcmp_ordered("<", x[0], y[0]), no_nan_im)
+        im_less = b.fcmp_ordered("<=" if or_equal else "<", x[1], y[1])
+        return b.or_(real_less, b.and_(b.fcmp_ordered("==", x[0], y[0]), im_less))
+
+    def op_lt(self, x, y):
+        return self._less(x, y, False)
+
+    def op_le(self, x, y):
+        return self._less(x, y, True)
+
+    def op_gt(self, x, y):
+        return self._less(y, x, False)
+
+    def op_ge(self, x, y):
+        return self._less(y, x, True)
 
     def _lexicographic(self, x: Pair, y: Pair, greater: bool) -> ir.Value:
         """numpy's maximum/minimum of complex numbers: ordered by real part, then imaginary

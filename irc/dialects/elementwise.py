@@ -421,7 +421,8 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
 #    complex_from_polar; on real operands real/conj are the identity, imag and angle 0 or π)
 COMPLEX_CAPABLE = ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
                    "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "reciprocal",
-                   "square", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "select")
+                   "square", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "select",
+                   "lt", "le", "gt", "ge")  # orderings: numpy's (by real part, then imaginary part)
 _REAL_RESULT = ("abs",)
 
 
@@ -445,7 +446,7 @@ def _complex_from_polar(r, theta):
 COMPLEX_ROWS: tuple[Elementwise, ...] = (
     _row("real", 1, np.real, ("complex", "gz", 0.0), kinds="fc", result="real"),
     _row("imag", 1, np.imag, ("complex", 0.0, "gz"), kinds="fc", result="real"),
-    _row("conj", 1, _conj, ("conj", "gz"), kinds="fc"),
+    _row("conj", 1, _conj, ("conj", "gz"), kinds="fibc"),
     _row("angle", 1, np.angle, ("div", ("mul", "gz", ("complex", ("neg", ("imag", "x")), ("real", "x"))),
                                 ("square", ("abs", "x"))), kinds="fc", result="real"),
     _row("complex", 2, _complex, (("real", "gz"), ("imag", "gz")), kinds="f", result="complex"),

@@ -241,7 +241,7 @@ def isnan(x: Any) -> Variable:
 
 def isinf(x: Any) -> Variable:
     x = as_tensor_variable(x)
-    return eq(abs_(x), np.inf) if x.type.is_float else neq(x, x)
+    return eq(abs_(x), np.inf) if x.type.is_continuous else neq(x, x)
 
 
 def relu(x: Any, alpha: float = 0.0) -> Variable:

@@ -208,11 +208,95 @@ def test_cast_from_complex_to_real_is_refused():
 
 # ---------------------------------------------------------------------------- refused ops
 @pytest.mark.parametrize("build", [
-    lambda z: T.ceil(z), lambda z: T.floor(z), lambda z: z < z, lambda z: T.ge(z, 0), lambda z: z % 2,
-    lambda z: z // 2, lambda z: T.erf(z), lambda z: T.sgn(z), lambda z: T.clip(z, 0, 1), lambda z: T.max(z),
-    lambda z: T.argmax(z), lambda z: T.sort(z),
-], ids=["ceil", "floor", "lt", "ge", "mod", "floordiv", "erf", "sgn", "clip", "max", "argmax", "sort"])
+    lambda z: T.ceil(z), lambda z: T.floor(z), lambda z: z % 2, lambda z: z // 2, lambda z: T.erf(z),
+    lambda z: T.sgn(z), lambda z: T.clip(z, 0, 1), lambda z: T.max(z), lambda z: T.argmax(z), lambda z: T.sort(z),
+    lambda z: T.nnet.sigmoid(z), lambda z: T.arctan2(z, z),
+], ids=["ceil", "floor", "mod", "floordiv", "erf", "sgn", "clip", "max", "argmax", "sort", "sigmoid", "arctan2"])
 def test_ops_without_a_complex_meaning_refuse_it(build):
     with pytest.raises(TypeError) as info:
         build(T.zvector())
     assert "complex" in str(info.value) and "test_complex_dtypes.py" in str(info.value)
+
+
+# ---------------------------------------------------------------------------- orderings
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_orderings_are_numpys_lexicographic_ones(dtype):
+    x, y = T.vector(dtype=dtype), T.vector(dtype=dtype)
+    a = np.array([0, 1, -1, 1 + 1j, 1 + 1j, 1 + 1j, complex(1, np.nan), complex(np.nan, 0), 2], dtype)
+    b = np.array([0, 1.0001, -2, 1 + 2j, 1 + 0j, 1 + 1j, 0, 1, complex(2, np.nan)], dtype)
+    got = irc.function([x, y], [x < y, x <= y, x > y, x >= y])(a, b)
+    with np.errstate(invalid="ignore"):
+        for g, w in zip(got, [a < b, a <= b, a > b, a >= b]):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_isclose_isnan_isinf_of_complex():
+    z, w = T.zvectors("z", "w")
+    a = np.array([0, 1, -1, 0, np.nan, np.inf, -np.inf, np.inf, complex(0, np.inf)], "complex128")
+    b = np.array([0, 1.0001, -1.000000000001, np.nan, np.nan, np.inf, np.inf, 0, complex(0, np.inf)], "complex128")
+    f = irc.function([z, w], [T.isclose(z, w), T.isclose(z, w, equal_nan=True), T.isnan(z), T.isinf(z)])
+    with np.errstate(invalid="ignore"):
+        want = [np.isclose(a, b), np.isclose(a, b, equal_nan=True), np.isnan(a), np.isinf(a)]
+    for g, e in zip(f(a, b), want):
+        np.testing.assert_array_equal(g, e)
+
+
+# ---------------------------------------------------------------------------- moves, reductions, products
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_views_indexing_joins_and_reductions(dtype):
+    x = T.matrix(dtype=dtype)
+    a = _values(dtype, 12).reshape(3, 4)
+    f = irc.function([x], [x[1:, ::2], x[[0, 2, 2]], T.set_subtensor(x[1:], 1j), T.inc_subtensor(x[[0, 0]], x[[1, 2]]),
+                           T.concatenate([x, x[:, :1]], axis=1), T.stack([x, x]), x.reshape((2, 6)).T,
+                           T.alloc(x[0, 0], 2, 3), T.zeros_like(x), x.sum(), x.sum(axis=0), x.prod(axis=1),
+                           x.mean()])
+    inc = a.copy()
+    np.add.at(inc, [0, 0], a[[1, 2]])
+    setv = a.copy()
+    setv[1:] = 1j
+    want = [a[1:, ::2], a[[0, 2, 2]], setv, inc, np.concatenate([a, a[:, :1]], 1), np.stack([a, a]),
+            a.reshape(2, 6).T, np.full((2, 3), a[0, 0]), np.zeros_like(a), a.sum(), a.sum(0), a.prod(1), a.mean()]
+    for g, w in zip(f(a), want):
+        _close(np.asarray(g), np.asarray(w, dtype=dtype), 10 * RTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dot_products(dtype):
+    x, y, v = T.matrix(dtype=dtype), T.matrix(dtype=dtype), T.vector(dtype=dtype)
+    a, b, c = _values(dtype, 35).reshape(5, 7), _values(dtype, 21).reshape(7, 3), _values(dtype, 7)
+    got = irc.function([x, y, v], [T.dot(x, y), T.dot(x, v), T.dot(v, y), T.dot(v, v), T.dot(x.T[:3], x)])(a, b, c)
+    for g, w in zip(got, [a @ b, a @ c, c @ b, c @ c, a.T[:3] @ a]):
+        _close(np.asarray(g), np.asarray(w), 10 * RTOL[dtype])
+
+
+# ---------------------------------------------------------------------------- gradients
+# A real cost through complex values, checked numerically through real inputs (G = df/dx + i df/dy)
+GRAD_CASES = {
+    "mul_pow_abs": lambda a, b: abs(T.complex(a, b) * T.complex(b, a) ** 2).sum(),
+    "exp_real": lambda a, b: T.real(T.exp(T.complex(a, b)) * T.complex(b, a)).sum(),
+    "log_div_imag": lambda a, b: T.imag(T.log(T.complex(a, b)) / T.complex(b, 1 + a * a)).sum(),
+    "polar": lambda a, b: abs(T.complex_from_polar(a, b) + T.complex(b, a)).sum(),
+    "angle": lambda a, b: T.angle(T.complex(a, b)).sum() + T.angle(a).sum(),
+    "sqrt_conj": lambda a, b: T.real(T.sqrt(T.complex(a, b)).conj() * T.complex(a, a)).sum(),
+    "trig": lambda a, b: T.real(T.sin(T.complex(a, b)) * T.tanh(T.complex(b, a)) + T.arctan(T.complex(a, b))).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_gradients_of_real_costs_through_complex_values(name):
+    rng = np.random.RandomState(3)
+    irc.gradient.verify_grad(GRAD_CASES[name], [rng.uniform(0.2, 1.5, 5), rng.uniform(0.2, 1.5, 5)], rng=rng)
+
+
+def test_gradient_through_a_complex_matrix_product():
+    rng = np.random.RandomState(4)
+    irc.gradient.verify_grad(lambda a, b: abs(T.dot(T.complex(a, b), T.complex(b.T, a.T))).sum(),
+                             [rng.normal(size=(3, 4)), rng.normal(size=(3, 4))], rng=rng)
+
+
+def test_gradient_with_respect_to_a_complex_input():
+    z = T.zvector()
+    a = np.array([3 + 4j, -1 + 2j])
+    g_abs, g_real = irc.function([z], [T.grad(abs(z).sum(), z), T.grad((z * z).real.sum(), z)])(a)
+    np.testing.assert_allclose(g_abs, a / np.abs(a), rtol=1e-15)  # d|z|/dx + i d|z|/dy
+    np.testing.assert_allclose(g_real, 2 * a.conj(), rtol=1e-15)  # d(x² - y²)/dx + i d(x² - y²)/dy
