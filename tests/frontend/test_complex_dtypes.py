@@ -300,3 +300,34 @@ def test_gradient_with_respect_to_a_complex_input():
     g_abs, g_real = irc.function([z], [T.grad(abs(z).sum(), z), T.grad((z * z).real.sum(), z)])(a)
     np.testing.assert_allclose(g_abs, a / np.abs(a), rtol=1e-15)  # d|z|/dx + i d|z|/dy
     np.testing.assert_allclose(g_real, 2 * a.conj(), rtol=1e-15)  # d(x² - y²)/dx + i d(x² - y²)/dy
+
+
+# ---------------------------------------------------------------------------- scalars, control flow
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_complex_scalars_reach_loops_whole(dtype):
+    """A 0-d complex value computed before a parallel loop is passed to it whole (a complex128
+    takes two of the loop context's 8-byte slots)."""
+    z, c = T.zvector("z"), T.scalar("c", dtype=dtype)
+    a = _values("complex128", 1000)
+    s = np.asarray(2 - 1j, dtype)
+    got = irc.function([z, c], [z * c, z + T.cast(c, "complex128") * (1 + 1j), z * abs(c) + c])(a, s)
+    want = [a * s, a + s.astype("complex128") * (1 + 1j), a * abs(s) + s]
+    for g, w in zip(got, want):
+        _close(g, np.asarray(w), 1e-6 if dtype == "complex64" else 1e-15)
+
+
+def test_complex_values_in_scan_and_ifelse():
+    from irc.ifelse import ifelse
+    z, c = T.zvector("z"), T.cscalar("c")
+    steps, _ = irc.scan(lambda x, acc: acc * x + 1j, sequences=z, outputs_info=T.constant(np.complex128(1)))
+    branch = ifelse(T.gt(abs(c), 1), z * c, z)
+    f = irc.function([z, c], [steps, branch])
+    a = np.array([1 + 1j, 2, 3j])
+    acc, want = 1 + 0j, []
+    for v in a:
+        acc = acc * v + 1j
+        want.append(acc)
+    got_steps, got_branch = f(a, np.complex64(2))
+    np.testing.assert_allclose(got_steps, want, rtol=1e-15)
+    np.testing.assert_array_equal(got_branch, a * 2)
+    np.testing.assert_array_equal(f(a, np.complex64(0.5))[1], a)
