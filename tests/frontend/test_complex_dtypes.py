@@ -331,3 +331,10 @@ def test_complex_values_in_scan_and_ifelse():
     np.testing.assert_allclose(got_steps, want, rtol=1e-15)
     np.testing.assert_array_equal(got_branch, a * 2)
     np.testing.assert_array_equal(f(a, np.complex64(0.5))[1], a)
+
+
+def test_debug_mode_compares_complex_results_within_their_parts_tolerance():
+    x = T.cvector()
+    a = _values("complex64", 9)
+    got = irc.function([x], T.exp(x) * x.conj() + x / 3, mode="DebugMode")(a)
+    _close(got, np.exp(a) * a.conj() + a / 3, 1e-6)
