@@ -58,7 +58,9 @@ class ComplexEmitter:
             return method(args)
         if name in ("real", "conj") and not t.is_complex:  # a real number is its own real part, conjugate
             return args[0]
-        if name in ("imag", "angle") and not t.is_complex:
+        if name == "imag" and not t.is_complex:
+            return ir.Constant(args[0].type, 0.0 if t.is_float else 0)
+        if name == "angle" and not t.is_complex:
             return method((args[0], self.k(0.0)))
         return method(*[self.parts(a) if t.is_complex else a for a in args])
 

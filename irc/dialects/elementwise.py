@@ -418,7 +418,8 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
 # -- complex numbers: the rows that also take complex operands (numpy's meaning; the CPU code
 #    generator writes them over the two parts: codegen_llvm/complex_emit.py), then the rows that
 #    take complex numbers apart or build them (Theano's real, imag, conj, angle, complex,
-#    complex_from_polar; on real operands real/conj are the identity, imag and angle 0 or π)
+#    complex_from_polar; on real operands real/conj are the identity, imag is 0 and angle 0 or π;
+#    real, imag and conj keep an integer or bool dtype, as numpy and Theano)
 COMPLEX_CAPABLE = ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
                    "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "reciprocal",
                    "square", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "select",
@@ -444,8 +445,8 @@ def _complex_from_polar(r, theta):
 
 
 COMPLEX_ROWS: tuple[Elementwise, ...] = (
-    _row("real", 1, np.real, ("complex", "gz", 0.0), kinds="fc", result="real"),
-    _row("imag", 1, np.imag, ("complex", 0.0, "gz"), kinds="fc", result="real"),
+    _row("real", 1, np.real, ("complex", "gz", 0.0), kinds="fibc", result="real"),
+    _row("imag", 1, np.imag, ("complex", 0.0, "gz"), kinds="fibc", result="real"),
     _row("conj", 1, _conj, ("conj", "gz"), kinds="fibc"),
     _row("angle", 1, np.angle, ("div", ("mul", "gz", ("complex", ("neg", ("imag", "x")), ("real", "x"))),
                                 ("square", ("abs", "x"))), kinds="fc", result="real"),
