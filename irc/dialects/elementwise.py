@@ -427,10 +427,6 @@ COMPLEX_CAPABLE = ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", 
 _REAL_RESULT = ("abs",)
 
 
-def _conj(x):
-    return np.conj(x)
-
-
 def _complex(re, im):
     """re + i·im, in complex64 for float32 (or narrower) parts, else complex128."""
     re, im = np.asarray(re), np.asarray(im)
@@ -447,7 +443,7 @@ def _complex_from_polar(r, theta):
 COMPLEX_ROWS: tuple[Elementwise, ...] = (
     _row("real", 1, np.real, ("complex", "gz", 0.0), kinds="fibc", result="real"),
     _row("imag", 1, np.imag, ("complex", 0.0, "gz"), kinds="fibc", result="real"),
-    _row("conj", 1, _conj, ("conj", "gz"), kinds="fibc"),
+    _row("conj", 1, np.conjugate, ("conj", "gz"), kinds="fibc"),
     _row("angle", 1, np.angle, ("div", ("mul", "gz", ("complex", ("neg", ("imag", "x")), ("real", "x"))),
                                 ("square", ("abs", "x"))), kinds="fc", result="real"),
     _row("complex", 2, _complex, (("real", "gz"), ("imag", "gz")), kinds="f", result="complex"),

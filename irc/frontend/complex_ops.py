@@ -3,7 +3,11 @@
 
 On real tensors `real` and `conj` are the identity, `imag` is zeros and `angle` is 0 or π, as
 numpy's; `complex(re, im)` takes real parts (integers are upgraded to floats first) and gives
-complex64 for float32 (or narrower) parts, complex128 otherwise."""
+complex64 for float32 (or narrower) parts, complex128 otherwise.
+
+Gradients are of real costs (`T.grad` refuses a complex one): the gradient with respect to a
+complex z = x + iy is ∂f/∂x + i·∂f/∂y, and a real input gets the real part of what reaches it
+(irc/frontend/gradient_rules.py)."""
 from __future__ import annotations
 
 from typing import Any

@@ -17,6 +17,7 @@ from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_li
 from .elemwise import Cast, Elemwise
 from .evaluate import evaluate
 from .gradient_ops import DisconnectedGrad, GradClip, GradScale, ZeroGrad
+from .complex_refusal import refuse_complex
 from .gradient_rules import op_grad, sum_to_pattern, to_input_dtype
 from .graph import Constant, Variable, graph_inputs, toposort
 from .ifelse_op import IfElse
@@ -236,6 +237,8 @@ def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]
     a gradient is never an integer), and the known ones (a `disconnected_type()` value there:
     none). Known gradients must be float."""
     seeds: dict[int, list[Variable]] = {}
+    if cost is not None and cost.type.is_complex:  # (gradients are of real costs: complex_ops.py)
+        refuse_complex("T.grad's cost", cost, hint="a cost must be real: take T.real, T.imag or T.abs of it")
     if cost is not None and id(cost) not in {id(v) for v in known_grads}:
         # an integer cost's seed reads the cost (Theano's ones_like): `grad(i, i).eval({i: 3})`
         # is then a function of i

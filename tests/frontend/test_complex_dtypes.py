@@ -338,3 +338,9 @@ def test_debug_mode_compares_complex_results_within_their_parts_tolerance():
     a = _values("complex64", 9)
     got = irc.function([x], T.exp(x) * x.conj() + x / 3, mode="DebugMode")(a)
     _close(got, np.exp(a) * a.conj() + a / 3, 1e-6)
+
+
+def test_a_complex_cost_is_refused_by_grad():
+    z = T.zvector()
+    with pytest.raises(TypeError, match="T.grad's cost: not defined for complex.*T.real"):
+        T.grad(z.sum(), z)
