@@ -344,3 +344,14 @@ def test_a_complex_cost_is_refused_by_grad():
     z = T.zvector()
     with pytest.raises(TypeError, match="T.grad's cost: not defined for complex.*T.real"):
         T.grad(z.sum(), z)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_integer_powers_multiply_as_numpy(dtype):
+    """A real whole exponent below 100 in magnitude is repeated squaring (numpy's), so the
+    results are numpy's bit for bit: (1+1j)**2 is exactly 2j, negative ones are reciprocals."""
+    x, y = T.vector(dtype=dtype), T.vector(dtype=dtype)
+    a = np.array([1 + 1j, 1 + 1j, 2 - 3j, 0.5 + 0.25j, 0j, 0j, 1.1 + 0.3j, -1 + 0.5j, 3j], dtype)
+    b = np.array([2, 3, 7, -3, 0, 2, 99, -8, 1], dtype)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(irc.function([x, y], x ** y)(a, b), a ** b)
