@@ -108,18 +108,20 @@ class ComplexEmitter:
         return self.pack(*self._mul(x, x))
 
     def _div(self, x: Pair, y: Pair) -> Pair:
-        """Smith's method (numpy's): scale by the larger part of the divisor, so no square of
-        it overflows; a zero divisor gives numpy's x / |0| (inf or nan parts)."""
+        """Smith's method as numpy writes it: scale by the larger part of the divisor (no square
+        of it overflows), then multiply by the reciprocal of the scaled denominator; a zero
+        divisor gives numpy's x / |0| (inf or nan parts)."""
         b = self.b
         (a, bi), (c, d) = x, y
         ac, ad = self.r("abs", c), self.r("abs", d)
         c_larger = b.fcmp_ordered(">=", ac, ad)
         ratio = self.r("div", b.select(c_larger, d, c), b.select(c_larger, c, d))
         den = self.r("add", b.select(c_larger, c, d), self.r("mul", b.select(c_larger, d, c), ratio))
-        re1 = self.r("div", self.r("add", a, self.r("mul", bi, ratio)), den)
-        im1 = self.r("div", self.r("sub", bi, self.r("mul", a, ratio)), den)
-        re2 = self.r("div", self.r("add", self.r("mul", a, ratio), bi), den)
-        im2 = self.r("div", self.r("sub", self.r("mul", bi, ratio), a), den)
+        scale = self.r("div", self.k(1.0), den)
+        re1 = self.r("mul", self.r("add", a, self.r("mul", bi, ratio)), scale)
+        im1 = self.r("mul", self.r("sub", bi, self.r("mul", a, ratio)), scale)
+        re2 = self.r("mul", self.r("add", self.r("mul", a, ratio), bi), scale)
+        im2 = self.r("mul", self.r("sub", self.r("mul", bi, ratio), a), scale)
         re, im = b.select(c_larger, re1, re2), b.select(c_larger, im1, im2)
         zero = b.and_(b.fcmp_ordered("==", ac, self.k(0.0)), b.fcmp_ordered("==", ad, self.k(0.0)))
         return (b.select(zero, self.r("div", a, ac), re), b.select(zero, self.r("div", bi, ad), im))
