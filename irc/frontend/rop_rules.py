@@ -67,6 +67,21 @@ def _linear(op: Op, inputs, outputs, tangents):
     return [op(*_or_zeros(tangents, inputs))]
 
 
+# Forward derivatives of the rows that take complex numbers apart or build them (the table's
+# expressions are reverse-mode ones there; "gz" stands for the input's tangent): d|z| =
+# Re(conj(z)·dz)/|z|, d angle(z) = Im(dz/z), d complex(x, y) = dx + i·dy,
+# d(r·e^{iθ}) = e^{iθ}·dr + i·dθ·r·e^{iθ}. The holomorphic rows' expressions are f'(z)·dz already.
+COMPLEX_TANGENTS = {
+    "abs": (("div", ("real", ("mul", ("conj", "x"), "gz")), "out"),),
+    "real": (("real", "gz"),),
+    "imag": (("imag", "gz"),),
+    "conj": (("conj", "gz"),),
+    "angle": (("imag", ("div", "gz", "x")),),
+    "complex": (("complex", "gz", 0.0), ("complex", 0.0, "gz")),
+    "complex_from_polar": (("complex_from_polar", "gz", "y"), ("mul", ("complex", 0.0, "gz"), "out")),
+}
+
+
 @rop_rule(Elemwise)
 def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
     """sum_i d out / d x_i * v_i, from the table's derivative expressions, which are linear
@@ -75,11 +90,15 @@ def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
     if not out.type.is_continuous:
         return [None]
     total = None
-    for i, (x, v, expr) in enumerate(zip(inputs, tangents, op.row.derivative)):
+    derivative = op.row.derivative
+    mixed = any(v.type.is_complex for v in (*inputs, out))
+    if op.scalar_op in COMPLEX_TANGENTS and (op.scalar_op != "abs" or inputs[0].type.is_complex):
+        derivative = COMPLEX_TANGENTS[op.scalar_op]
+    for i, (x, v, expr) in enumerate(zip(inputs, tangents, derivative)):
         if v is None or expr is None or isinstance(expr, (int, float)) or not x.type.is_continuous:
             continue  # a constant derivative is 0 almost everywhere (floor, sign, ...)
         env = dict(zip(("x", "y", "z"), inputs))
-        env.update(out=out, gz=cast(v, out.dtype))
+        env.update(out=out, gz=cast(v, x.dtype if mixed else out.dtype))
         term = build_expression(expr, env)
         total = term if total is None else add(total, term)
     if total is None:

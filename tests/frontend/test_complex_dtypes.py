@@ -357,3 +357,23 @@ def test_integer_powers_multiply_as_numpy(dtype):
     np.testing.assert_array_equal(f(*exact), exact[0] ** exact[1])
     close = np.array([0.5 + 0.25j, 1.1 + 0.3j, -1 + 0.5j, 2 + 1j], dtype), np.array([-3, 99, -8, 2.5], dtype)
     _close(f(*close), close[0] ** close[1], 20 * RTOL[dtype])
+
+
+ROP_CASES = {
+    "abs": lambda x: abs(T.complex(x, 2 * x + 1)),
+    "angle": lambda x: T.angle(T.complex(x, 2 * x + 1)),
+    "polar": lambda x: T.real(T.complex_from_polar(x, x * x)) + 3 * T.imag(T.complex_from_polar(x, x * x)),
+    "exp_mul": lambda x: T.imag(T.exp(T.complex(x, x * x)) * T.complex(x, 1)),
+    "sqrt_div_conj": lambda x: T.real(T.sqrt(T.complex(x, x * x)).conj() / T.complex(2, x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROP_CASES))
+def test_rop_through_complex_values_against_central_differences(name):
+    x, v = T.dvectors("x", "v")
+    build = ROP_CASES[name]
+    f = irc.function([x], build(x))
+    jv = irc.function([x, v], T.Rop(build(x), x, v))
+    xs, vs, eps = np.array([0.7, -2.0, 1.3]), np.array([0.3, 1.1, -0.4]), 1e-6
+    numeric = (f(xs + eps * vs) - f(xs - eps * vs)) / (2 * eps)
+    np.testing.assert_allclose(jv(xs, vs), numeric, rtol=1e-7, atol=1e-9)
