@@ -377,3 +377,12 @@ def test_rop_through_complex_values_against_central_differences(name):
     xs, vs, eps = np.array([0.7, -2.0, 1.3]), np.array([0.3, 1.1, -0.4]), 1e-6
     numeric = (f(xs + eps * vs) - f(xs - eps * vs)) / (2 * eps)
     np.testing.assert_allclose(jv(xs, vs), numeric, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_matrix_products_in_both_modes(mode):
+    """FAST_RUN makes four real gemms of a complex product (passes/complex_products.py);
+    FAST_COMPILE lowers the dot itself, a nest of complex dot products."""
+    x, y = T.zmatrices("x", "y")
+    a, b = _values("complex128", 33 * 65).reshape(33, 65), _values("complex128", 65 * 17).reshape(65, 17)
+    _close(irc.function([x, y], T.dot(x, y), mode=mode)(a, b), a @ b, 1e-13)
