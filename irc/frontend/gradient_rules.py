@@ -369,7 +369,8 @@ def join_grad(op: Join, inputs, outputs, output_grads):
     start: Any = None
     for t in inputs:
         rows = arange(t.shape[op.axis])
-        grads.append(take(gz, rows if start is None else add(rows, start), axis=op.axis) if t.type.is_continuous else None)
+        grads.append(take(gz, rows if start is None else add(rows, start), axis=op.axis)
+                     if t.type.is_continuous else None)
         start = t.shape[op.axis] if start is None else add(start, t.shape[op.axis])
     return grads
 
