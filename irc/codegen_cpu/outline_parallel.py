@@ -54,9 +54,18 @@ def outlinable(op: Operation) -> bool:
 
 
 def context_slot(b: ir.IRBuilder, ctx: ir.Value, k: int) -> ir.Value:
-    """Captured value k lives in 8-byte slot k of the context (pointers, i64, f64, f32, i1
-    all fit), so no struct layout is needed on either side."""
+    """Captured values live in 8-byte slots of the context (pointers, i64, f64, f32, i1 take
+    one, a complex128 pair two: `context_slots`), so no struct layout is needed on either side."""
     return b.gep(ctx, [i64(k)], inbounds=True, source_etype=I64)
+
+
+def context_slots(flat: list[ir.Value]) -> list[int]:
+    """The first slot of each captured value, then the number of slots in all."""
+    starts = [0]
+    for v in flat:
+        wide = isinstance(v.type, ir.LiteralStructType) and isinstance(v.type.elements[0], ir.DoubleType)
+        starts.append(starts[-1] + (2 if wide else 1))
+    return starts
 
 
 def _is_module_level(v: ir.Value) -> bool:
@@ -210,10 +219,11 @@ class ParallelOutliner:
 
         here = b.block
         b.position_at_start(conv.fn.entry_basic_block)
-        ctx = opaque(b.alloca(ir.ArrayType(I64, max(1, len(flat))), name=name + ".ctx"))
+        starts = context_slots(flat)
+        ctx = opaque(b.alloca(ir.ArrayType(I64, max(1, starts[-1])), name=name + ".ctx"))
         b.position_at_end(here)
         for k, v in enumerate(flat):
-            b.store(v, context_slot(b, ctx, k))
+            b.store(v, context_slot(b, ctx, starts[k]))
         pool = conv.llmod.globals.get(PARALLEL_FOR)
         if pool is None:
             pool = ir.Function(conv.llmod, PARALLEL_FOR_TYPE, name=PARALLEL_FOR)
@@ -293,7 +303,8 @@ class ParallelOutliner:
         fn.attributes.add("nounwind")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         ctx, lo, hi = fn.args
-        fields = [b.load(context_slot(b, ctx, k), typ=v.type) for k, v in enumerate(flat)]
+        starts = context_slots(flat)
+        fields = [b.load(context_slot(b, ctx, starts[k]), typ=v.type) for k, v in enumerate(flat)]
         b.call(body_fn, fields + [lo, hi])
         b.ret_void()
         return fn

@@ -14,12 +14,21 @@ from llvmlite import ir
 
 from ..dialects.elementwise import Expr, lookup
 from ..ir.types import ScalarType
+from .complex_emit import ComplexEmitter
 from .math_hook import math_emitters, sqrt
 from .mathlib_common import intrinsic
 
 
+# ops that build or take apart complex numbers, whatever their operands' type
+COMPLEX_ONLY = ("real", "imag", "conj", "angle", "complex", "complex_from_polar")
+
+
 def llvm_type(t: ScalarType) -> ir.Type:
-    """The register type of a scalar (`i1` stays `i1`; memory holds it as a byte)."""
+    """The register type of a scalar (`i1` stays `i1`; memory holds it as a byte; a complex
+    number is a pair `{float, float}` of its real and imaginary parts, numpy's layout)."""
+    if t.is_complex:
+        part = llvm_type(t.component)
+        return ir.LiteralStructType([part, part])
     if t.is_float:
         return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bitwidth]
     return ir.IntType(1 if t.is_bool else t.bitwidth)
@@ -31,6 +40,9 @@ def memory_type(t: ScalarType) -> ir.Type:
 
 
 def constant(t: ScalarType, value) -> ir.Constant:
+    if t.is_complex:
+        z = complex(value.array.item()) if hasattr(value, "array") else complex(value)
+        return ir.Constant(llvm_type(t), [constant(t.component, z.real), constant(t.component, z.imag)])
     if t.is_float:
         return ir.Constant(llvm_type(t), float(value))
     if t.is_bool:
@@ -53,6 +65,8 @@ class ScalarEmitter:
              ) -> ir.Value:
         """`scalar.<name>` on `args` whose (value-operand) element type is `t`."""
         short = name.split(".", 1)[-1]
+        if t.is_complex or short in COMPLEX_ONLY:
+            return ComplexEmitter(self).emit(short, args, t)
         method = getattr(self, "op_" + short, None)
         if method is not None:
             return method(args, t, fastmath)
@@ -310,6 +324,8 @@ class ScalarEmitter:
         to = llvm_type(dst)
         if src == dst:
             return x
+        if src.is_complex or dst.is_complex:
+            return ComplexEmitter(self).cast(x, src, dst, to)
         if dst.is_bool:
             if src.is_float:
                 return b.fcmp_unordered("!=", x, constant(src, 0.0))

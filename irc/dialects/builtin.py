@@ -151,6 +151,8 @@ class DenseAttr(Attribute):
                 return "true" if v else "false"
             if kind == "f":
                 return format_float(float(v))
+            if kind == "c":  # MLIR's complex literal: (real, imaginary)
+                return f"({format_float(v.real)}, {format_float(v.imag)})"
             return str(int(v))
 
         def nest(x) -> str:

@@ -75,6 +75,12 @@ def _dense_elements(parser):
         return True
     if parser.accept("false"):
         return False
+    if parser.accept("("):  # a complex number: (real, imaginary)
+        real = parser.parse_number()
+        parser.expect(",", "',' and the imaginary part")
+        imag = parser.parse_number()
+        parser.expect(")", "')' after the imaginary part")
+        return complex(real, imag)
     return parser.parse_number()
 
 

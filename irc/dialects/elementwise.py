@@ -21,12 +21,12 @@ default since Theano 0.9); `round_away` rounds half away from zero (`round_half_
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence, Union
 
 import numpy as np
 
-from ..ir.types import ScalarType, f32, f64, i1, scalar_from_numpy
+from ..ir.types import ScalarType, c64, c128, f32, f64, i1, scalar_from_numpy
 from .special_reference import bessel_i, bessel_j, chi2_sf
 
 Expr = Union[str, float, tuple]
@@ -36,7 +36,10 @@ INPUT_SYMBOLS = ("x", "y", "z")
 
 @dataclass(frozen=True)
 class Elementwise:
-    """One elementwise op. `kinds` lists accepted element kinds: f(loat), i(nteger), b(ool)."""
+    """One elementwise op. `kinds` lists accepted element kinds: f(loat), i(nteger), b(ool),
+    c(omplex). `result`: "same" (the operands' type), "bool" (i1: comparisons), "real" (a
+    complex operand's component type, a real one's own: abs, real, imag, angle), "complex"
+    (the complex type of float operands: complex, complex_from_polar)."""
 
     name: str
     arity: int
@@ -49,7 +52,7 @@ class Elementwise:
 
     @property
     def float_only(self) -> bool:
-        return self.kinds == "f"
+        return not set(self.kinds) - set("fc")
 
     @property
     def integer_only(self) -> bool:
@@ -443,6 +446,54 @@ TABLE_ROWS: tuple[Elementwise, ...] = (
          kinds="fib"),
 )
 
+# -- complex numbers: the rows that also take complex operands (numpy's meaning; the CPU code
+#    generator writes them over the two parts: codegen_llvm/complex_emit.py), then the rows that
+#    take complex numbers apart or build them (Theano's real, imag, conj, angle, complex,
+#    complex_from_polar; on real operands real/conj are the identity, imag is 0 and angle 0 or π;
+#    real, imag and conj keep an integer or bool dtype, as numpy and Theano)
+COMPLEX_CAPABLE = ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
+                   "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "reciprocal",
+                   "square", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "select",
+                   "lt", "le", "gt", "ge")  # orderings: numpy's (by real part, then imaginary part)
+_REAL_RESULT = ("abs",)
+
+
+def _complex(re, im):
+    """re + i·im, in complex64 for float32 (or narrower) parts, else complex128."""
+    re, im = np.asarray(re), np.asarray(im)
+    dtype = np.complex64 if np.result_type(re, im).itemsize <= 4 else np.complex128
+    out = np.empty(np.broadcast(re, im).shape, dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def _complex_from_polar(r, theta):
+    return _complex(r * np.cos(theta), r * np.sin(theta))
+
+
+COMPLEX_ROWS: tuple[Elementwise, ...] = (
+    _row("real", 1, np.real, ("complex", "gz", 0.0), kinds="fibc", result="real"),
+    _row("imag", 1, np.imag, ("complex", 0.0, "gz"), kinds="fibc", result="real"),
+    _row("conj", 1, np.conjugate, ("conj", "gz"), kinds="fibc"),
+    _row("angle", 1, np.angle, ("div", ("mul", "gz", ("complex", ("neg", ("imag", "x")), ("real", "x"))),
+                                ("square", ("abs", "x"))), kinds="fc", result="real"),
+    _row("complex", 2, _complex, (("real", "gz"), ("imag", "gz")), kinds="f", result="complex"),
+    _row("complex_from_polar", 2, _complex_from_polar,
+         (("add", ("mul", ("real", "gz"), ("cos", "y")), ("mul", ("imag", "gz"), ("sin", "y"))),
+          ("mul", "x", ("sub", ("mul", ("imag", "gz"), ("cos", "y")), ("mul", ("real", "gz"), ("sin", "y"))))),
+         kinds="f", result="complex"),
+)
+
+
+def _accepting_complex(row: Elementwise) -> Elementwise:
+    if row.name not in COMPLEX_CAPABLE:
+        return row
+    result = "real" if row.name in _REAL_RESULT else row.result
+    return replace(row, kinds=row.kinds + "c", result=result)
+
+
+TABLE_ROWS = tuple(_accepting_complex(row) for row in TABLE_ROWS) + COMPLEX_ROWS
+
 TABLE: dict[str, Elementwise] = {row.name: row for row in TABLE_ROWS}
 
 
@@ -453,10 +504,12 @@ def lookup(name: str) -> Elementwise:
 
 # ---------------------------------------------------------------------------- type rules
 def element_kind(t: ScalarType) -> str:
+    if t.is_complex:
+        return "c"
     return "b" if t.is_bool else ("f" if t.is_float else "i")
 
 
-_KIND_WORDS = {"f": "float", "i": "integer", "b": "i1"}
+_KIND_WORDS = {"f": "float", "i": "integer", "b": "i1", "c": "complex"}
 
 
 def check_element_types(row: Elementwise, types: Sequence[ScalarType]) -> ScalarType:
@@ -475,6 +528,10 @@ def check_element_types(row: Elementwise, types: Sequence[ScalarType]) -> Scalar
     if element_kind(t) not in row.kinds:
         allowed = " or ".join(_KIND_WORDS[k] for k in row.kinds)
         raise ValueError(f"needs {allowed} operands, got {t}")
+    if row.result == "real":
+        return t.component
+    if row.result == "complex":
+        return c64 if t.bitwidth <= 32 else c128
     return i1 if row.result == "bool" else t
 
 

@@ -17,6 +17,7 @@ from ..ir.assembly_forms import OperandListForm
 from ..ir.core import Commutative, ElementwiseTrait, Operation, Pure, Terminator
 from ..ir.location import Location
 from ..ir.types import ScalarType, Type, i1
+from .builtin import DenseAttr, TensorType
 from .elementwise import TABLE_ROWS, Elementwise, check_element_types
 from .op_base import Bad, InferredOp, type_attr
 
@@ -29,7 +30,10 @@ def _scalar_types(operand_types: Sequence[Type]) -> list[ScalarType]:
 
 
 def scalar_attr(value, type: ScalarType) -> Attribute:
-    """The attribute holding one value of `type` (`BoolAttr`, `IntegerAttr` or `FloatAttr`)."""
+    """The attribute holding one value of `type` (`BoolAttr`, `IntegerAttr` or `FloatAttr`; a
+    complex number is a 0-d `dense<(re, im)> : tensor<c64>`, the one attribute holding a pair)."""
+    if type.is_complex:
+        return DenseAttr.from_array(np.array(value, dtype=type.numpy_name), TensorType((), type))
     if type.is_bool:
         return BoolAttr(bool(value))
     if type.is_integer:
@@ -43,6 +47,8 @@ def attr_scalar_type(attr: Attribute) -> ScalarType | None:
         return i1
     if isinstance(attr, (IntegerAttr, FloatAttr)) and isinstance(attr.type, ScalarType):
         return attr.type
+    if isinstance(attr, DenseAttr) and attr.type.shape == () and attr.type.element.is_complex:
+        return attr.type.element
     return None
 
 
@@ -50,6 +56,8 @@ def attr_value(attr: Attribute) -> np.ndarray:
     """A scalar constant attribute as a 0-d numpy array of its exact dtype."""
     t = attr_scalar_type(attr)
     assert t is not None, attr
+    if isinstance(attr, DenseAttr):
+        return np.array(attr.array)
     return np.array(attr.value, dtype=t.numpy_name)  # type: ignore[attr-defined]
 
 

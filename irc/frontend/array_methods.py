@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from .extra_ops import squeeze
+from .complex_ops import conj, imag, real
 from .elemwise import Cast
 from .graph import Variable
 from .numpy_run_ops import compress, nonzero, nonzero_values, searchsorted
@@ -22,4 +23,4 @@ def copy(x: Variable, name: str | None = None) -> Variable:
     return out
 
 
-__all__ = ["copy", "nonzero", "nonzero_values", "argsort", "compress", "cumprod", "cumsum", "repeat", "searchsorted", "sort", "squeeze", "swapaxes"]
+__all__ = ["conj", "imag", "real", "copy", "nonzero", "nonzero_values", "argsort", "compress", "cumprod", "cumsum", "repeat", "searchsorted", "sort", "squeeze", "swapaxes"]

@@ -14,13 +14,14 @@ from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .creation_ops import AllocShape
 from .elemwise import Cast, Elemwise
 from .elemwise_function import ElemwiseFunction, elemwise_function
+from .complex_refusal import refuse_complex
 from .graph import Apply, Constant, Variable
 from .integer_index import IntegerIndex, SetIntegerIndex
 from .integer_power import refuse_negative_integer_exponent
 from .join import Join
 from .shape_ops import Alloc, DimShuffle, MakeVector, Reshape, Shape_i
 from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
-from .tensor_type import TensorType, floatX
+from .tensor_type import COMPLEX_DTYPES, TensorType, floatX
 
 
 # ---------------------------------------------------------------------------- constants
@@ -43,6 +44,8 @@ def _default_dtype(value: Any) -> str:
         return "int64"
     if kind == "b":
         return "bool"
+    if kind == "c":
+        return "complex128"  # Theano's dtype for a Python complex (1j)
     raise TypeError(f"cannot make a tensor constant of {type(value).__name__} {value!r}")
 
 
@@ -98,6 +101,9 @@ def cast(x: Any, dtype: str) -> Variable:
         return constant(np.asarray(x), dtype=dtype)
     if x.dtype == dtype:
         return x
+    if dtype not in COMPLEX_DTYPES:
+        refuse_complex(f"cast to {dtype}", x, hint="the cast is ambiguous: take T.real, T.imag, T.abs "
+                       "or T.angle (Theano refuses it too)")
     if isinstance(x, Constant):
         return Constant(x.type.clone(dtype=dtype), x.data.astype(dtype))
     return Cast(dtype)(x)
@@ -121,6 +127,8 @@ def elemwise(name: str, *args: Any) -> Variable:
     value_ids = list(row.value_operands)
     strong = [values[i].dtype for i in value_ids if isinstance(values[i], Variable)]
     weak = [dtypes.weak_kind(values[i]) for i in value_ids if not isinstance(values[i], Variable)]
+    if "c" not in row.kinds:
+        refuse_complex(str(Elemwise(name)), *values)
     dtype = dtypes.operand_dtype(row, strong, weak)
     misfits = [values[i] for i in value_ids
                if not isinstance(values[i], Variable) and not dtypes.fits(values[i], dtype)]
@@ -235,7 +243,7 @@ def isnan(x: Any) -> Variable:
 
 def isinf(x: Any) -> Variable:
     x = as_tensor_variable(x)
-    return eq(abs_(x), np.inf) if x.type.is_float else neq(x, x)
+    return eq(abs_(x), np.inf) if x.type.is_continuous else neq(x, x)
 
 
 def relu(x: Any, alpha: float = 0.0) -> Variable:

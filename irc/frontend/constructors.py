@@ -2,7 +2,8 @@
 
 * `scalar`, `vector`, `row`, `col`, `matrix`, `tensor3`, `tensor4` are functions
   `(name=None, dtype=None)` (dtype floatX by default);
-* the prefixed forms — b=int8, w=int16, i=int32, l=int64, f=float32, d=float64 — are
+* the prefixed forms — b=int8, w=int16, i=int32, l=int64, f=float32, d=float64, c=complex64,
+  z=complex128 — are
   `TensorType` instances, callable with a name: `T.dscalar` prints
   `TensorType(float64, scalar)` and `T.dscalar('x').type is T.dscalar`;
 * the plurals (`scalars`, `dmatrices`, `fvectors`, ...) make several at once:
@@ -21,7 +22,8 @@ PATTERNS = {
 }
 PLURALS = {"scalar": "scalars", "vector": "vectors", "row": "rows", "col": "cols", "matrix": "matrices",
            "tensor3": "tensor3s", "tensor4": "tensor4s"}
-PREFIXES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32", "d": "float64"}
+PREFIXES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32", "d": "float64",
+            "c": "complex64", "z": "complex128"}
 
 
 def tensor(dtype: str | None = None, broadcastable: Sequence[bool] = (), name: str | None = None) -> Variable:

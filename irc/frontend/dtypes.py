@@ -14,6 +14,11 @@
   bool/(u)int8/(u)int16 -> float32, (u)int32/(u)int64 -> float64 (Theano's `upgrade_to_float`).
 * True division `/` of integers/booleans computes in floatX (`//` keeps integers).
 * Arithmetic on booleans (`+ - * ...`) computes in int8 (numpy would keep bool for `+`).
+* Complex dtypes follow numpy: float32 + complex64 -> complex64, float64 + complex64 ->
+  complex128, int8/int16 + complex64 -> complex64, int32/int64 + complex64 -> complex128. A
+  Python complex (`1j`) is a complex128 constant (Theano's: `x_f32 * 1j` is complex128); a Python
+  float meeting a complex tensor adopts its dtype. Float-only functions keep complex dtypes where
+  they have a complex meaning (exp, log, sqrt, ...) and refuse them elsewhere (floor, erf, ...).
 * Comparisons promote their operands as above and return bool.
 * `& | ^ ~` need integer or boolean operands.
 * `sum`/`prod` of bool or integers accumulate and return int64 (uint64 for unsigned ones, as
@@ -27,7 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .tensor_type import FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, floatX
+from .tensor_type import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, UINT_DTYPES, floatX
 
 WEAK_TYPES = (bool, int, float)
 
@@ -42,6 +47,8 @@ def weak_kind(value: Any) -> str:
 
 
 def kind_of(dtype: str) -> str:
+    if dtype in COMPLEX_DTYPES:
+        return "c"
     return "b" if dtype == "bool" else ("f" if dtype in FLOAT_DTYPES else "i")
 
 
@@ -60,7 +67,7 @@ def upcast(strong: Sequence[str], weak_kinds: Sequence[str] = ()) -> str:
         return weak_alone(weak_kinds)
     dtype = np.result_type(*strong).name
     kind = kind_of(dtype)
-    if "f" in weak_kinds and kind != "f":
+    if "f" in weak_kinds and kind not in "fc":
         return floatX()
     if "i" in weak_kinds and kind == "b":
         return "int64"
@@ -69,7 +76,7 @@ def upcast(strong: Sequence[str], weak_kinds: Sequence[str] = ()) -> str:
 
 def upgrade_to_float(dtype: str) -> str:
     """Theano's rule for float-only functions applied to integers."""
-    if dtype in FLOAT_DTYPES:
+    if dtype in FLOAT_DTYPES or dtype in COMPLEX_DTYPES:
         return dtype
     return "float32" if dtype in ("bool", "int8", "int16", "uint8", "uint16") else "float64"
 
@@ -77,13 +84,16 @@ def upgrade_to_float(dtype: str) -> str:
 def operand_dtype(row, strong: Sequence[str], weak_kinds: Sequence[str]) -> str:
     """The dtype the value operands of elementwise table row `row` are cast to."""
     dtype = upcast(strong, weak_kinds)
-    if row.name == "div" and dtype not in FLOAT_DTYPES:
+    if dtype in COMPLEX_DTYPES and "c" not in row.kinds:
+        raise TypeError(f"'{row.name}' is not defined for complex operands ({dtype}): "
+                        f"{', '.join(strong)}")
+    if row.name == "div" and dtype not in FLOAT_DTYPES + COMPLEX_DTYPES:
         return floatX()
     if row.float_only:
         return upgrade_to_float(dtype)
     if dtype == "bool" and "b" not in row.kinds:
         return "int8"
-    if "f" not in row.kinds and dtype in FLOAT_DTYPES:
+    if "f" not in row.kinds and dtype in FLOAT_DTYPES + COMPLEX_DTYPES:
         raise TypeError(f"'{row.name}' needs integer or boolean operands, got {dtype}")
     return dtype
 
@@ -112,4 +122,4 @@ def autocast_int(value: int) -> str:
 
 
 def mean_dtype(dtype: str) -> str:
-    return dtype if dtype in FLOAT_DTYPES else floatX()
+    return dtype if dtype in FLOAT_DTYPES + COMPLEX_DTYPES else floatX()

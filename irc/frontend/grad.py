@@ -17,7 +17,8 @@ from .basic import add, as_tensor_variable, cast, fill, flatten, stack, zeros_li
 from .elemwise import Cast, Elemwise
 from .evaluate import evaluate
 from .gradient_ops import DisconnectedGrad, GradClip, GradScale, ZeroGrad
-from .gradient_rules import NoGradient, op_grad, sum_to_pattern
+from .complex_refusal import refuse_complex
+from .gradient_rules import NoGradient, op_grad, sum_to_pattern, to_input_dtype
 from .graph import Constant, Variable, graph_inputs, toposort
 from .ifelse_op import IfElse
 from .reduce import CAReduce
@@ -73,7 +74,7 @@ def _disconnected_message(v: Variable) -> str:
 def _zero_gradient(w: Variable) -> Variable:
     """Zeros that read `w` (Theano's fill: a function given w as input uses it); floatX for an
     integer `w`."""
-    dtype = w.dtype if w.type.is_float else floatX()
+    dtype = w.dtype if w.type.is_continuous else floatX()
     return fill(w, Constant(TensorType(dtype, ()), np.zeros((), dtype)))
 
 
@@ -101,7 +102,7 @@ def _connects(node: Any, inp: Variable) -> bool:
     op = node.op
     if isinstance(op, DisconnectedGrad) or getattr(op, "ir_name", None) == "tensor.dim":
         return False
-    return inp.type.is_float or isinstance(op, (Elemwise, Cast, CAReduce, IfElse))
+    return inp.type.is_continuous or isinstance(op, (Elemwise, Cast, CAReduce, IfElse))
 
 
 def _reaches(roots: Sequence[Variable], w: Variable, stop: set[int]) -> bool:
@@ -144,13 +145,13 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
     contributions = {k: list(v) for k, v in seeds.items()}
     for node in reversed(toposort(roots)):
         out_grads = [sum_to_pattern(_sum_all(contributions[id(o)]), o.broadcastable)
-                     if id(o) in contributions and o.type.is_float else None for o in node.outputs]
+                     if id(o) in contributions and o.type.is_continuous else None for o in node.outputs]
         if all(g is None for g in out_grads):
             continue
         # float values carry gradients; so does an integer cast to float (Theano: the gradient
         # with respect to an integer is the one with respect to the same values as floats)
-        into_float = isinstance(node.op, Cast) and node.outputs[0].type.is_float
-        wanted = [id(i) in connected and id(i) not in stop and (i.type.is_float or into_float)
+        into_float = isinstance(node.op, Cast) and node.outputs[0].type.is_continuous
+        wanted = [id(i) in connected and id(i) not in stop and (i.type.is_continuous or into_float)
                   for i in node.inputs]
         if not any(wanted):
             continue
@@ -185,7 +186,7 @@ def _backprop(roots: Sequence[Variable], seeds: dict[int, list[Variable]], wrt_l
                 results.append(_zero_gradient(w))
             continue
         g = sum_to_pattern(_sum_all(parts), w.broadcastable)
-        results.append(cast(g, w.dtype) if w.type.is_float else g)
+        results.append(to_input_dtype(g, w) if w.type.is_continuous else g)
     return results
 
 
@@ -238,10 +239,12 @@ def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]
     a gradient is never an integer), and the known ones (a `disconnected_type()` value there:
     none). Known gradients must be float."""
     seeds: dict[int, list[Variable]] = {}
+    if cost is not None and cost.type.is_complex:  # (gradients are of real costs: complex_ops.py)
+        refuse_complex("T.grad's cost", cost, hint="a cost must be real: take T.real, T.imag or T.abs of it")
     if cost is not None and id(cost) not in {id(v) for v in known_grads}:
         # an integer cost's seed reads the cost (Theano's ones_like): `grad(i, i).eval({i: 3})`
         # is then a function of i
-        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype)) if cost.type.is_float
+        seeds[id(cost)] = [Constant(cost.type, np.ones((), cost.dtype)) if cost.type.is_continuous
                            else fill(cost, Constant(TensorType(floatX(), ()), np.ones((), floatX())))]
     for var, g in known_grads.items():
         if not isinstance(var, Variable):
@@ -249,13 +252,13 @@ def _seeds(cost: Variable | None, known_grads: dict) -> dict[int, list[Variable]
         if isinstance(g, DisconnectedValue):
             continue
         g = as_tensor_variable(g)
-        if not g.type.is_float:
+        if not g.type.is_continuous:
             raise TypeError(f"known_grads: gradients must be float, but the one given for {var} is "
                             f"{g.type}")
         if g.ndim != var.ndim:
             raise TypeError(f"known_grads: the gradient of {var} ({var.type}) must have its number of "
                             f"dimensions, got {g.type}")
-        seeds.setdefault(id(var), []).append(cast(g, var.dtype) if var.type.is_float else g)
+        seeds.setdefault(id(var), []).append(to_input_dtype(g, var) if var.type.is_continuous else g)
     return seeds
 
 
@@ -306,14 +309,14 @@ def Rop(f: Variable | Sequence[Variable], wrt: Variable | Sequence[Variable],
         v = as_tensor_variable(v)
         if v.ndim != w.ndim:
             raise EvalPointError(f"Rop: eval point {v} ({v.type}) must have the ndim of {w} ({w.type})")
-        tangents[id(w)] = cast(v, w.dtype) if w.type.is_float else v
+        tangents[id(w)] = cast(v, w.dtype) if w.type.is_continuous else v
     for node in toposort(fs, blockers=wrt_list):
         ins = [tangents.get(id(i)) for i in node.inputs]
         if all(t is None for t in ins):
             continue
         # as Theano: a leaf that is not differentiated gets a zero tangent (so `Rop(dot(x, W),
         # W, V)` still reads W, and a function given W does not find it unused)
-        ins = [zeros_like(i) if t is None and i.owner is None and i.type.is_float else t
+        ins = [zeros_like(i) if t is None and i.owner is None and i.type.is_continuous else t
                for i, t in zip(node.inputs, ins)]
         for out, t in zip(node.outputs, op_rop(node, ins)):
             if t is not None:

@@ -16,6 +16,7 @@ from .advanced_index import AdvancedIncSubtensor, AdvancedSubtensor
 from .basic import (add, cast, dimshuffle, elemwise, eq, exp, fill, lt, mul, reshape, shape, subtensor_static,
                     switch, take, true_div, zeros_like)
 from .blas import Dot
+from .complex_ops import conj, real
 from .creation import arange
 from .creation_ops import AllocShape, Iota
 from .elemwise import Cast, Elemwise
@@ -123,23 +124,46 @@ def elemwise_grad(op: Elemwise, inputs, outputs, output_grads):
     """The table row's derivative expressions, times the output gradient, summed back over
     the dims each input was broadcast along."""
     gz = output_grads[0]
-    if gz is None or not outputs[0].type.is_float:
+    if gz is None or not outputs[0].type.is_continuous:
         return [None] * len(inputs)
     env = dict(zip(("x", "y", "z"), inputs))
     env.update(out=outputs[0], gz=gz)
     grads: list[Variable | NoGradient | None] = []
-    for x, expr in zip(inputs, op.row.derivative):
-        if expr is None and x.type.is_float:  # (a zero would be silently wrong: say so, if it is needed)
+    derivative = op.row.derivative
+    holomorphic = op.scalar_op not in NOT_HOLOMORPHIC and any(v.type.is_complex for v in (*inputs, *outputs))
+    if inputs[0].type.is_complex:
+        derivative = COMPLEX_DERIVATIVES.get(op.scalar_op, derivative)
+    if holomorphic:  # gz·conj(f'(z)) = conj(conj(gz)·f'(z)): the table's expression, conjugated
+        env["gz"] = conj(gz)
+    for x, expr in zip(inputs, derivative):
+        if expr is None and x.type.is_continuous:  # (a zero would be silently wrong: say so, if it is needed)
             grads.append(NoGradient(f"{op} has no gradient with respect to its float input {x} yet"))
-        elif expr is None or not x.type.is_float:
+        elif expr is None or not x.type.is_continuous:
             grads.append(None)
         elif isinstance(expr, (int, float)):
             grads.append(zeros_like(x) if expr == 0 else fill(x, float(expr)))
         else:
             g = build_expression(expr, env)
             g = fill(gz, g) if not isinstance(g, Variable) else g
-            grads.append(cast(sum_to_pattern(g, x.broadcastable), x.dtype))
+            g = conj(g) if holomorphic else g
+            grads.append(to_input_dtype(sum_to_pattern(g, x.broadcastable), x))
     return grads
+
+
+# Gradients through complex numbers: the gradient of a real cost f with respect to z = x + iy is
+# G = ∂f/∂x + i·∂f/∂y, so that a real input's gradient is the real part of what reaches it. Through
+# a holomorphic w = h(z) (the table's complex rows but these) it is G_w·conj(h'(z)); the others
+# give theirs here or in the table (real: complex(gz, 0); imag: complex(0, gz); conj: conj(gz)).
+NOT_HOLOMORPHIC = ("abs", "real", "imag", "conj", "angle", "complex", "complex_from_polar")
+COMPLEX_DERIVATIVES = {"abs": (("div", ("mul", "gz", "x"), "out"),)}  # d|z| = gz·z/|z|
+
+
+def to_input_dtype(g: Variable, x: Variable) -> Variable:
+    """Gradient `g` in `x`'s dtype; a complex gradient reaching a real input keeps its real
+    part (the derivative of a real cost along a real direction)."""
+    if g.type.is_complex and not x.type.is_complex:
+        g = real(g)
+    return cast(g, x.dtype)
 
 
 @grad_rule(Cast)
@@ -148,7 +172,7 @@ def cast_grad(op: Cast, inputs, outputs, output_grads):
     if gz is None:
         return [None]
     # an integer cast to float gets the float gradient (never cast back to an integer)
-    return [cast(gz, x.dtype) if x.type.is_float else gz]
+    return [to_input_dtype(gz, x) if x.type.is_continuous else gz]
 
 
 @grad_rule(GradientOverride)
@@ -172,7 +196,7 @@ def ifelse_grad(op: IfElse, inputs, outputs, output_grads):
     """The output gradient flows to the taken branch's value, zeros to the other: one ifelse
     of them (lazy too), none to the condition."""
     thens, elses = op.branches(inputs)
-    flowing = [k for k, (g, out) in enumerate(zip(output_grads, outputs)) if g is not None and out.type.is_float]
+    flowing = [k for k, (g, out) in enumerate(zip(output_grads, outputs)) if g is not None and out.type.is_continuous]
     if not flowing:
         return [None] * len(inputs)
     # both branches have the output's dtype (joined_type), and a float sum keeps it
@@ -194,7 +218,7 @@ def ifelse_grad(op: IfElse, inputs, outputs, output_grads):
 @grad_rule(CAReduce)
 def reduce_grad(op: CAReduce, inputs, outputs, output_grads):
     (x,), (out,), (gz,) = inputs, outputs, output_grads
-    if gz is None or not x.type.is_float or op.kind in ("argmax", "argmin"):
+    if gz is None or not x.type.is_continuous or op.kind in ("argmax", "argmin"):
         return [None]
     gk = keep_dims(gz, op.axes, x.ndim)
     if op.kind == "sum":
@@ -212,6 +236,8 @@ def dot_grad(op: Dot, inputs, outputs, output_grads):
     """Each gradient with its input's broadcast pattern (as Theano's Dot.grad: where only one
     operand knows that a contracted dim has size 1, the products give another one)."""
     (a, b), (gz,) = inputs, output_grads
+    if outputs[0].type.is_complex:  # G·conj(f'): the rule below with conjugated operands
+        a, b = (conj(v) if v.type.is_complex else v for v in (a, b))
     if a.ndim == 1 and b.ndim == 1:      # z = sum_k a_k b_k
         grads = [gz * b, gz * a]
     elif a.ndim == 2 and b.ndim == 1:    # z_i = sum_k a_ik b_k
@@ -255,7 +281,7 @@ def alloc_grad(op: Alloc, inputs, outputs, output_grads):
 @grad_rule(Subtensor)
 def subtensor_grad(op: Subtensor, inputs, outputs, output_grads):
     (x,), (gz,) = inputs, output_grads
-    if not x.type.is_float:
+    if not x.type.is_continuous:
         return [None]
     return [IncSubtensor(op.starts, op.stops, op.steps)(zeros_like(x), gz)]
 
@@ -263,9 +289,9 @@ def subtensor_grad(op: Subtensor, inputs, outputs, output_grads):
 @grad_rule(IncSubtensor)
 def inc_subtensor_grad(op: IncSubtensor, inputs, outputs, output_grads):
     (dest, src), (gz,) = inputs, output_grads
-    g_dest = op(gz, zeros_like(src)) if dest.type.is_float else None
+    g_dest = op(gz, zeros_like(src)) if dest.type.is_continuous else None
     g_src = None
-    if src.type.is_float:
+    if src.type.is_continuous:
         g_src = sum_to_pattern(Subtensor(op.starts, op.stops, op.steps)(gz), src.broadcastable)
     return [g_dest, g_src]
 
@@ -275,7 +301,7 @@ def dynamic_subtensor_grad(op: DynamicSubtensor, inputs, outputs, output_grads):
     """gz written into zeros at the rows the slice read: from its start (negative counts from
     the end, then clipped to [0, n], numpy's rule), as many as gz has."""
     (x, start, stop), (gz,) = inputs, output_grads
-    if not x.type.is_float:
+    if not x.type.is_continuous:
         return [None, None, None]
     n = shape(x)[op.axis]
     first = clip(switch(lt(start, 0), add(start, n), start), 0, n)
@@ -289,16 +315,16 @@ def dynamic_subtensor_grad(op: DynamicSubtensor, inputs, outputs, output_grads):
 @grad_rule(IntegerIndex)
 def integer_index_grad(op: IntegerIndex, inputs, outputs, output_grads):
     x, indices, gz = inputs[0], inputs[1:], output_grads[0]
-    gx = SetIntegerIndex(op.axes)(zeros_like(x), gz, *indices) if x.type.is_float else None
+    gx = SetIntegerIndex(op.axes)(zeros_like(x), gz, *indices) if x.type.is_continuous else None
     return [gx] + [None] * len(indices)
 
 
 @grad_rule(SetIntegerIndex)
 def set_integer_index_grad(op: SetIntegerIndex, inputs, outputs, output_grads):
     dest, src, indices, gz = inputs[0], inputs[1], inputs[2:], output_grads[0]
-    g_dest = op(gz, zeros_like(src), *indices) if dest.type.is_float else None
+    g_dest = op(gz, zeros_like(src), *indices) if dest.type.is_continuous else None
     g_src = None
-    if src.type.is_float:
+    if src.type.is_continuous:
         g_src = sum_to_pattern(IntegerIndex(op.axes)(gz, *indices), src.broadcastable)
     return [g_dest, g_src] + [None] * len(indices)
 
@@ -307,7 +333,7 @@ def set_integer_index_grad(op: SetIntegerIndex, inputs, outputs, output_grads):
 def advanced_subtensor_grad(op: AdvancedSubtensor, inputs, outputs, output_grads):
     """A gather's gradient scatters-adds into zeros (a row read twice gets both gradients)."""
     x, indices, gz = inputs[0], inputs[1:], output_grads[0]
-    gx = AdvancedIncSubtensor()(zeros_like(x), gz, *indices) if x.type.is_float else None
+    gx = AdvancedIncSubtensor()(zeros_like(x), gz, *indices) if x.type.is_continuous else None
     return [gx] + [None] * len(indices)
 
 
@@ -317,10 +343,10 @@ def advanced_inc_subtensor_grad(op: AdvancedIncSubtensor, inputs, outputs, outpu
     gathered at the indices (for set with repeated indices, every write: Theano's answer)."""
     dest, src, indices, gz = inputs[0], inputs[1], inputs[2:], output_grads[0]
     g_dest = None
-    if dest.type.is_float:
+    if dest.type.is_continuous:
         g_dest = op(gz, zeros_like(src), *indices) if op.set_instead_of_inc else gz
     g_src = None
-    if src.type.is_float:
+    if src.type.is_continuous:
         g_src = sum_to_pattern(AdvancedSubtensor()(gz, *indices), src.broadcastable)
     return [g_dest, g_src] + [None] * len(indices)
 
@@ -352,13 +378,14 @@ def join_grad(op: Join, inputs, outputs, output_grads):
     before the call; a slice with run-time bounds would not be)."""
     gz = output_grads[0]
     if all(t.broadcastable[op.axis] for t in inputs):
-        return [subtensor_static(gz, {op.axis: (k, k + 1, 1)}, keep_ones=(op.axis,)) if t.type.is_float else None
+        return [subtensor_static(gz, {op.axis: (k, k + 1, 1)}, keep_ones=(op.axis,)) if t.type.is_continuous else None
                 for k, t in enumerate(inputs)]
     grads: list[Variable | None] = []
     start: Any = None
     for t in inputs:
         rows = arange(t.shape[op.axis])
-        grads.append(take(gz, rows if start is None else add(rows, start), axis=op.axis) if t.type.is_float else None)
+        grads.append(take(gz, rows if start is None else add(rows, start), axis=op.axis)
+                     if t.type.is_continuous else None)
         start = t.shape[op.axis] if start is None else add(start, t.shape[op.axis])
     return grads
 
@@ -380,7 +407,7 @@ def cumulative_grad(op: CumOp, inputs, outputs, output_grads):
     """cumsum: each input counts in every later sum, so its gradient is the reversed running
     sum of gz; cumprod: that of gz * out, divided by x (assumes no zeros, as Theano)."""
     (x,), (out,), (gz,) = inputs, outputs, output_grads
-    if not x.type.is_float:
+    if not x.type.is_continuous:
         return [None]
     if op.kind == "sum":
         return [reverse(CumOp(op.axis, "sum")(reverse(gz, op.axis)), op.axis)]
@@ -404,7 +431,7 @@ def sort_grad(op: Sort, inputs, outputs, output_grads):
     """out[i] = x[perm[i]], so x[j] gets gz[i] where perm[i] == j (an n x n one-hot product
     per row: the tensor dialect has no scatter)."""
     (x,), (gz,) = inputs, output_grads
-    if op.kind == "indices" or not x.type.is_float:
+    if op.kind == "indices" or not x.type.is_continuous:
         return [None]
     hit, order, inverse = permutation_hits(Sort(op.axis, "indices")(x), op.axis, x.dtype)
     g = dimshuffle(dimshuffle(gz, order), (*range(x.ndim), "x"))

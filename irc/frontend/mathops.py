@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes
 from .basic import (abs_, as_tensor_variable, cast, dimshuffle, flatten, lt, maximum, minimum, mul, neq,
                     reshape, shape, sqrt, sub, switch, true_div)
+from .complex_refusal import refuse_complex
 from .elemwise_function import elemwise_function
 from .graph import Constant, Variable
 from .matrix_products import dot  # noqa: F401  (x.dot(y) and x @ y find it here: operators.py)
@@ -66,10 +67,12 @@ def prod(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = Fa
 
 
 def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    refuse_complex("max", x)
     return reduce(x, "max", axis, keepdims)
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    refuse_complex("min", x)
     return reduce(x, "min", axis, keepdims)
 
 
@@ -81,6 +84,7 @@ def ptp(a: Any, axis: Any = None) -> Variable:
 
 def _arg(x: Any, kind: str, axis: Any, keepdims: bool) -> Variable:
     x = as_tensor_variable(x)
+    refuse_complex(kind, x)
     if axis is None:
         if x.ndim == 0:
             raise ValueError(f"{kind} of a 0-d tensor")
@@ -174,6 +178,7 @@ def clip(x: Any, lo: Any, hi: Any) -> Variable:
     """`x` limited to [lo, hi] as Theano's Clip: lo where x < lo, else min(x, hi) — so hi where
     lo > hi and x >= lo (numpy's clip changed that case; Theano's did not). The gradient flows
     to x where lo <= x <= hi, to lo where x < lo, to hi where lo <= x and x > hi."""
+    refuse_complex("clip", x, lo, hi)
     x = as_tensor_variable(x)
     return switch(lt(x, lo), lo, minimum(x, hi))
 

@@ -159,6 +159,12 @@ class TensorOperators:
     def nonzero(self, return_matrix=False): return _x().nonzero(self, return_matrix)
     def nonzero_values(self): return _x().nonzero_values(self)
 
+    # -- complex numbers (Theano's `x.real`, `x.imag`, `x.conj()`)
+    real = property(lambda self: _x().real(self))
+    imag = property(lambda self: _x().imag(self))
+    def conj(self): return _x().conj(self)
+    def conjugate(self): return _x().conj(self)
+
     # -- evaluation
     def eval(self, inputs_to_values: dict | None = None):
         """The value of this variable given `{input: value}` (Python numbers and lists are

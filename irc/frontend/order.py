@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .basic import as_tensor_variable, eq, or_, reshape
+from .complex_refusal import refuse_complex
 from .graph import Constant, Variable
 from .ifelse import ifelse
 from .order_ops import CumOp, Sort
@@ -58,6 +59,7 @@ def sort(a: Any, axis: int | None = -1, kind: str = "quicksort", order: Any = No
     for numpy's signature (the result does not depend on it); `order` is not supported."""
     if order is not None:
         raise NotImplementedError("sort: order= (structured arrays) is not supported")
+    refuse_complex("sort", a)
     if _symbolic(axis):
         return _by_axis_value(a, axis, "values")
     a, axis = _along(a, axis)
@@ -68,6 +70,7 @@ def argsort(a: Any, axis: int | None = -1, kind: str = "quicksort", order: Any =
     """The int64 indices that sort `a` along `axis` (stable: equal elements keep their order)."""
     if order is not None:
         raise NotImplementedError("argsort: order= (structured arrays) is not supported")
+    refuse_complex("argsort", a)
     if _symbolic(axis):
         return _by_axis_value(a, axis, "indices")
     a, axis = _along(a, axis)

@@ -62,9 +62,24 @@ def _or_zeros(tangents: Tangents, inputs: Sequence[Variable]) -> list[Variable]:
 
 def _linear(op: Op, inputs, outputs, tangents):
     """Ops linear in their (float) inputs: the op applied to the tangents."""
-    if not outputs[0].type.is_float:
+    if not outputs[0].type.is_continuous:
         return [None]
     return [op(*_or_zeros(tangents, inputs))]
+
+
+# Forward derivatives of the rows that take complex numbers apart or build them (the table's
+# expressions are reverse-mode ones there; "gz" stands for the input's tangent): d|z| =
+# Re(conj(z)·dz)/|z|, d angle(z) = Im(dz/z), d complex(x, y) = dx + i·dy,
+# d(r·e^{iθ}) = e^{iθ}·dr + i·dθ·r·e^{iθ}. The holomorphic rows' expressions are f'(z)·dz already.
+COMPLEX_TANGENTS = {
+    "abs": (("div", ("real", ("mul", ("conj", "x"), "gz")), "out"),),
+    "real": (("real", "gz"),),
+    "imag": (("imag", "gz"),),
+    "conj": (("conj", "gz"),),
+    "angle": (("imag", ("div", "gz", "x")),),
+    "complex": (("complex", "gz", 0.0), ("complex", 0.0, "gz")),
+    "complex_from_polar": (("complex_from_polar", "gz", "y"), ("mul", ("complex", 0.0, "gz"), "out")),
+}
 
 
 @rop_rule(Elemwise)
@@ -72,14 +87,18 @@ def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
     """sum_i d out / d x_i * v_i, from the table's derivative expressions, which are linear
     in the incoming gradient `gz`: putting the tangent v_i there gives the i-th term."""
     out = outputs[0]
-    if not out.type.is_float:
+    if not out.type.is_continuous:
         return [None]
     total = None
-    for i, (x, v, expr) in enumerate(zip(inputs, tangents, op.row.derivative)):
-        if v is None or expr is None or isinstance(expr, (int, float)) or not x.type.is_float:
+    derivative = op.row.derivative
+    mixed = any(v.type.is_complex for v in (*inputs, out))
+    if op.scalar_op in COMPLEX_TANGENTS and (op.scalar_op != "abs" or inputs[0].type.is_complex):
+        derivative = COMPLEX_TANGENTS[op.scalar_op]
+    for i, (x, v, expr) in enumerate(zip(inputs, tangents, derivative)):
+        if v is None or expr is None or isinstance(expr, (int, float)) or not x.type.is_continuous:
             continue  # a constant derivative is 0 almost everywhere (floor, sign, ...)
         env = dict(zip(("x", "y", "z"), inputs))
-        env.update(out=out, gz=cast(v, out.dtype))
+        env.update(out=out, gz=cast(v, x.dtype if mixed else out.dtype))
         term = build_expression(expr, env)
         total = term if total is None else add(total, term)
     if total is None:
@@ -91,7 +110,7 @@ def elemwise_rop(op: Elemwise, inputs, outputs, tangents):
 
 @rop_rule(Cast)
 def cast_rop(op: Cast, inputs, outputs, tangents):
-    return [cast(tangents[0], op.dtype) if outputs[0].type.is_float and tangents[0] is not None else None]
+    return [cast(tangents[0], op.dtype) if outputs[0].type.is_continuous and tangents[0] is not None else None]
 
 
 @rop_rule(GradientOverride)
@@ -107,7 +126,7 @@ def gradient_override_rop(op: GradientOverride, inputs, outputs, tangents):
 @rop_rule(CAReduce)
 def reduce_rop(op: CAReduce, inputs, outputs, tangents):
     (x,), (out,), (v,) = inputs, outputs, tangents
-    if v is None or op.kind in ("argmax", "argmin") or not out.type.is_float:
+    if v is None or op.kind in ("argmax", "argmin") or not out.type.is_continuous:
         return [None]
     if op.kind == "sum":
         return [op(v)]
@@ -158,7 +177,7 @@ def alloc_shape_rop(op: AllocShape, inputs, outputs, tangents):
 @rop_rule(CumOp)
 def cumulative_rop(op: CumOp, inputs, outputs, tangents):
     (x,), (out,), (v,) = inputs, outputs, tangents
-    if v is None or not out.type.is_float:
+    if v is None or not out.type.is_continuous:
         return [None]
     if op.kind == "sum":
         return [op(v)]
@@ -169,7 +188,7 @@ def cumulative_rop(op: CumOp, inputs, outputs, tangents):
 def sort_rop(op: Sort, inputs, outputs, tangents):
     """The tangent follows its element: out'[i] = v[perm[i]]."""
     (x,), (v,) = inputs, tangents
-    if v is None or op.kind == "indices" or not x.type.is_float:
+    if v is None or op.kind == "indices" or not x.type.is_continuous:
         return [None]
     hit, order, inverse = permutation_hits(Sort(op.axis, "indices")(x), op.axis, x.dtype)
     vj = dimshuffle(dimshuffle(v, order), (*range(x.ndim - 1), "x", x.ndim - 1))
@@ -179,7 +198,7 @@ def sort_rop(op: Sort, inputs, outputs, tangents):
 @rop_rule(IntegerIndex, AdvancedSubtensor, DynamicSubtensor)
 def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
     """Linear in x; the indices (and bounds) carry no tangent."""
-    if tangents[0] is None or not outputs[0].type.is_float:
+    if tangents[0] is None or not outputs[0].type.is_continuous:
         return [None]
     return [op(tangents[0], *inputs[1:])]
 
@@ -187,7 +206,7 @@ def integer_index_rop(op: IntegerIndex, inputs, outputs, tangents):
 @rop_rule(SetIntegerIndex, AdvancedIncSubtensor)
 def set_integer_index_rop(op: SetIntegerIndex, inputs, outputs, tangents):
     """Linear in (dest, src); the indices carry no tangent."""
-    if not outputs[0].type.is_float or (tangents[0] is None and tangents[1] is None):
+    if not outputs[0].type.is_continuous or (tangents[0] is None and tangents[1] is None):
         return [None]
     dest, src = _or_zeros(tangents[:2], inputs[:2])
     return [op(dest, src, *inputs[2:])]
@@ -225,7 +244,7 @@ def ifelse_rop(op: IfElse, inputs, outputs, tangents):
     if all(t is None for t in tangents[1:]):
         return [None] * n
     values = _or_zeros(tangents[1:], inputs[1:])
-    floats = [out.type.is_float for out in outputs]
+    floats = [out.type.is_continuous for out in outputs]
     res = IfElse(n).make_node(inputs[0], *[cast(v, out.dtype) for v, out in zip(values[:n], outputs)],
                               *[cast(v, out.dtype) for v, out in zip(values[n:], outputs)]).outputs
     return [r if f else None for r, f in zip(res, floats)]

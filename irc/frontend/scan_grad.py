@@ -44,11 +44,11 @@ def scan_grad(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     n = cast(outputs[0].shape[0], "int64")
     steps = n if op.truncate_gradient < 0 else minimum(n, op.truncate_gradient)
 
-    seeded = [k for k, out in enumerate(op.inner_outputs) if out.type.is_float and not isinstance(out, Constant)
+    seeded = [k for k, out in enumerate(op.inner_outputs) if out.type.is_continuous and not isinstance(out, Constant)
               and (output_grads[k] is not None or k in recurrent)]
-    wrt_seq = [j for j, s in enumerate(seqs) if s.type.is_float]
-    wrt_ns = [m for m, c in enumerate(non_seqs) if c.type.is_float]
-    carried = [k for k in recurrent if outputs[k].type.is_float]
+    wrt_seq = [j for j, s in enumerate(seqs) if s.type.is_continuous]
+    wrt_ns = [m for m, c in enumerate(non_seqs) if c.type.is_continuous]
+    carried = [k for k in recurrent if outputs[k].type.is_continuous]
 
     # what step t reads, as sequences the backward scan walks from the end: row t of each
     # sequence, of each given output gradient and of every tap's rows (views, no indexing

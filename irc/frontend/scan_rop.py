@@ -45,10 +45,10 @@ def scan_rop(op: Scan, inputs: Sequence[Variable], outputs: Sequence[Variable],
     seq_phs = [next(ph) for _ in seqs]
     tap_phs = {k: [next(ph) for _ in info.taps[k]] for k in recurrent}
     ns_phs = list(ph)
-    float_outs = [k for k, o in enumerate(op.inner_outputs) if o.type.is_float]
+    float_outs = [k for k, o in enumerate(op.inner_outputs) if o.type.is_continuous]
     float_rec = [k for k in recurrent if k in float_outs]
     tangent_of = {id(p): p.type(f"d{p.name}" if p.name else None)
-                  for p in (*seq_phs, *[p for k in float_rec for p in tap_phs[k]], *ns_phs) if p.type.is_float}
+                  for p in (*seq_phs, *[p for k in float_rec for p in tap_phs[k]], *ns_phs) if p.type.is_continuous}
     wrt = [p for p in op.inner_inputs if id(p) in tangent_of]
     d_inner = Rop([op.inner_outputs[k] for k in float_outs], wrt, [tangent_of[id(p)] for p in wrt],
                   disconnected_outputs="ignore") if wrt and float_outs else []

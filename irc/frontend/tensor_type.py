@@ -15,10 +15,11 @@ from ..dialects.builtin import TensorType as IRTensorType
 from ..ir.types import scalar_from_numpy
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-          "float64")
+          "float64", "complex64", "complex128")
 UINT_DTYPES = ("uint8", "uint16", "uint32", "uint64")
 INT_DTYPES = ("int8", "int16", "int32", "int64") + UINT_DTYPES  # every integer dtype, unsigned ones included
 FLOAT_DTYPES = ("float16", "float32", "float64")
+COMPLEX_DTYPES = ("complex64", "complex128")
 _RANK_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
 
 
@@ -30,14 +31,15 @@ def floatX() -> str:
 def _lossless_python_value(value: Any, arr: np.ndarray, dtype: str) -> bool:
     """A Python number (or list of them) that `dtype` holds exactly, like `inc(1)` for an int32
     input (Theano converts such values; numpy arrays must have a safe dtype)."""
-    if isinstance(value, (np.ndarray, np.generic)) or arr.dtype.kind not in "biuf":
+    if isinstance(value, (np.ndarray, np.generic)) or arr.dtype.kind not in "biufc":
         return False
     with np.errstate(all="ignore"):
         converted = arr.astype(dtype)
     return bool(np.array_equal(converted, arr))
 
 
-_APPROX = {"float16": (1e-2, 5e-3), "float32": (1e-3, 1e-4), "float64": (1e-5, 1e-8)}  # (rtol, atol)
+_APPROX = {"float16": (1e-2, 5e-3), "float32": (1e-3, 1e-4), "float64": (1e-5, 1e-8),
+           "complex64": (1e-3, 1e-4), "complex128": (1e-5, 1e-8)}  # (rtol, atol)
 
 
 class NotNumericError(TypeError, ValueError):
@@ -82,8 +84,12 @@ class TensorType:
         a, b = np.asarray(a), np.asarray(b)
         if a.shape != b.shape or a.dtype != b.dtype:
             return False
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fc":
             return bool(np.all(a == b))
+        if a.dtype.kind == "c":  # both parts close
+            parts = TensorType.values_eq_approx
+            return (parts(a.real, b.real, allow_remove_inf, allow_remove_nan, rtol, atol)
+                    and parts(a.imag, b.imag, allow_remove_inf, allow_remove_nan, rtol, atol))
         default_rtol, default_atol = _APPROX.get(a.dtype.name, _APPROX["float64"])
         rtol = default_rtol if rtol is None else rtol
         atol = default_atol if atol is None else atol
@@ -109,6 +115,15 @@ class TensorType:
     @property
     def is_integer(self) -> bool:
         return self.dtype in INT_DTYPES
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX_DTYPES
+
+    @property
+    def is_continuous(self) -> bool:
+        """Float or complex: what gradients flow through (Theano's `continuous_dtypes`)."""
+        return self.is_float or self.is_complex
 
     @property
     def is_bool(self) -> bool:

@@ -22,11 +22,12 @@ class Type:
 class ScalarType(Type):
     """A single number: `f16 f32 f64` (floats), `i1 i8 i16 i32 i64` (integers), `ui8 ui16 ui32
     ui64` (unsigned integers: the ops that depend on the sign — division, comparison, widening,
-    conversion to float — read them as unsigned), `index`."""
+    conversion to float — read them as unsigned), `index`, `c64 c128` (complex numbers: a pair
+    of f32 / f64, real part first, numpy's layout)."""
 
     name: str
     NAMES: ClassVar[tuple[str, ...]] = ("i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "index",
-                                        "f16", "f32", "f64")
+                                        "f16", "f32", "f64", "c64", "c128")
 
     def __post_init__(self) -> None:
         if self.name not in self.NAMES:
@@ -44,6 +45,15 @@ class ScalarType(Type):
         return self.name[0] == "i" or self.is_unsigned  # includes index
 
     @property
+    def is_complex(self) -> bool:
+        return self.name[0] == "c"
+
+    @property
+    def component(self) -> "ScalarType":
+        """The type of a complex number's real and imaginary parts (a real type is its own)."""
+        return ScalarType("f" + str(self.bitwidth // 2)) if self.is_complex else self
+
+    @property
     def is_unsigned(self) -> bool:
         return self.name.startswith("ui")
 
@@ -53,7 +63,7 @@ class ScalarType(Type):
 
     @property
     def bitwidth(self) -> int:
-        return 64 if self.name == "index" else int(self.name.lstrip("uif"))
+        return 64 if self.name == "index" else int(self.name.lstrip("uifc"))
 
     @property
     def numpy_name(self) -> str:
@@ -62,6 +72,8 @@ class ScalarType(Type):
             return "bool"
         if self.name == "index":
             return "int64"
+        if self.is_complex:
+            return "complex" + str(self.bitwidth)
         return ("float" if self.is_float else "uint" if self.is_unsigned else "int") + str(self.bitwidth)
 
 
@@ -69,11 +81,12 @@ f16, f32, f64 = ScalarType("f16"), ScalarType("f32"), ScalarType("f64")
 i1, i8, i16, i32, i64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
 ui8, ui16, ui32, ui64 = (ScalarType(n) for n in ("ui8", "ui16", "ui32", "ui64"))
 index = ScalarType("index")
+c64, c128 = ScalarType("c64"), ScalarType("c128")
 
 _NUMPY_TO_SCALAR = {
     "bool": i1, "int8": i8, "int16": i16, "int32": i32, "int64": i64,
     "uint8": ui8, "uint16": ui16, "uint32": ui32, "uint64": ui64,
-    "float16": f16, "float32": f32, "float64": f64,
+    "float16": f16, "float32": f32, "float64": f64, "complex64": c64, "complex128": c128,
 }
 
 

@@ -22,6 +22,7 @@ from ..ir.attributes import StringAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import Diagnostic, PassError
 from ..ir.pass_manager import Pass, register_pass
+from .insert_transfers import has_complex_values
 from .place_on_device import place_all_on_device
 
 TRANSFER = "irc.transfer"
@@ -32,7 +33,7 @@ class HostOpsLeft(Exception):
 
     def __init__(self, ops: list[Operation]):
         self.ops = ops
-        names = sorted({op.op_name for op in ops})
+        names = sorted({op.op_name + (" (complex values)" if has_complex_values(op) else "") for op in ops})
         super().__init__(f"no GPU kernel yet for {', '.join(names)}")
 
 

@@ -133,8 +133,16 @@ def known_on_host(v: Value) -> bool:
 NOT_COMPUTATION = ("tensor.constant", "tensor.dim") + TRANSFER_OPS
 
 
+def has_complex_values(op: Operation) -> bool:
+    """Whether `op` reads or makes a complex tensor (those stay on the host)."""
+    types = [v.type for v in (*op.operands, *op.results)]
+    return any(isinstance(t, TensorType) and t.element.is_complex for t in types)
+
+
 def placement_rule(op: Operation) -> str:
     """DEVICE, FOLLOW or HOST for a `tensor` op (see `PLACEMENT`)."""
+    if has_complex_values(op):  # no device kernel handles complex numbers yet
+        return HOST
     rule = PLACEMENT.get(op.op_name)
     if op.op_name == "tensor.scan":
         return DEVICE if device_scan(op) else HOST

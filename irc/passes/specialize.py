@@ -10,6 +10,7 @@
     gemm(A, B) + b             -> gemm(A, B, b) {beta = 1}  (b a 1×n bias row, broadcast)
     f(gemm(...))               -> gemm(...) {epilogue = "f"}  (f a unary float function)
     f(conv2d(x, w) + b per filter) -> conv2d(x, w, b) {epilogue = "f"}  (conv_epilogue.py)
+    dot(A, B) of complex matrices -> four real products (complex_products.py)
 
 The `y - gemm` and scaled-accumulator rules (for gemv too once it is placed on a device:
 `specialize-device`, after `insert-transfers`) fold an SGD update, `W - lr·(Xᵀ·δ)` or with weight
@@ -35,6 +36,7 @@ from ..ir.core import Operation
 from ..ir.pass_manager import Pass, option, register_pass
 from ..ir.rewriter import PatternRewriter, RewritePattern, apply_patterns_greedily
 from ..ir.attributes import DenseArrayAttr
+from .complex_products import ComplexDotByParts
 from .conv_epilogue import BiasIntoConv, EpilogueIntoConv
 from .tensor_match import is_float_tensor, producer, splat_value
 
@@ -217,7 +219,7 @@ class PowByConstant(RewritePattern):
 
 SPECIALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     DotToBlas(), ScaleIntoAlpha(), AccumulateIntoBeta(), SubtractIntoBeta(), ScaledAccumulator(),
-    EpilogueIntoGemm(), PowByConstant(), BiasIntoConv(), EpilogueIntoConv(),
+    EpilogueIntoGemm(), PowByConstant(), BiasIntoConv(), EpilogueIntoConv(), ComplexDotByParts(),
 )
 
 

@@ -24,8 +24,8 @@ def splat_value(value: Value) -> float | None:
     if op is None or op.op_name != "tensor.constant":
         return None
     attr = op.attributes.get("value")
-    if attr is None or not attr.is_splat:
-        return None
+    if attr is None or not attr.is_splat or attr.type.element.is_complex:
+        return None  # (complex constants take part in no rewrite: several end in real-only ops)
     return float(attr.array.flat[0])
 
 

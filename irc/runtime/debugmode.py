@@ -22,6 +22,8 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "float16": (1e-2, 1e-3),
     "float32": (1e-4, 1e-5),
     "float64": (1e-10, 1e-10),
+    "complex64": (1e-4, 1e-5),  # (as their parts' floats)
+    "complex128": (1e-10, 1e-10),
 }
 
 
@@ -45,7 +47,7 @@ def compare(label: str, got: Any, expected: Any, truth: Any = None) -> None:
         bad = finite & ~close
         if truth is not None and np.any(bad):
             truth = np.asarray(truth)
-            bad &= ~np.isclose(got.astype("float64"), truth, rtol=rtol, atol=atol, equal_nan=True)
+            bad &= ~np.isclose(got.astype("complex128" if got.dtype.kind == "c" else "float64"), truth, rtol=rtol, atol=atol, equal_nan=True)
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0]) if got.ndim else ()
         raise OutputMismatchError(

@@ -37,6 +37,7 @@ from ..frontend.tensor_type import TensorType
 # Theano's basic names built elsewhere in the frontend
 from ..frontend.basic import fill as second  # Theano's second(a, b): b broadcast like a
 from ..frontend.basic import pow as power  # Theano's power(x, y)
+from ..frontend.complex_ops import angle, complex, complex_from_polar, conj, imag, real  # noqa: A004
 from ..frontend.covariance import cov
 from ..frontend.extra_ops import bartlett, fill_diagonal, fill_diagonal_offset, squeeze
 from ..frontend.closeness import allclose, isclose
@@ -78,3 +79,5 @@ __all__ += ["EmptyConstantError", "NotScalarConstantError", "bartlett", "cov", "
 # Theano's `tensor.basic._dot`: the Dot op itself (vectors and matrices only; TypeError for any
 # other rank), which some users and Theano's own tests call directly
 _dot = Dot()
+
+__all__ += ["angle", "complex", "complex_from_polar", "conj", "imag", "real"]

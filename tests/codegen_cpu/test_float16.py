@@ -13,7 +13,7 @@ import pytest
 from irc.dialects.elementwise import TABLE_ROWS
 from native_helpers import compile_text
 
-FLOAT_ROWS = [row for row in TABLE_ROWS if "f" in row.kinds]
+FLOAT_ROWS = [row for row in TABLE_ROWS if "f" in row.kinds and row.result != "complex"]  # (no complex32)
 ONE_ULP = {"exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sigmoid", "softplus", "pow", "erf", "erfc",
            "erfinv", "gammaln", "psi", "arctan", "arcsin", "arccos", "arctan2", "erfcx", "tri_gamma",
            # computed in float64, rounded to float, then to half (twice: an ulp at a tie)

@@ -16,7 +16,7 @@ func.func @placement(%a: tensor<3xf32>, %b: tensor<3xf32, "cuda">) -> tensor<3xf
 
 // -----
 
-// CHECK: 'tensor.exp' op needs float operands, got i32
+// CHECK: 'tensor.exp' op needs float or complex operands, got i32
 func.func @dtype(%a: tensor<3xi32>) -> tensor<3xi32> {
   %0 = tensor.exp %a : tensor<3xi32>
   func.return %0 : tensor<3xi32>

@@ -4,7 +4,7 @@ import pytest
 
 from irc.dialects import tensor
 from irc.dialects.builtin import TensorType
-from irc.dialects.elementwise import TABLE_ROWS
+from irc.dialects.elementwise import TABLE_ROWS, check_element_types
 from irc.dialects.tensor_eval import EVALUATORS, EvalError, evaluate
 from irc.ir.attributes import DenseArrayAttr, FloatAttr, IntegerAttr, StringAttr, TypeAttr
 from irc.ir.core import OP_REGISTRY, Block, Terminator
@@ -52,7 +52,7 @@ def test_elementwise_keeps_dtypes_and_broadcasts(row):
     out = run(row.tensor_name, types, inputs)
     expected = np.asarray(row.reference(*inputs))
     assert out.shape == np.broadcast_shapes(*[a.shape for a in inputs])
-    assert out.dtype == ("bool" if row.is_comparison else types[-1].element.numpy_name)
+    assert out.dtype == check_element_types(row, [t.element for t in types]).numpy_name
     np.testing.assert_array_equal(out, np.broadcast_to(expected, out.shape))
 
 
