@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..dialects.elementwise import TABLE
+from .mpmath_longdouble import to_longdouble
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -36,12 +37,12 @@ def _special(fn_float: Callable[[float], float], mp_name: str, tiny: Callable, f
         mid = ~(small | big)
         out[small], out[big] = tiny(x[small]), far(x[big])
         if x.dtype == np.float64:
-            out[mid] = [fn_float(float(v)) for v in x[mid]]
+            out[mid] = [fn_float(v) for v in x[mid].tolist()]
         else:
             import mpmath
             with mpmath.workdps(30):
-                fn = getattr(mpmath, mp_name)
-                out[mid] = [np.longdouble(mpmath.nstr(fn(mpmath.mpf(float(v))), 25)) for v in x[mid]]
+                fn, mpf = getattr(mpmath, mp_name), mpmath.mpf
+                out[mid] = to_longdouble([fn(mpf(v)) for v in x[mid].astype(np.float64).tolist()])
         return out
     return ref
 
@@ -59,15 +60,19 @@ class PerElementReference:
     where a series is exact to far below an ulp of the checked dtype, computed in the wide
     dtype: `tiny(x)` for 0 < |x| < 2^-40 (the next term is ~x^2 = 2^-80 relative) and `huge(x)`
     for x > 2^40 (the next term is ~x^-2). Random bit patterns put most samples there, and one
-    element through mpmath costs ~0.2 ms (`every_element` skips the ends: the tests compare).
+    element through mpmath costs 10-60 µs (`every_element` skips the ends: the tests compare).
     `on_array` (optional) is `fn_float` over a whole float64 array at once (the elementwise
-    table's reference: the same function, the same bits, without a numpy scalar per element)."""
+    table's reference: the same function, the same bits, without a numpy scalar per element).
+    `mp_fn(mp, v, approx)` gets `fn_float(v)` as `approx` where `newton` (a start for Newton's
+    method; None otherwise); the non-finite v and the poles (integers <= 0) take `fn_float`'s
+    value as it is."""
 
     fn_float: Callable[[float], float]
     mp_fn: Callable
     tiny: Callable | None = None
     huge: Callable | None = None
     on_array: Callable[[np.ndarray], np.ndarray] | None = None
+    newton: bool = False
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         a = np.abs(x)
@@ -82,19 +87,26 @@ class PerElementReference:
         out[mid] = self.every_element(x[mid])
         return out
 
+    def float64(self, x: np.ndarray) -> np.ndarray:
+        """`fn_float` over a float64 array."""
+        if self.on_array is not None:
+            return np.asarray(self.on_array(x), dtype=np.float64)
+        return np.array([self.fn_float(v) for v in x.tolist()], dtype=np.float64)
+
     def every_element(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == np.float64:
-            if self.on_array is not None:
-                return np.asarray(self.on_array(x), dtype=np.float64)
-            return np.array([self.fn_float(float(v)) for v in x], dtype=np.float64)
+            return self.float64(x)
         import mpmath
+        v = x.astype(np.float64)  # exact: the checked values are float64
+        plain = ~np.isfinite(v) | ((v <= 0) & (v == np.floor(v)))
+        rest = v[~plain]
+        out = np.empty(x.shape, dtype=np.longdouble)
+        out[plain] = self.float64(v[plain])
+        starts = self.float64(rest).tolist() if self.newton else [None] * rest.size
         with mpmath.workdps(30):
-            out = []
-            for v in x:
-                v = float(v)
-                out.append(np.longdouble(self.fn_float(v)) if not math.isfinite(v) or v <= 0 and v == int(v)
-                           else np.longdouble(mpmath.nstr(self.mp_fn(mpmath, mpmath.mpf(v)), 25)))
-        return np.array(out, dtype=np.longdouble)
+            mpf, fn = mpmath.mpf, self.mp_fn
+            out[~plain] = to_longdouble([fn(mpmath, mpf(a), b) for a, b in zip(rest.tolist(), starts)])
+        return out
 
 
 # Euler's constant and log(2 pi) / 2, to longdouble's precision
@@ -128,23 +140,34 @@ def _erfinv_tiny(x: np.ndarray) -> np.ndarray:
     return x * _SQRT_PI_OVER_TWO.astype(x.dtype)  # erfinv(x) = sqrt(pi)/2 x (1 + pi x^2/12 + ...)
 
 
-def _erfinv_mp(mp, v):
-    """erfinv(v) to ~30 digits: the float64 reference plus one Newton step in mpmath (mpmath's
-    own erfinv is too slow for samples of this size)."""
+def _two_over_sqrt_pi(mp):
+    """2/sqrt(pi) at mp's precision (computed once per precision: ~10 µs each time)."""
+    prec = mp.mp.prec
+    if prec not in _TWO_OVER_SQRT_PI_MP:
+        _TWO_OVER_SQRT_PI_MP[prec] = 2 / mp.sqrt(mp.pi)
+    return _TWO_OVER_SQRT_PI_MP[prec]
+
+
+_TWO_OVER_SQRT_PI_MP: dict = {}
+
+
+def _erfinv_mp(mp, v, approx: float):
+    """erfinv(v) to ~30 digits: the float64 reference `approx` plus one Newton step in mpmath
+    (mpmath's own erfinv is too slow for samples of this size)."""
     if not abs(v) < 1:
         return mp.sign(v) * mp.inf if abs(v) == 1 else mp.nan
-    x = mp.mpf(float(TABLE["erfinv"].reference(np.float64(float(v)))))
-    return x - (mp.erf(x) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-x * x))
+    x = mp.mpf(approx)
+    return x - (mp.erf(x) - v) / (_two_over_sqrt_pi(mp) * mp.exp(-x * x))
 
 
-def _erfcinv_mp(mp, v):
-    """erfcinv(v) to ~30 digits: the float64 reference (within an ulp) plus one Newton step on
-    erfc in mpmath, which squares its error (accurate for denormal v too: mpmath's erfc does
-    not underflow)."""
+def _erfcinv_mp(mp, v, approx: float):
+    """erfcinv(v) to ~30 digits: the float64 reference `approx` (within an ulp) plus one Newton
+    step on erfc in mpmath, which squares its error (accurate for denormal v too: mpmath's erfc
+    does not underflow)."""
     if not 0 < v < 2:
         return mp.inf if v == 0 else -mp.inf if v == 2 else mp.nan
-    r = mp.mpf(float(TABLE["erfcinv"].reference(np.float64(float(v)))))
-    return r + (mp.erfc(r) - v) / (2 / mp.sqrt(mp.pi) * mp.exp(-r * r))
+    r = mp.mpf(approx)
+    return r + (mp.erfc(r) - v) / (_two_over_sqrt_pi(mp) * mp.exp(-r * r))
 
 
 def _erfcx_tiny(x: np.ndarray) -> np.ndarray:
@@ -214,22 +237,22 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "sigmoid": _sigmoid, "softplus": _softplus, "sin": np.sin, "cos": np.cos,
     "pow": np.power, "sqrt": np.sqrt, "erf": _erf, "erfc": _erfc,
     "arctan": np.arctan, "arctan2": np.arctan2, "arcsin": np.arcsin, "arccos": np.arccos,
-    "gammaln": PerElementReference(_lgamma_float, lambda mp, v: mp.log(abs(mp.gamma(v))),
+    "gammaln": PerElementReference(_lgamma_float, lambda mp, v, _: mp.log(abs(mp.gamma(v))),
                                    _gammaln_tiny, _gammaln_huge, TABLE["gammaln"].reference),
-    "psi": PerElementReference(_digamma_float, lambda mp, v: mp.digamma(v), _psi_tiny, _psi_huge,
+    "psi": PerElementReference(_digamma_float, lambda mp, v, _: mp.digamma(v), _psi_tiny, _psi_huge,
                                TABLE["psi"].reference),
     "erfinv": PerElementReference(lambda v: float(TABLE["erfinv"].reference(np.float64(v))),
-                                  lambda mp, v: _erfinv_mp(mp, v), _erfinv_tiny, None, TABLE["erfinv"].reference),
+                                  _erfinv_mp, _erfinv_tiny, None, TABLE["erfinv"].reference, newton=True),
     "erfcinv": PerElementReference(lambda v: float(TABLE["erfcinv"].reference(np.float64(v))),
-                                   lambda mp, v: _erfcinv_mp(mp, v), None, None, TABLE["erfcinv"].reference),
+                                   _erfcinv_mp, None, None, TABLE["erfcinv"].reference, newton=True),
     # below -27 2 exp(x^2) overflows every dtype here: inf without formatting a huge mpmath value
     "erfcx": PerElementReference(lambda v: float(TABLE["erfcx"].reference(np.float64(v))),
-                                 lambda mp, v: _erfcx_mp(mp, v),
+                                 lambda mp, v, _: _erfcx_mp(mp, v),
                                  _erfcx_tiny, _erfcx_huge, TABLE["erfcx"].reference),
     "tri_gamma": _trigamma,
     # past 180 Gamma overflows float64 by far: inf (formatting mpmath's huge values is slow)
     "gamma": PerElementReference(lambda v: float(TABLE["gamma"].reference(np.float64(v))),
-                                 lambda mp, v: mp.gamma(v) if v < 180 else mp.inf, _gamma_tiny, None,
+                                 lambda mp, v, _: mp.gamma(v) if v < 180 else mp.inf, _gamma_tiny, None,
                                  TABLE["gamma"].reference),
 }
 # below this Gamma is denormal or zero and the emitter returns +-0 (docs/mathlib.md)

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from irc.codegen_ptx.pipeline import compile_kernels, lower_for_gpu
+from irc.codegen_ptx.convert_to_nvvm import convert_to_nvvm
+from irc.codegen_ptx.pipeline import lower_for_gpu
+from irc.codegen_ptx.target import emit_ptx
 from irc.ir.parser import parse_module
 
 ARCHS = ("sm_80", "sm_90")
@@ -31,9 +33,11 @@ def assemble(ptx: str, arch: str) -> None:
 
 
 def check_ptx(module) -> dict[str, str]:
-    """Assemble the module's kernels for every arch; the PTX per arch."""
+    """Assemble the module's kernels for every arch; the PTX per arch (`compile_kernels` for
+    each, its NVVM IR converted once: the conversion does not depend on the arch)."""
+    nvvm = convert_to_nvvm(module)
     out = {}
     for arch in ARCHS:
-        out[arch] = compile_kernels(module, arch)
+        out[arch] = emit_ptx(nvvm, arch)
         assemble(out[arch], arch)
     return out
