@@ -23,14 +23,15 @@ import glob
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("IRC_FLAGS", "device=cuda,floatX=float32")
 
+from bench_common import median_us  # noqa: E402  (this script's folder)
 import irc  # noqa: E402
 import irc.tensor as T  # noqa: E402
 from irc.ifelse import ifelse  # noqa: E402
@@ -179,16 +180,9 @@ def instantiate(cu, graph) -> ctypes.c_void_p:
     return exec_
 
 
-def per_call_us(fn, repeat: int = 7, inner: int = 300) -> float:
-    for _ in range(20):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - t0) / inner * 1e6)
-    return float(np.median(samples))
+def per_call_us(fn) -> float:
+    """Median µs per call (each call ends with its own synchronization)."""
+    return median_us(fn, 7, 300, warmup=20)
 
 
 def main() -> None:
