@@ -76,9 +76,10 @@ def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: 
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
     if any(isinstance(op, GemmOp) for op in host.body.ops):
         cublas_handle(dev.stream.handle, dev.pool)  # (set up once, when compiling: not in a first call)
-    # a call that can fail after its kernels ran (data checks) writes no update in place, so
-    # the shared variables keep their last good values when it does
-    checked = any(isinstance(op, L.CheckFlagOp) for op in host.body.ops)
+    # a call that can fail after its kernels ran writes no update in place, so the shared
+    # variables keep their last good values when it does: data checks, and flags read back
+    # (a path taken mid-call allocates its later buffers then: an out-of-memory comes late)
+    checked = any(isinstance(op, L.CheckFlagOp) for op in host.body.ops) or reads_flags(host)
     inplace = {} if checked else {k: arg for k, arg in inplace_results(host).items() if not edges.download[k]}
     return CudaProgram(func.sym_name, render_ir(gpu_module), ptx, edges, host, kernels,
                        KernelModule(ptx), inplace)
