@@ -308,11 +308,9 @@ def _emulate_launch(launch: Launch | GemmCall | Upload | Branch, kernels: dict[s
             _emulate_launch(inner, kernels, memory, dtypes, sm_count)
         return
     if isinstance(launch, Upload):  # (inputs sit in emulated memory too: the same bytes)
-        src, dst = launch.src, launch.dst
-        nbytes = launch.work * dtypes[src.slot].itemsize
-        start, size = dst.offset * dtypes[dst.slot].itemsize, nbytes
-        begin = src.offset * dtypes[src.slot].itemsize
-        memory.slots[dst.slot][start:start + size] = memory.slots[src.slot][begin:begin + nbytes]
+        src, dst, itemsize = launch.src, launch.dst, dtypes[launch.src.slot].itemsize
+        nbytes, to, fro = launch.work * itemsize, dst.offset * itemsize, src.offset * itemsize
+        memory.slots[dst.slot][to:to + nbytes] = memory.slots[src.slot][fro:fro + nbytes]
         return
     kernel = kernels[launch.kernel]
     grid, block = launch_dims(launch.work, sm_count, kernel.items_per_thread)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence
 
-from .launch import CudaError, KernelModule, check, driver
+from .launch import KernelModule, capture_launches, check, driver
 
 SETTER_PTX = r"""
 .version 8.0
@@ -59,7 +59,6 @@ SETTER_PTX = r"""
 }
 """
 
-CAPTURE_MODE_RELAXED = 2
 CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
 CU_GRAPH_COND_TYPE_IF = 0
 
@@ -133,28 +132,10 @@ def _setter() -> ctypes.c_void_p:
     return _SETTER[0][1]
 
 
-def _capture(launchers: Sequence[Any], stream: ctypes.c_void_p) -> ctypes.c_void_p:
-    """A graph of `launchers` run in order on `stream` (stream capture)."""
-    cu = driver()
-    graph = ctypes.c_void_p()
-    check(cu.cuStreamBeginCapture_v2(stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
-    codes = []
-    try:
-        codes = [x.launch(*x.args) for x in launchers]
-    finally:
-        ended = cu.cuStreamEndCapture(stream, ctypes.byref(graph))
-    bad = next((c for c in codes if c), 0) or ended
-    if bad:
-        if graph:
-            cu.cuGraphDestroy(graph)
-        raise CudaError("capturing a stretch of launches for a CUDA graph", bad)
-    return graph
-
-
-def _add_child(graph: ctypes.c_void_p, deps: list, launchers: Sequence[Any], stream: ctypes.c_void_p) -> list:
+def _add_child(graph: ctypes.c_void_p, deps: list, launchers: Sequence[Any], stream_handle: int) -> list:
     """`launchers` captured and added to `graph` after `deps`, as one child-graph node."""
     cu = driver()
-    child = _capture(launchers, stream)
+    child = capture_launches(launchers, stream_handle)
     node = ctypes.c_void_p()
     try:
         check(cu.cuGraphAddChildGraphNode(ctypes.byref(node), graph, deps_array(deps), len(deps), child),
@@ -198,7 +179,7 @@ def conditional_handle(graph: ctypes.c_void_p, ctx: ctypes.c_void_p) -> int:
     return handle.value
 
 
-def _add_branch(graph: ctypes.c_void_p, deps: list, branch: PreparedBranch, stream: ctypes.c_void_p,
+def _add_branch(graph: ctypes.c_void_p, deps: list, branch: PreparedBranch, stream_handle: int,
                 ctx: ctypes.c_void_p) -> list:
     """The setter kernel after `deps`, then one IF node per branch; the IF nodes (what comes
     next depends on them)."""
@@ -209,7 +190,7 @@ def _add_branch(graph: ctypes.c_void_p, deps: list, branch: PreparedBranch, stre
     for handle, launches in zip(handles, (branch.then, branch.otherwise)):
         node, body = add_if_node(graph, [setter], handle, ctx)
         if launches:
-            _add_child(body, [], [x.launcher for x in launches], stream)
+            _add_child(body, [], [x.launcher for x in launches], stream_handle)
         nodes.append(node)
     return nodes
 
@@ -219,7 +200,6 @@ def build_graph(launchers: Sequence[Any], stream_handle: int) -> ctypes.c_void_p
     launches patched already); the caller instantiates and destroys it."""
     cu = driver()
     declare_graph_calls(cu)
-    stream = ctypes.c_void_p(stream_handle)
     ctx = ctypes.c_void_p()
     check(cu.cuCtxGetCurrent(ctypes.byref(ctx)), "reading the current context")
     graph = ctypes.c_void_p()
@@ -230,10 +210,10 @@ def build_graph(launchers: Sequence[Any], stream_handle: int) -> ctypes.c_void_p
         for launcher in [*launchers, None]:
             if isinstance(launcher, PreparedBranch) or launcher is None:
                 if stretch:
-                    deps = _add_child(graph, deps, stretch, stream)
+                    deps = _add_child(graph, deps, stretch, stream_handle)
                     stretch = []
                 if launcher is not None:
-                    deps = _add_branch(graph, deps, launcher, stream, ctx)
+                    deps = _add_branch(graph, deps, launcher, stream_handle, ctx)
             else:
                 stretch.append(launcher)
     except Exception:

@@ -130,6 +130,25 @@ class HostToDevice:
 CAPTURE_MODE_RELAXED = 2
 
 
+def capture_launches(launchers: Sequence[Any], stream_handle: int) -> ctypes.c_void_p:
+    """A CUDA graph of `launchers` run in order on the stream (stream capture); a `CudaError`
+    (the capture ended, nothing left behind) when a launch or the capture fails."""
+    cu = driver()
+    stream, graph = ctypes.c_void_p(stream_handle), ctypes.c_void_p()
+    check(cu.cuStreamBeginCapture_v2(stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
+    try:
+        codes = [launcher.launch(*launcher.args) for launcher in launchers]
+    except CudaError as e:  # a library call that failed (its launcher raises)
+        codes = [e.code]
+    ended = cu.cuStreamEndCapture(stream, ctypes.byref(graph))
+    bad = next((c for c in codes if c), 0) or ended
+    if bad:
+        if graph:
+            cu.cuGraphDestroy(graph)
+        raise CudaError("capturing launches into a CUDA graph", bad)
+    return graph
+
+
 class GraphCache:
     """CUDA graphs of one plan's launches, one per set of buffer addresses seen `after` times.
 
@@ -168,20 +187,11 @@ class GraphCache:
         makes the graph instead of a stream capture (a plan with branches decided on the
         device: `conditional_graph.build_graph`)."""
         cu = driver()
-        graph, graph_exec = ctypes.c_void_p(), ctypes.c_void_p()
-        if build is not None:
-            try:
-                graph, bad = build(launchers, self.stream.value), 0
-            except CudaError as e:
-                bad = e.code
-        else:
-            check(cu.cuStreamBeginCapture_v2(self.stream, CAPTURE_MODE_RELAXED), "starting a CUDA graph capture")
-            try:
-                codes = [launcher.launch(*launcher.args) for launcher in launchers]
-            except CudaError as e:  # a library call that failed (its launcher raises)
-                codes = [e.code]
-            ended = cu.cuStreamEndCapture(self.stream, ctypes.byref(graph))
-            bad = next((c for c in codes if c), 0) or ended
+        graph, graph_exec = None, ctypes.c_void_p()
+        try:
+            graph, bad = (build or capture_launches)(launchers, self.stream.value), 0
+        except CudaError as e:
+            bad = e.code
         if not bad:
             bad = cu.cuGraphInstantiateWithFlags(ctypes.byref(graph_exec), graph, 0)
         if graph:
