@@ -16,6 +16,7 @@ from llvmlite import ir
 
 from ..codegen_llvm.identity import llvm_versions, sources_hash
 from ..codegen_llvm.optimize import parse_and_optimize as parse_and_optimize_llvm
+from . import dependent_launch
 
 # libm-style intrinsics NVPTX has no lowering for (it aborts instead of failing)
 FORBIDDEN_PREFIXES = ("llvm.exp.", "llvm.exp10.", "llvm.log.", "llvm.log2.", "llvm.log10.",
@@ -68,8 +69,9 @@ class UnsupportedLLVMError(RuntimeError):
 
 
 def emit_ptx(module: ir.Module, arch: str) -> str:
-    """PTX text of `module` for `arch`. An NVVM intrinsic this LLVM does not know comes out as
-    an external function the PTX assembler rejects: refused here with the reason."""
+    """PTX text of `module` for `arch`, its kernels launchable as dependents on sm_90+. An
+    NVVM intrinsic this LLVM does not know comes out as an external function the PTX
+    assembler rejects: refused here with the reason."""
     ptx = target_machine(arch).emit_assembly(optimize(module, arch))
     for line in ptx.splitlines():
         if line.startswith(".extern .func") and "llvm.nvvm." in line:
@@ -78,7 +80,7 @@ def emit_ptx(module: ir.Module, arch: str) -> str:
                 f"the LLVM of llvmlite {llvm_versions()} does not know the intrinsic '{name}' "
                 f"(the PTX would not assemble); the GPU backend needs llvmlite >= 0.50 - note that "
                 f"numba pins older versions")
-    return ptx
+    return dependent_launch.add_prologue(ptx) if dependent_launch.supports(arch) else ptx
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,6 +15,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.codegen_ptx import dependent_launch
 from irc.sandbox.cuda.basic_ops import gpu_from_host
 
 UNARY = {"neg": lambda x: -x, "abs": abs, "exp": T.exp, "log": T.log, "log1p": T.log1p,
@@ -316,6 +317,35 @@ def test_small_host_results_are_copied_by_the_graph_and_never_shared():
     np.testing.assert_allclose(got_p, (2 * m.get_value().astype("float64")) @ v.get_value(), rtol=1e-5, atol=1e-5)
     plan = next(iter(both_ways.executor.plans.values()))
     assert plan.staged is not None and plan.stage_blocks[0] is not plan.stage_blocks[1]
+
+
+def test_dependent_launches_and_a_first_call_with_nothing_left_to_load():
+    """On sm_90 the step's own kernels are launched as dependents (they wait on the device for
+    the kernel before them) and its CUDA graph still gives the CPU's numbers; cuBLAS (its
+    product sits in a branch on the sizes) was loaded and warmed up when compiling."""
+    from irc.runtime.cuda import cublas
+    from irc.runtime.cuda.launch import driver
+    X, y = rand(400, 784), (rand(400, seed=2) > 0.5).astype("float32")
+    results = {}
+    for device in ("cpu", "cuda"):
+        with irc.config.change_flags(device=device):
+            x, t = irc.shared(X, name="x"), irc.shared(y, name="t")
+            w, b = irc.shared(np.zeros(784, "float32"), name="w"), irc.shared(np.float32(0), name="b")
+            p = T.nnet.sigmoid(T.dot(x, w) + b)
+            xent = -t * T.log(p) - (1 - t) * T.log(1 - p)
+            gw, gb = T.grad(xent.mean(), [w, b])
+            train = irc.function([], [p > 0.5, xent], updates={w: w - 0.1 * gw, b: b - 0.1 * gb})
+        if device == "cuda":
+            assert cublas._HANDLE is not None, "cuBLAS should be set up by irc.function, not the first call"
+        results[device] = [train() for _ in range(6)][-1] + [w.get_value()]
+    plan = next(iter(train.executor.plans.values()))
+    assert plan.graphs.execs, "the step should replay a CUDA graph"
+    if dependent_launch.supports(train.executor.dev.arch):
+        kernels = [x.launcher for x in plan.launches if hasattr(x.launcher, "config")]
+        assert kernels and all(k.launch == driver().cuLaunchKernelEx for k in kernels)
+    np.testing.assert_array_equal(results["cuda"][0], results["cpu"][0])
+    for got, want in zip(results["cuda"][1:], results["cpu"][1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def test_gpu_sync_flag_reports_kernel_errors_per_launch():

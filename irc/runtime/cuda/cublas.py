@@ -90,7 +90,24 @@ def handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
         _check(lib.cublasSetWorkspace_v2(h, ctypes.c_void_p(int(_WORKSPACE)), ctypes.c_size_t(WORKSPACE_BYTES)),
                "giving cuBLAS its workspace")
         _HANDLE = h
+        _warm_up(lib, h, stream_handle, pool)
     return _HANDLE
+
+
+def _warm_up(lib: ctypes.CDLL, h: ctypes.c_void_p, stream_handle: int, pool: Any) -> None:
+    """One small float32 product on scratch memory: cuBLAS loads its kernels lazily, and its
+    first call took ~90 ms on the H100 machines; done here, when a function is compiled, it
+    is not paid by the function's first call."""
+    n = 64
+    scratch = pool.allocate(3 * n * n * 4)
+    a = int(scratch)
+    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+    i, p = ctypes.c_int, ctypes.c_void_p
+    status = lib.cublasGemmEx(h, i(OP_N), i(OP_N), i(n), i(n), i(n), p(ctypes.addressof(one)), p(a), i(0), i(n),
+                              p(a + n * n * 4), i(0), i(n), p(ctypes.addressof(zero)), p(a + 2 * n * n * 4), i(0),
+                              i(n), i(COMPUTE_32F), i(GEMM_DEFAULT))
+    check(driver().cuStreamSynchronize(ctypes.c_void_p(stream_handle)), "warming cuBLAS up")
+    _check(status, "warming cuBLAS up (a 64x64 float32 product)")
 
 
 def _check(status: int, what: str) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 import pycuda.driver as drv
 
+from ...codegen_ptx import dependent_launch
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
 from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects import loop as L
@@ -74,8 +75,12 @@ def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: 
     ptx = cached_ptx(gpu_module, dev.arch)
     kernels = {op.sym_name: op for op in gpu_module.body.ops if isinstance(op, GpuFuncOp)}
     host = next(op for op in gpu_module.body.ops if type(op) is FuncOp)
-    if any(isinstance(op, GemmOp) for op in host.body.ops):
-        cublas_handle(dev.stream.handle, dev.pool)  # (set up once, when compiling: not in a first call)
+    # set up once, when compiling, not in a first call: cuBLAS (its products may sit in a
+    # branch on sizes) and the staging copy of small host results
+    if any(isinstance(op, GemmOp) for op in host.walk()):
+        cublas_handle(dev.stream.handle, dev.pool)
+    if any(edges.download):
+        copy_kernel(dev.arch)
     # a call that can fail after its kernels ran writes no update in place, so the shared
     # variables keep their last good values when it does: data checks, and flags read back
     # (a path taken mid-call allocates its later buffers then: an out-of-memory comes late)
@@ -114,6 +119,10 @@ class PreparedPlan:
         self.makers = [f.take for f in self.factories]
         self.owned: dict[int, DeviceArray] = {}  # allocation → the buffer the plan keeps for it
         self.host_flag = host_flag
+        # kernels start before the last one ends (they wait on the device), except inside the
+        # child graphs of conditional nodes
+        self.dependent = dependent_launch.has_wait(program.ptx) and not any(
+            isinstance(x, Branch) for x in plan.launches)
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         # a graph of a plan with branches holds conditional nodes (`conditional_graph`)
         self.build = build_graph if any(isinstance(x, PreparedBranch) for x in self.launches) else None
@@ -213,7 +222,7 @@ class PreparedPlan:
         grid, block = launch_dims(launch.work, dev.sm_count, kernel.items_per_thread)
         pointer_params = [(offsets[i], launch.args[p.arg]) for i, p in enumerate(params) if p.kind == "ptr"]
         launcher = Launcher(program.module.function(launch.kernel), grid, block, packed,
-                            [off for off, _ in pointer_params], dev.stream.handle)
+                            [off for off, _ in pointer_params], dev.stream.handle, self.dependent)
         patches = [(slot_ref, view.slot, view.offset * self.dtypes[view.slot].itemsize)
                    for slot_ref, (_, view) in zip(launcher.slots, pointer_params)]
         return PreparedLaunch(launch.kernel, launch.op.location, launcher, patches)

@@ -16,6 +16,19 @@ CU_LAUNCH_PARAM_BUFFER_POINTER = 1
 CU_LAUNCH_PARAM_BUFFER_SIZE = 2
 CU_LAUNCH_PARAM_END = 0
 CUDA_ERROR_OUT_OF_MEMORY = 2
+CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+
+class LaunchAttribute(ctypes.Structure):
+    """CUlaunchAttribute: an id and a 64-byte value (only its first int is used here)."""
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_int * 16)]
+
+
+class LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig, what `cuLaunchKernelEx` takes."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_bytes", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(LaunchAttribute)),
+                ("n_attrs", ctypes.c_uint)]
 
 
 class CudaError(RuntimeError):
@@ -47,6 +60,9 @@ def driver() -> ctypes.CDLL:
         cu.cuMemcpyHtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuMemcpyDtoHAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+        if hasattr(cu, "cuLaunchKernelEx"):  # CUDA 12+
+            cu.cuLaunchKernelEx.argtypes = [ctypes.POINTER(LaunchConfig), ctypes.c_void_p, ctypes.c_void_p,
+                                            ctypes.c_void_p]
         _CU = cu
     return _CU
 
@@ -91,21 +107,32 @@ class KernelModule:
 
 
 class Launcher:
-    """One launch of a kernel with its parameter buffer: `patch(i, address)` rewrites pointer
-    slot i, `__call__()` launches and returns the CUresult."""
+    """One launch of a kernel with its parameter buffer: the 8-byte pointer `slots` are
+    rewritten per call, `launch(*args)` launches and returns the CUresult. A `dependent`
+    launch may start before the kernel before it has finished: only for kernels that wait for
+    it themselves (`codegen_ptx/dependent_launch.py`)."""
 
     def __init__(self, function: ctypes.c_void_p, grid: int, block: int, params: bytes,
-                 pointer_offsets: Sequence[int], stream_handle: int):
+                 pointer_offsets: Sequence[int], stream_handle: int, dependent: bool = False):
         self.buffer = ctypes.create_string_buffer(params, max(len(params), 1))
         self.size = ctypes.c_size_t(len(params))
         self.extra = (ctypes.c_void_p * 5)(CU_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(self.buffer),
                                           CU_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(self.size),
                                           CU_LAUNCH_PARAM_END)
         self.slots = [ctypes.c_uint64.from_buffer(self.buffer, off) for off in pointer_offsets]
+        cu = driver()
+        if dependent and hasattr(cu, "cuLaunchKernelEx"):
+            self.attribute = LaunchAttribute(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+            self.attribute.value[0] = 1
+            self.config = LaunchConfig((grid, 1, 1), (block, 1, 1), 0, stream_handle,
+                                       ctypes.pointer(self.attribute), 1)
+            self.args = (ctypes.pointer(self.config), function, None, self.extra)
+            self.launch = cu.cuLaunchKernelEx
+            return
         u = ctypes.c_uint
         self.args = (function, u(grid), u(1), u(1), u(block), u(1), u(1), u(0),
                      ctypes.c_void_p(stream_handle), None, self.extra)
-        self.launch = driver().cuLaunchKernel
+        self.launch = cu.cuLaunchKernel
 
 
 class HostToDevice:
