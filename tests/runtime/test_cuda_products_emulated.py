@@ -18,7 +18,8 @@ import irc.tensor as T
 from irc.ir.instrumentation import render_ir
 from irc.runtime.blas_layout import BlasLayoutError, gemm_args
 from irc.conversion.tensor_to_loop import device_products
-from irc.runtime.host_plan import View
+from irc.dialects.func import FuncOp
+from irc.runtime.host_plan import GemmCall, View, record_plan
 from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
 
 TOL = {"float32": dict(rtol=1e-5, atol=1e-5), "float64": dict(rtol=1e-12, atol=1e-12)}
@@ -37,6 +38,7 @@ def product_path(request, monkeypatch):
     """Which path a float product takes: all through irc's kernel, or all through cuBLAS."""
     if request.param == "library call":
         monkeypatch.setattr(device_products, "SMALL_OUTPUTS", 0)
+        monkeypatch.setattr(device_products, "FEW_OUTPUTS", 0)
     else:
         monkeypatch.setattr(device_products, "SMALL_DEPTH", 1 << 20)
     return request.param
@@ -167,3 +169,29 @@ def test_allow_tf32_marks_float32_products_when_compiled(cuda_emulated):
     g = irc.function([a32], T.dot(a32, a32))  # compiled after: the flag is back to False
     assert not any("tf32" in line for line in render_ir(cuda_emulated[-1]).splitlines() if "gpu.gemm" in line)
     close(g(av), av.astype("float64") @ av, "float32")
+
+
+def planned_launches(module, arrays) -> list:
+    """The launches with work of `module`'s host function for `arrays` (kernels and gemms)."""
+    host = next(op for op in module.body.ops if type(op) is FuncOp)
+    plan = record_plan(host, [a.shape for a in arrays], [a.dtype for a in arrays])
+    return [x for x in plan.launches if x.work > 0]
+
+
+@pytest.mark.parametrize("n", [10, 17])
+def test_narrow_deep_products_take_one_kernel_with_their_bias(cuda_emulated, n):
+    """An MLP's output layer (256×512 by 512×10, a bias): one kernel of irc's own, a warp per
+    result element over a 512-term inner dimension, the bias added by lane 0 — where the
+    outputs are few (<= FEW_OUTPUTS) and the left operand row-major; 17 columns (4352
+    outputs) go to the library again. Numbers against float64 numpy (float32 rtol 1e-5)."""
+    x, W = T.fmatrix("x"), T.fmatrix("W")
+    b = T.fvector("b")
+    h = T.tanh(x)  # a row-major buffer of the function's own
+    with no_host_ops():
+        f = irc.function([x, W, b], T.dot(h, W) + b)
+    args = [rand(256, 512, seed=1), rand(512, n, seed=2, low=-0.1, high=0.1), rand(n, seed=3)]
+    got = f(*args)
+    x64, W64, b64 = (a.astype("float64") for a in args)
+    close(got, np.tanh(x64) @ W64 + b64, "float32")
+    gemms = [x for x in planned_launches(cuda_emulated[-1], args) if isinstance(x, GemmCall)]
+    assert len(gemms) == (0 if 256 * n <= device_products.FEW_OUTPUTS else 1)

@@ -11,6 +11,9 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.conversion.tensor_to_loop import device_reduce
+from irc.dialects.func import FuncOp
+from irc.runtime.host_plan import record_plan
 from irc.runtime.kernel_emulator import run_function
 from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
 
@@ -226,3 +229,27 @@ def test_a_warp_per_row_keeps_numpys_tie_and_nan_rules(cuda_emulated):
     np.testing.assert_allclose(got[3], want[3], rtol=1e-5, equal_nan=True)
     module = cuda_emulated[-1]
     assert any(op.op_name == "gpu.shuffle_xor" for op in module.walk())
+
+
+@pytest.mark.parametrize("rows,cols", [(256, 10), (512, 512), (513, 7), (300, 1000)])
+def test_small_column_sums_take_one_kernel_fused_with_their_producer(cuda_emulated, rows, cols):
+    """A bias gradient's column sums of a batch, fused with the elementwise values they sum
+    (also a result) and the bias's update: one kernel, a warp per column, where the rows are
+    at most STRIDED_WARP_ITEMS and the elements STRIDED_WARP_ELEMENTS; two chunked passes
+    otherwise (513 rows; 300×1000). The same numbers either way (float32 rtol 1e-5)."""
+    d, h = T.fmatrix("d"), T.fmatrix("h")
+    b = irc.shared(rand(cols, seed=5), name="b")
+    delta = d * (1 - h ** 2)
+    with no_host_ops():
+        f = irc.function([d, h], delta, updates={b: b - 0.1 * delta.sum(axis=0)})
+    dv, hv = rand(rows, cols, seed=6), rand(rows, cols, seed=7, low=-1, high=1)
+    b0 = b.get_value()
+    got = f(dv, hv)
+    want = dv.astype("float64") * (1 - hv.astype("float64") ** 2)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.get_value(), b0 - 0.1 * want.sum(axis=0), rtol=1e-5, atol=1e-5)
+    host = next(op for op in cuda_emulated[-1].body.ops if type(op) is FuncOp)
+    arrays = [dv, hv, b0]
+    plan = record_plan(host, [a.shape for a in arrays], [a.dtype for a in arrays])
+    small = rows <= device_reduce.STRIDED_WARP_ITEMS and rows * cols <= device_reduce.STRIDED_WARP_ELEMENTS
+    assert len([x for x in plan.launches if x.work > 0]) == (1 if small else 2)

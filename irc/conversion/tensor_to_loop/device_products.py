@@ -78,7 +78,7 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
         return out
     accumulated = c_in if c_in is not None else (c if c is out else None)
     if t.element.bitwidth >= 32:  # (float16 products keep cuBLAS's float32 accumulation)
-        small = _is_small(ctx, sizes, a_sizes[-1])
+        small = _is_small(ctx, sizes, a_sizes[-1], a in ctx.contiguous)
         with lb.when(small):
             _warp_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
         with lb.when(lb.scalar("eq", [small, lb.scalar_const(0, small.type)])):
@@ -96,17 +96,25 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
 # an elementwise pass. Larger products go to cuBLAS, whose tiles win.
 SMALL_OUTPUTS = 1 << 16  # result elements (warps)
 SMALL_DEPTH = 128        # inner dimension (terms per result element)
+# ... and, where `a` is row-major (its rows read whole by the lanes), a narrow product with a
+# deeper inner dimension: an MLP's output layer (256×512 by 512×10) took cuBLAS two kernels
+# (split-K) and the bias a third, about 11 µs of an H100's time; as warps, one kernel
+FEW_OUTPUTS = 1 << 12
+FEW_DEPTH = 1024
 
 
-def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index) -> Value:
+def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index, rows_contiguous: bool) -> Value:
     """An i1 the host computes from the sizes: the product takes `_warp_per_element`."""
     lb = ctx.lb
     outputs = lb.const(1)
     for n in sizes:
         outputs = lb.mul(outputs, n)
-    fits = [lb.scalar("le", [lb.cast(outputs, i64), lb.scalar_const(SMALL_OUTPUTS, i64)]),
-            lb.scalar("le", [lb.cast(depth, i64), lb.scalar_const(SMALL_DEPTH, i64)])]
-    return lb.scalar("and", fits)
+
+    def fits(n_outputs: int, n_depth: int) -> Value:
+        return lb.scalar("and", [lb.scalar("le", [lb.cast(outputs, i64), lb.scalar_const(n_outputs, i64)]),
+                                 lb.scalar("le", [lb.cast(depth, i64), lb.scalar_const(n_depth, i64)])])
+    small = fits(SMALL_OUTPUTS, SMALL_DEPTH)
+    return lb.scalar("or", [small, fits(FEW_OUTPUTS, FEW_DEPTH)]) if rows_contiguous else small
 
 
 def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
