@@ -4,9 +4,10 @@ runtime passes cuBLAS), the kernels around it through the CPU emulator of their 
 layout (A·B, Aᵀ·B, A·Bᵀ, Aᵀ·Bᵀ, matrix·vector both ways, vector·matrix), odd and empty sizes,
 strided operands, the accumulator and its broadcast (bias), an epilogue, the SGD update folded
 into the product, integer products, and the tutorial's logistic-regression step with no op
-left on the host; small products take irc's own kernel (a thread per result element, the
-accumulator, bias and activation in it), larger ones the library call: the layouts, the
-accumulator and the epilogue are checked on both paths. Tolerances: float32 rtol 1e-5 (products of up to 1000 terms, compared with
+left on the host; small products take irc's own kernels (a warp per result element, or a
+thread where the inner dimension is short; the accumulator, bias and activation in them),
+larger ones the library call: the layouts, the accumulator and the epilogue are checked on
+every path. Tolerances: float32 rtol 1e-5 (products of up to 1000 terms, compared with
 float64 numpy), float64 1e-12; integers exact."""
 from __future__ import annotations
 
@@ -33,9 +34,14 @@ def op_names(f) -> list[str]:
     return [type(n.op).__name__ for n in f.maker.fgraph.toposort()]
 
 
-@pytest.fixture(params=["thread per element", "library call"])
+@pytest.fixture(params=["warp per element", "thread per element", "library call"])
 def product_path(request, monkeypatch):
-    """Which path a float product takes: all through irc's kernel, or all through cuBLAS."""
+    """Which path a float product takes: all through one of irc's kernels, or all through
+    cuBLAS."""
+    if request.param == "thread per element":
+        monkeypatch.setattr(device_products, "SHALLOW_DEPTH", 1 << 20)
+        return request.param
+    monkeypatch.setattr(device_products, "SHALLOW_DEPTH", -1)
     if request.param == "library call":
         monkeypatch.setattr(device_products, "SMALL_OUTPUTS", 0)
         monkeypatch.setattr(device_products, "FEW_OUTPUTS", 0)
@@ -195,3 +201,15 @@ def test_narrow_deep_products_take_one_kernel_with_their_bias(cuda_emulated, n):
     close(got, np.tanh(x64) @ W64 + b64, "float32")
     gemms = [x for x in planned_launches(cuda_emulated[-1], args) if isinstance(x, GemmCall)]
     assert len(gemms) == (0 if 256 * n <= device_products.FEW_OUTPUTS else 1)
+
+
+def test_shallow_products_are_a_thread_per_element(cuda_emulated):
+    """δ·Wᵀ of an MLP's backward pass (256×10 by 10×512, the transpose a view): no library
+    call, a thread per result element summing its 10 terms in order (float32 rtol 1e-5)."""
+    d, W = T.fmatrix("d"), T.fmatrix("W")
+    with no_host_ops():
+        f = irc.function([d, W], T.dot(d, W.T))
+    args = [rand(256, 10, seed=4), rand(512, 10, seed=5)]
+    close(f(*args), args[0].astype("float64") @ args[1].astype("float64").T, "float32")
+    launches = planned_launches(cuda_emulated[-1], args)
+    assert len(launches) == 1 and not isinstance(launches[0], GemmCall)

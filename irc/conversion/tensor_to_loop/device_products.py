@@ -78,10 +78,14 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
         return out
     accumulated = c_in if c_in is not None else (c if c is out else None)
     if t.element.bitwidth >= 32:  # (float16 products keep cuBLAS's float32 accumulation)
-        small = _is_small(ctx, sizes, a_sizes[-1], a in ctx.contiguous)
+        shallow = lb.scalar("le", [lb.cast(a_sizes[-1], i64), lb.scalar_const(SHALLOW_DEPTH, i64)])
+        deeper = _not(lb, shallow)
+        small = lb.scalar("and", [deeper, _is_small(ctx, sizes, a_sizes[-1], a in ctx.contiguous)])
+        with lb.when(shallow):
+            _thread_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
         with lb.when(small):
             _warp_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
-        with lb.when(lb.scalar("eq", [small, lb.scalar_const(0, small.type)])):
+        with lb.when(lb.scalar("and", [deeper, _not(lb, small)])):
             _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
     else:
         _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
@@ -101,6 +105,14 @@ SMALL_DEPTH = 128        # inner dimension (terms per result element)
 # (split-K) and the bias a third, about 11 µs of an H100's time; as warps, one kernel
 FEW_OUTPUTS = 1 << 12
 FEW_DEPTH = 1024
+# A product whose inner dimension is this short is one thread per result element, its terms
+# summed in order: an MLP's backward product δ·Wᵀ (256×10 by 10×512) took cuBLAS two kernels,
+# about 10 µs of an H100's time, for 1.3M multiply-adds
+SHALLOW_DEPTH = 16
+
+
+def _not(lb: LoopBuilder, flag: Value) -> Value:
+    return lb.scalar("eq", [flag, lb.scalar_const(0, flag.type)])
 
 
 def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index, rows_contiguous: bool) -> Value:
@@ -143,6 +155,26 @@ def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out:
 
     device_reduce(ctx, "sum", [*sizes, k], [len(sizes)], terms, [sums], out.type.element,
                   epilogue=apply if finish else None)
+
+
+def _thread_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
+                        alpha: float, beta: float, c: Value | None, bias: Value | None,
+                        epilogue: str | None) -> None:
+    """out = f(alpha·a·b + beta·(c or the broadcast bias)), one thread per element of out
+    (which may be c's storage: each thread reads its own element before writing it)."""
+    lb = ctx.lb
+    k = ctx.sizes_of(a)[-1]
+    n_rows = 1 if a.type.rank == 2 else 0
+    if bias is not None:
+        _check_accumulator(ctx, op, bias, sizes)
+    element = out.type.element
+    with ctx.nest(sizes, out.type.device) as ivs:
+        rows, cols = ivs[:n_rows], ivs[n_rows:]
+        v = scale(lb, dot_loop(lb, k, lambda q: lb.load(a, rows + [q]), lambda q: lb.load(b, [q] + cols), element),
+                  alpha)
+        if c is not None:
+            v = lb.scalar("add", [v, scale(lb, lb.load(c, ivs), beta)])
+        lb.store(_bias_and_epilogue(ctx, op, v, ivs, bias, beta, epilogue), out, ivs)
 
 
 def _library_call(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
