@@ -3,7 +3,9 @@ for an absent slice bound or a run-time reshape size, how slice attributes read,
 reduction accumulates in. Below both, so that op folding can call the evaluator."""
 from __future__ import annotations
 
+from ..ir.core import ElementwiseTrait, Operation
 from ..ir.types import ScalarType, f16, f32
+from .builtin import TensorType
 from .op_base import Bad, int_array
 
 # An absent slice bound (`x[:3]` has no start) and a reshape size read at run time;
@@ -34,3 +36,18 @@ def slice_bounds(attributes, rank: int) -> list[tuple[int, int, int]]:
 
 def as_slice(start: int, stop: int, step: int) -> slice:
     return slice(None if start == NO_BOUND else start, None if stop == NO_BOUND else stop, step)
+
+
+def shape_arithmetic(op: Operation) -> bool:
+    """An op computing one number from sizes and constants alone (`1 / n` of a batch): a
+    number the host computes (the loop lowering's scalars), which fusion leaves out of its
+    groups (on a device it would become a kernel's work, tied to the group's other inputs)."""
+    if not op.results or not all(isinstance(r.type, TensorType) and all(d == 1 for d in r.type.shape)
+                                 for r in op.results):
+        return False
+    if op.op_name in ("tensor.dim", "tensor.constant"):
+        return True
+    if not op.has_trait(ElementwiseTrait):
+        return False
+    owners = [v.owner for v in op.operands]
+    return bool(owners) and all(isinstance(o, Operation) and shape_arithmetic(o) for o in owners)

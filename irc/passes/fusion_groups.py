@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 from ..dialects.builtin import TensorType
+from ..dialects.tensor_semantics import shape_arithmetic
 from ..ir.core import Block, ElementwiseTrait, Operation, Value
 
 # tensor ops that read their operands elementwise although not in the elementwise table
@@ -44,6 +45,8 @@ def fusable(op: Operation) -> bool:
     """A tensor op one loop nest can compute per element, from tensors of its rank."""
     elementwise = op.has_trait(ElementwiseTrait) and op.op_name.startswith("tensor.")
     if op.op_name not in SHAPE_ONLY_SECOND and (not elementwise or "inplace" in op.attributes):
+        return False
+    if shape_arithmetic(op):
         return False
     types = [v.type for v in (*op.operands, *op.results)]
     if not op.results or not all(isinstance(t, TensorType) for t in types):

@@ -135,3 +135,25 @@ func.func @reduce_shared_input(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>
   %r = tensor.reduce %n {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
   func.return %r, %n : tensor<f32>, tensor<?xf32>
 }
+
+// A number made from sizes and constants alone (`1 / n` of a batch) stays out of the group:
+// the loop lowering makes it a host scalar the fused kernel takes as an argument, instead of
+// computing it in the group's loop.
+// CHECK-LABEL: func.func @size_arithmetic
+// CHECK:         %[[N:.*]] = tensor.dim %x
+// CHECK:         %[[F:.*]] = tensor.cast %[[N]]
+// CHECK:         %[[INV:.*]] = tensor.div %{{.*}}, %[[F]]
+// CHECK:         tensor.fused(%{{.*}} = %x, %{{.*}} = %{{.*}})
+// CHECK:           scalar.mul
+// CHECK:           scalar.exp
+// CHECK-NOT:       scalar.div
+func.func @size_arithmetic(%x: tensor<?xf32, "cuda">) -> tensor<?xf32, "cuda"> {
+  %n = tensor.dim %x {axis = 0} : (tensor<?xf32, "cuda">) -> tensor<i64, "cuda">
+  %nf = tensor.cast %n {to = f32} : (tensor<i64, "cuda">) -> tensor<f32, "cuda">
+  %one = tensor.constant {value = dense<1.0> : tensor<f32, "cuda">} : tensor<f32, "cuda">
+  %inv = tensor.div %one, %nf : tensor<f32, "cuda">
+  %inv1 = tensor.dimshuffle %inv {pattern = array<i64: -1>} : (tensor<f32, "cuda">) -> tensor<1xf32, "cuda">
+  %y = tensor.mul %x, %inv1 : (tensor<?xf32, "cuda">, tensor<1xf32, "cuda">) -> tensor<?xf32, "cuda">
+  %z = tensor.exp %y : tensor<?xf32, "cuda">
+  func.return %z : tensor<?xf32, "cuda">
+}

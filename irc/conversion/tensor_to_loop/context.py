@@ -29,6 +29,8 @@ LOWERINGS: dict[str, Lowering] = {}
 # ops whose lowering reads operands only through `FuncLowering.broadcast_load` (so an operand
 # held as a scalar needs no buffer: see `scalars.py`)
 BY_ELEMENT: set[str] = {"tensor.fused_reduce"}
+# ... and whose sizes come from `FuncLowering.broadcast_sizes` (so a splat operand needs none)
+READS_SPLATS: set[str] = {"tensor.fused_reduce"}
 # op name -> body(ctx, op): the scalar results from the operands' scalars (one element)
 BodyMaker = Callable[["FuncLowering", Operation], Callable[[list[Value]], list[Value]]]
 ELEMENTWISE_BODIES: dict[str, BodyMaker] = {}
@@ -38,6 +40,8 @@ SINGLE_LOWERINGS: dict[str, SingleLowering] = {}
 # checks emitted before any op is lowered (each decides whether the op concerns it): what the
 # op's own nest cannot do because it must make the function fail (`integer_power.py`)
 PRE_CHECKS: list[Lowering] = []
+# lowerings tried before any other, each answering whether it took the op (`splats.py`)
+SHORTCUTS: list[SingleLowering] = []
 
 
 def lowering(*names: str):
@@ -106,6 +110,7 @@ class FuncLowering:
         self.lb = LoopBuilder(self.func.body, func.location)
         self.buf: dict[Value, Value] = {}
         self.scalars: dict[Value, Value] = {}  # single-element tensors held as SSA scalars
+        self.splats: dict[Value, tuple[Value, list[Index]]] = {}  # device splats: number, sizes (splats.py)
         self.sizes: dict[Value, list[Index]] = {}
         self.contiguous: set[Value] = set()  # memrefs known to be row-major and dense
         self.absorbed: set[Operation] = set()  # ops another lowering computed (device_epilogue.py)
@@ -138,14 +143,15 @@ class FuncLowering:
         self.lb.location = op.location
         for check in PRE_CHECKS:
             check(self, op)
-        if lower_single_element(self, op):
+        if lower_single_element(self, op) or any(shortcut(self, op) for shortcut in SHORTCUTS):
             return
         fn = LOWERINGS.get(op.op_name)
         if fn is None:
             raise ValueError(f"lower-to-loops: no loop lowering for '{op.op_name}' "
                              f"(at {op.location})")
-        if op.op_name not in BY_ELEMENT:
-            for v in op.operands:
+        by_element, splats_read = op.op_name in BY_ELEMENT, op.op_name in READS_SPLATS
+        for v in op.operands:
+            if not by_element or v in self.splats and not splats_read:
                 self.materialize(v)
         fn(self, op)
 
@@ -260,7 +266,7 @@ class FuncLowering:
             for v in operands:
                 if v.type.shape[axis] == 1:
                     continue
-                s = self.sizes[self.buf[v]][axis]
+                s = self.value_sizes(v)[axis]
                 if size is None:
                     size = s
                 else:
@@ -269,15 +275,22 @@ class FuncLowering:
             out.append(size if size is not None else lb.const(1))
         return out
 
+    def value_sizes(self, v: Value) -> list[Index]:
+        """The sizes of tensor `v`: its buffer's, or a splat's (`splats.py`)."""
+        splat = self.splats.get(v)
+        return splat[1] if splat is not None else self.sizes[self.buf[v]]
+
     def materialize(self, v: Value) -> Value:
         """The buffer of tensor `v`; for a value held as a scalar, a new one-element buffer
-        stored here (at the top level: lowerings ask before they open loops)."""
+        stored here, and for a splat one filled with its number (at the top level: lowerings
+        ask before they open loops)."""
         m = self.buf.get(v)
-        if m is None and v in self.scalars:
+        if m is None and (v in self.scalars or v in self.splats):
             t: TensorType = v.type
-            m = self.alloc(t, [self.lb.const(1)] * t.rank)
-            with self.nest([], t.device):  # device memory: stored by a one-element kernel
-                self.lb.store(self.scalars[v], m, [self.lb.const(0)] * t.rank)
+            value, sizes = self.splats.get(v) or (self.scalars[v], None)
+            m = self.alloc(t, sizes or [self.lb.const(1)] * t.rank)
+            with self.nest(sizes or [], t.device) as ivs:  # device memory: stored by a kernel
+                self.lb.store(value, m, ivs if sizes else [self.lb.const(0)] * t.rank)
             self.bind(v, m, self.sizes[m], contiguous=True)
         return self.buf[v]
 
@@ -286,6 +299,9 @@ class FuncLowering:
         held as a scalar is that scalar: no load)."""
         if v in self.scalars:
             return self.scalars[v]
+        splat = self.splats.get(v)
+        if splat is not None and v not in self.buf:
+            return splat[0]
         zero = self.lb.const(0)
         idx = [zero if d == 1 else iv for d, iv in zip(v.type.shape, ivs)]
         return self.lb.load(self.buf[v], idx)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...dialects.tensor_semantics import shape_arithmetic
 from ...ir.core import Operation, Value
 from ..loop_builder import Index
 from .context import ELEMENTWISE_BODIES, FuncLowering
@@ -55,9 +56,25 @@ def _consumer(ctx: FuncLowering, op: Operation, reduced: list[Value]) -> Operati
             or any(r.type.shape != shape or r.type.device is None for r in consumer.results)):
         return None
     others = [v for v in consumer.operands if v not in reduced]
-    if any(v not in ctx.buf and v not in ctx.scalars for v in others):
+    if not all(_available(ctx, v) for v in others):
         return None  # made between the two
     between = block.ops[order[op] + 1:order[consumer]]
-    if any(v in others for o in between for v in o.operands):
+    buffers = [v for v in others if v in ctx.buf]  # (numbers: no later write changes them)
+    if any(v in buffers for o in between for v in o.operands):
         return None
     return consumer
+
+
+def _available(ctx: FuncLowering, v: Value) -> bool:
+    """Whether `v` is lowered, or made from sizes and constants alone (the batch size `n` of
+    a mean): such a number is lowered now, ahead of its place, and skipped there."""
+    if v in ctx.buf or v in ctx.scalars or v in ctx.splats:
+        return True
+    op = v.owner
+    if not isinstance(op, Operation) or not shape_arithmetic(op):
+        return False
+    if not all(_available(ctx, w) for w in op.operands):
+        return False
+    ctx.lower_op(op)
+    ctx.absorbed.add(op)
+    return v in ctx.scalars

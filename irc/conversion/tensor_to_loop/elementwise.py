@@ -8,7 +8,7 @@ from typing import Callable
 
 from ...dialects.elementwise import TABLE_ROWS
 from ...ir.core import Operation, Value
-from .context import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, BodyMaker, FuncLowering, inplace_target
+from .context import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, READS_SPLATS, BodyMaker, FuncLowering, inplace_target
 
 
 def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]], list[Value]]) -> None:
@@ -33,6 +33,7 @@ def elementwise_lowering(*names: str):
             ELEMENTWISE_BODIES[n] = make
             LOWERINGS[n] = lambda ctx, op, make=make: _elementwise(ctx, op, make(ctx, op))
             BY_ELEMENT.add(n)
+            READS_SPLATS.add(n)
         return make
     return register
 

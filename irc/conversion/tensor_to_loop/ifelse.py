@@ -33,10 +33,10 @@ BY_ELEMENT.add("tensor.if")  # the condition is read as a scalar
 @contextmanager
 def branch_scope(ctx: FuncLowering, block: Block) -> Iterator[None]:
     """Build into `block`; bindings made there do not outlive it."""
-    buf, scalars = dict(ctx.buf), dict(ctx.scalars)
+    buf, scalars, splats = dict(ctx.buf), dict(ctx.scalars), dict(ctx.splats)
     with ctx.lb.b.at(InsertionPoint.at_end(block)):
         yield
-    ctx.buf, ctx.scalars = buf, scalars
+    ctx.buf, ctx.scalars, ctx.splats = buf, scalars, splats
 
 
 def _as_scalar(t) -> bool:

@@ -29,7 +29,7 @@ from ...dialects.func import FuncOp
 from ...ir.core import Operation
 from ...ir.pass_manager import Pass, register_pass
 from . import (creation, elementwise, fused_matvec, gather, ifelse, index, integer_power, linalg,  # noqa: F401
-               order, pool, random, reduce, scalars, scan, shapes, softmax, conv, transfers)  # (the patterns: they register their ops)
+               order, pool, random, reduce, scalars, scan, shapes, softmax, splats, conv, transfers)  # (the patterns: they register their ops)
 from .context import FuncLowering
 from .simd import SimdRegisters, parse_simd
 
