@@ -213,3 +213,20 @@ def test_shallow_products_are_a_thread_per_element(cuda_emulated):
     close(f(*args), args[0].astype("float64") @ args[1].astype("float64").T, "float32")
     launches = planned_launches(cuda_emulated[-1], args)
     assert len(launches) == 1 and not isinstance(launches[0], GemmCall)
+
+
+@pytest.mark.parametrize("rows", [400, 800])
+def test_a_transposed_matrix_times_a_vector_with_few_terms_takes_warps(cuda_emulated, rows):
+    """The logistic regression's gradient folded into its update, w - lr·Xᵀ·δ (784 outputs):
+    a warp per output reading down X's columns where the terms are at most
+    STRIDED_FEW_ELEMENTS (400 rows); the library call beyond (800 rows). float32 rtol 1e-5."""
+    X, d = T.fmatrix("X"), T.fvector("d")
+    w = irc.shared(rand(784, seed=6), name="w")
+    w0 = w.get_value()
+    with no_host_ops():
+        f = irc.function([X, d], [], updates={w: w - 0.5 * T.dot(X.T, d)})
+    args = [rand(rows, 784, seed=7), rand(rows, seed=8, low=-0.1, high=0.1)]
+    f(*args)
+    close(w.get_value(), w0 - 0.5 * args[0].astype("float64").T @ args[1], "float32")
+    gemms = [x for x in planned_launches(cuda_emulated[-1], args + [w0]) if isinstance(x, GemmCall)]
+    assert len(gemms) == (0 if rows * 784 <= device_products.STRIDED_FEW_ELEMENTS else 1)

@@ -105,6 +105,9 @@ SMALL_DEPTH = 128        # inner dimension (terms per result element)
 # (split-K) and the bias a third, about 11 µs of an H100's time; as warps, one kernel
 FEW_OUTPUTS = 1 << 12
 FEW_DEPTH = 1024
+# ... or a transposed left operand (the logistic regression's Xᵀ·δ, 784 outputs of 400 terms),
+# its lanes then reading 32 rows per load, from L2 at these sizes: up to this many terms in all
+STRIDED_FEW_ELEMENTS = 1 << 19
 # A product whose inner dimension is this short is one thread per result element, its terms
 # summed in order: an MLP's backward product δ·Wᵀ (256×10 by 10×512) took cuBLAS two kernels,
 # about 10 µs of an H100's time, for 1.3M multiply-adds
@@ -122,11 +125,12 @@ def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index, rows_contiguo
     for n in sizes:
         outputs = lb.mul(outputs, n)
 
-    def fits(n_outputs: int, n_depth: int) -> Value:
-        return lb.scalar("and", [lb.scalar("le", [lb.cast(outputs, i64), lb.scalar_const(n_outputs, i64)]),
-                                 lb.scalar("le", [lb.cast(depth, i64), lb.scalar_const(n_depth, i64)])])
-    small = fits(SMALL_OUTPUTS, SMALL_DEPTH)
-    return lb.scalar("or", [small, fits(FEW_OUTPUTS, FEW_DEPTH)]) if rows_contiguous else small
+    def le(a: Index, n: int) -> Value:
+        return lb.scalar("le", [lb.cast(a, i64), lb.scalar_const(n, i64)])
+    few = lb.scalar("and", [le(outputs, FEW_OUTPUTS), le(depth, FEW_DEPTH)])
+    if not rows_contiguous:  # the lanes read down the columns of a transposed view: a bound on the traffic
+        few = lb.scalar("and", [few, le(lb.mul(outputs, depth), STRIDED_FEW_ELEMENTS)])
+    return lb.scalar("or", [lb.scalar("and", [le(outputs, SMALL_OUTPUTS), le(depth, SMALL_DEPTH)]), few])
 
 
 def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],
