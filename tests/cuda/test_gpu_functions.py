@@ -322,7 +322,8 @@ def test_small_host_results_are_copied_by_the_graph_and_never_shared():
 def test_dependent_launches_and_a_first_call_with_nothing_left_to_load():
     """On sm_90 the step's own kernels are launched as dependents (they wait on the device for
     the kernel before them) and its CUDA graph still gives the CPU's numbers; cuBLAS (its
-    product sits in a branch on the sizes) was loaded and warmed up when compiling."""
+    product sits in a branch on the sizes) was loaded and warmed up when compiling; the
+    steady call holds its temporaries (nothing to take per call)."""
     from irc.runtime.cuda import cublas
     from irc.runtime.cuda.launch import driver
     X, y = rand(400, 784), (rand(400, seed=2) > 0.5).astype("float32")
@@ -340,6 +341,9 @@ def test_dependent_launches_and_a_first_call_with_nothing_left_to_load():
         results[device] = [train() for _ in range(6)][-1] + [w.get_value()]
     plan = next(iter(train.executor.plans.values()))
     assert plan.graphs.execs, "the step should replay a CUDA graph"
+    steady = train.executor.replayer([c.value for c in train._containers])
+    assert steady and {slot for slot, _ in steady.fresh} <= set(plan.result_slots), \
+        "only results may be fresh buffers in a steady call: its temporaries are held"
     if dependent_launch.supports(train.executor.dev.arch):
         kernels = [x.launcher for x in plan.launches if hasattr(x.launcher, "config")]
         assert kernels and all(k.launch == driver().cuLaunchKernelEx for k in kernels)

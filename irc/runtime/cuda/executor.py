@@ -453,6 +453,13 @@ class CudaExecutor:
             fixed = self._buffers_with(plan, args, outs, fresh=False)
         for i, buf in plan.owned.items():
             fixed[len(args) + i] = buf
+        # a temporary nobody sees outside the call: the buffer its factory hands out again
+        # every call, held from now on (no per-call check; its factory keeps it anyway)
+        results = set(plan.result_slots)
+        for i, make in enumerate(plan.makers):
+            slot = len(args) + i
+            if fixed[slot] is None and slot not in results:
+                fixed[slot] = make()
         return SteadyRun(plan, fixed, [None] * len(args) + plan.makers)
 
     def _device_args(self, args: Sequence[Any]) -> list[Any]:
