@@ -267,7 +267,9 @@ GAMMA_UNDERFLOW = {"float32": -34.0, "float64": -170.0}
 def one_at_a_time(name: str, x: np.ndarray) -> np.ndarray:
     """Which elements of x `reference(name, x)` computes one by one (mpmath, or a Python float
     function), the slow ones; it takes the others vectorized."""
-    ref, w = REFERENCES[name], x.astype(wide(x.dtype))
+    ref = REFERENCES[name]
+    with np.errstate(all="ignore"):
+        w = x.astype(wide(x.dtype))
     if isinstance(ref, PerElementReference):
         small, big = ref.ends(w)
         return ~(small | big)
