@@ -8,6 +8,7 @@ A new folder or top-level module must be given its level here: an unplaced modul
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import re
 from dataclasses import dataclass
@@ -130,7 +131,11 @@ def _level_of(module: str) -> tuple[int, str]:
     return best[0], best[2]
 
 
-ALL_EDGES = [e for m in sorted(MODULES) for e in _edges(m)]
+@functools.lru_cache(maxsize=None)
+def all_edges() -> tuple[Edge, ...]:
+    """Every import edge of the package (parsed when a test first asks: not at collection, which
+    every pytest-xdist worker repeats)."""
+    return tuple(e for m in sorted(MODULES) for e in _edges(m))
 
 
 def test_every_module_has_a_level():
@@ -145,7 +150,7 @@ def test_every_module_has_a_level():
 
 def test_no_import_runs_up_a_level():
     wrong = []
-    for e in ALL_EDGES:
+    for e in all_edges():
         (src_rank, src_root), (dst_rank, dst_root) = _level_of(e.source), _level_of(e.target)
         upward = dst_rank > src_rank
         across = (dst_rank == src_rank and src_root != dst_root and LEVELS[src_rank][0] in SIBLINGS)
@@ -159,15 +164,15 @@ def test_no_import_runs_up_a_level():
 def test_no_import_cycle():
     graph = nx.DiGraph()
     graph.add_nodes_from(MODULES)
-    graph.add_edges_from((e.source, e.target) for e in ALL_EDGES if not e.annotation_only)
+    graph.add_edges_from((e.source, e.target) for e in all_edges() if not e.annotation_only)
     cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
     assert cycles == [], f"import cycles: {cycles}"
 
 
 def test_the_checker_sees_each_kind_of_import():
     """The edges above come from every spelling: relative, absolute, in a function, by name."""
-    kinds = {(e.source, e.target) for e in ALL_EDGES}
+    kinds = {(e.source, e.target) for e in all_edges()}
     assert ("irc.frontend.function", "irc.runtime.graph_view") in kinds      # relative, top
     assert ("irc.cli.opt", "irc.cli.opt_session") in kinds                    # in a function
     assert ("irc.plugins", "irc.dialects") in kinds                           # by name, in a lambda
-    assert any(e.annotation_only for e in ALL_EDGES)                          # under TYPE_CHECKING
+    assert any(e.annotation_only for e in all_edges())                          # under TYPE_CHECKING

@@ -74,10 +74,15 @@ class PerElementReference:
     on_array: Callable[[np.ndarray], np.ndarray] | None = None
     newton: bool = False
 
-    def __call__(self, x: np.ndarray) -> np.ndarray:
+    def ends(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(small, big): the elements `tiny` and `huge` take."""
         a = np.abs(x)
         small = (a < 2.0 ** -40) & (a > 0) if self.tiny is not None else np.zeros(x.shape, bool)
         big = (x > 2.0 ** 40) & np.isfinite(x) if self.huge is not None else np.zeros(x.shape, bool)
+        return small, big
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        small, big = self.ends(x)
         mid = ~(small | big)
         out = np.empty_like(x)
         if small.any():
@@ -257,6 +262,21 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
 }
 # below this Gamma is denormal or zero and the emitter returns +-0 (docs/mathlib.md)
 GAMMA_UNDERFLOW = {"float32": -34.0, "float64": -170.0}
+
+
+def one_at_a_time(name: str, x: np.ndarray) -> np.ndarray:
+    """Which elements of x `reference(name, x)` computes one by one (mpmath, or a Python float
+    function), the slow ones; it takes the others vectorized."""
+    ref = REFERENCES[name]
+    with np.errstate(all="ignore"):
+        w = x.astype(wide(x.dtype))
+    if isinstance(ref, PerElementReference):
+        small, big = ref.ends(w)
+        return ~(small | big)
+    if name in ("erf", "erfc"):  # _special's middle
+        a = np.abs(w)
+        return (a >= 2.0 ** -40) & (a <= 28)
+    return np.zeros(x.shape, bool)
 
 
 def wide(dtype) -> type:

@@ -1,8 +1,9 @@
 """Run GPU kernels on the CPU with numpy: the proof, without a GPU, that kernels compute the
 right numbers (and a debugging aid: out-of-bounds accesses are reported with the op's line).
 
-A launch is emulated block by block; within a block every IR op is applied to an array with
-one entry per thread (lockstep: a `gpu.barrier` holds trivially), loops run while any thread
+A launch is emulated all blocks at once (block by block where a view depends on the block);
+every IR op is applied to an array with one entry per thread of the grid (lockstep: a
+`gpu.barrier` holds trivially; blocks share no memory but the buffers), loops run while any thread
 is still inside (per-thread masks), loads and stores go through the buffers' element
 addresses. Arguments arrive exactly as on the device: packed by `abi.pack_params` into bytes
 holding device addresses, unpacked here, and the addresses resolved to the numpy buffers of an
@@ -13,6 +14,7 @@ launches, this module executes them.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable, Sequence
 
 import numpy as np
@@ -111,13 +113,61 @@ def kernel_arguments(kernel: G.GpuFuncOp, params: bytes, memory: DeviceMemory) -
 
 
 def emulate_launch(kernel: G.GpuFuncOp, grid: int, block: int, params: bytes, memory: DeviceMemory) -> None:
-    """Run `kernel` over a grid of `grid` blocks of `block` threads."""
+    """Run `kernel` over a grid of `grid` blocks of `block` threads: all blocks at once (one
+    entry per thread of the grid: the Python per op is paid once, not once a block) unless a
+    view's parameters depend on the block (they must be uniform), then block by block."""
     args = kernel_arguments(kernel, params, memory)
-    for b in range(grid):
+    thread_ids = np.arange(block, dtype=np.int64)
+    if not views_depend_on_block(kernel):
+        grid_values = {"gpu.thread_id": np.tile(thread_ids, grid),
+                       "gpu.block_id": np.repeat(np.arange(grid, dtype=np.int64), block),
+                       "gpu.block_dim": np.int64(block), "gpu.grid_dim": np.int64(grid)}
         env: dict[Value, object] = dict(zip(kernel.body.args, args))
-        grid_values = {"gpu.thread_id": np.arange(block, dtype=np.int64), "gpu.block_id": np.int64(b),
+        _BlockRun(kernel, env, grid_values).run(kernel.body, np.ones(grid * block, dtype=bool))
+        return
+    for b in range(grid):
+        env = dict(zip(kernel.body.args, args))
+        grid_values = {"gpu.thread_id": thread_ids, "gpu.block_id": np.int64(b),
                        "gpu.block_dim": np.int64(block), "gpu.grid_dim": np.int64(grid)}
         _BlockRun(kernel, env, grid_values).run(kernel.body, np.ones(block, dtype=bool))
+
+
+_VIEWS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
+_BLOCK_DEPENDENT: "weakref.WeakKeyDictionary[G.GpuFuncOp, bool]" = weakref.WeakKeyDictionary()
+
+
+def views_depend_on_block(kernel: G.GpuFuncOp) -> bool:
+    """Whether a view's parameters in `kernel` are computed from `gpu.block_id` (through any
+    chain of ops, loop-carried values and branches' results): such a kernel runs block by block.
+    Remembered per kernel op."""
+    known = _BLOCK_DEPENDENT.get(kernel)
+    if known is not None:
+        return known
+    ops = list(kernel.walk())
+    tainted: set[Value] = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            if op.op_name != "gpu.block_id" and not any(v in tainted for v in op.operands):
+                continue
+            reached = list(op.results)
+            for region in op.regions:
+                for blk in region.blocks:
+                    reached += blk.args
+            parent = op.parent_op
+            if op.op_name == "loop.yield" and parent is not None and parent is not kernel:
+                reached += list(parent.results)
+                for region in parent.regions:
+                    for blk in region.blocks:
+                        reached += blk.args
+            fresh = [v for v in reached if v not in tainted]
+            if fresh:
+                tainted.update(fresh)
+                changed = True
+    depends = any(isinstance(op, _VIEWS) and any(v in tainted for v in op.operands[1:]) for op in ops)
+    _BLOCK_DEPENDENT[kernel] = depends
+    return depends
 
 
 class _BlockRun:
@@ -206,8 +256,11 @@ class _BlockRun:
         bad = mask & ((addr < 0) | (addr >= m.data.shape[0]))
         if bad.any():
             lane = int(np.argmax(bad))
-            raise EmulatorError(f"@{self.kernel.sym_name}: '{op.op_name}' out of bounds (thread {lane}, "
-                                f"element {int(addr[lane])} of {m.data.shape[0]}; at {op.location})")
+            thread = int(np.broadcast_to(self.grid_values["gpu.thread_id"], mask.shape)[lane])
+            block = int(np.broadcast_to(self.grid_values["gpu.block_id"], mask.shape)[lane])
+            raise EmulatorError(f"@{self.kernel.sym_name}: '{op.op_name}' out of bounds (thread {thread} "
+                                f"of block {block}, element {int(addr[lane])} of {m.data.shape[0]}; "
+                                f"at {op.location})")
         return np.where(mask, addr, 0)
 
     def _load(self, op: Operation, mask: np.ndarray):

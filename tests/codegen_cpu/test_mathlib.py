@@ -16,12 +16,13 @@ from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
 from irc.codegen_cpu.mathlib_jit import build_kernel_module, compile_kernel
 from irc.codegen_llvm.mathlib_ulp import (GAMMA_UNDERFLOW, REFERENCES, TRIG_LIMIT, random_bits, reference,
                                          sample_sets, ulp_error, uniform, wide)
+from irc.codegen_cpu import ulp_reference_store as stored
 
 F32, F64 = np.float32, np.float64
 LANES = {F32: 8, F64: 4}
 # Random-bit samples per function; the focused sets add n/4 each.
-N_F32 = 2_000_000
-N_F64 = 500_000
+# (the slow references of these sweeps are stored: ulp_reference_store)
+N_F32, N_F64 = stored.SWEEP_SIZE["float32"], stored.SWEEP_SIZE["float64"]
 
 ERF_BOUND, ERFC_BOUND, ERFC_F64_BOUND = 1.5, 3.5, 3.6  # measured: docs/mathlib.md ("erf and erfc")
 # Stated bounds (max ulp over the domain; measured values in docs/mathlib.md: sampled, and
@@ -55,15 +56,27 @@ def dtype_id(d) -> str:
     return np.dtype(d).name
 
 
+def sweep(name: str, dtype, n: int) -> list[tuple[str, tuple, np.ndarray]]:
+    """The labelled sample sets with their references: the slow ones (mpmath, the table's
+    Python) from the stored files (checked against these samples and, on 20 values drawn anew
+    each run, against the reference computed again)."""
+    if stored.stored(name, dtype):
+        sets, x = stored.sweep_values(name, dtype)
+        refs = np.split(stored.load(stored.sweep_file(name, dtype), name, x),
+                        np.cumsum([len(xs[0]) for _, xs in sets])[:-1])
+        return [(label, xs, ref) for (label, xs), ref in zip(sets, refs)]
+    return [(label, xs, reference(name, *xs)) for label, xs in sample_sets(name, dtype, n)]
+
+
 @pytest.mark.parametrize("dtype", [F32, F64], ids=dtype_id)
 @pytest.mark.parametrize("name", SWEPT)
 def test_ulp_accuracy_vector(name, dtype):
     bound = BOUNDS[name][0 if dtype == F32 else 1]
     n = N_F32 if dtype == F32 else N_F64
     fn = kernel(name, dtype, LANES[dtype])
-    for label, xs in sample_sets(name, dtype, n):
+    for label, xs, ref in sweep(name, dtype, n):
         got = fn(*xs)
-        err = ulp_error(got, reference(name, *xs))
+        err = ulp_error(got, ref)
         i = int(np.argmax(err))
         assert err[i] <= bound, (f"{name} {dtype_id(dtype)} [{label}]: {err[i]:.3f} ulp at "
                                  f"{[x[i] for x in xs]} -> {got[i]!r}")

@@ -12,6 +12,7 @@ float32 is computed in float64 and rounded once: within 1 ulp (0.5 + the float64
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ import pytest
 from irc.codegen_cpu.mathlib_jit import compile_kernel
 from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
 from irc.codegen_llvm.mathlib_ulp import ulp_error
+from irc.codegen_cpu import ulp_reference_store as stored
 
 mp = pytest.importorskip("mpmath")
 
@@ -44,11 +46,22 @@ def mp_bessel(kind: str, v: float, x: float) -> float:
         return float(mp.re((mp.besselj if kind == "J" else mp.besseli)(v, x)))  # (x < 0: an mpc)
 
 
-def bessel_scale(kind: str, v: np.ndarray, x: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """What the error is measured in ulps of (module docstring)."""
+def mp_chi2sf(k: float, x: float) -> float:
+    with mp.workdps(30):
+        return float(mp.gammainc(k / 2, x / 2, mp.inf, regularized=True))
+
+
+def mp_values(stem: str, fn, *inputs: np.ndarray) -> np.ndarray:
+    """`fn` at every element of `inputs` (mpmath at 30 digits: ~1 ms a value for I_v), stored
+    in tests/codegen_cpu/ulp_references/bessel/`stem`.npz and spot-checked (ulp_reference_store)."""
+    return stored.values(stored.FOLDER / "bessel" / f"{stem}.npz", fn, *inputs)
+
+
+def bessel_scale(kind: str, v: np.ndarray, x: np.ndarray, ref: np.ndarray, stem: str) -> np.ndarray:
+    """What the error is measured in ulps of (module docstring); J_{v+1} stored as `stem`-next."""
     if kind == "I":
         return np.abs(ref)
-    nxt = np.array([mp_bessel("J", a + 1, b) for a, b in zip(v, x)])
+    nxt = mp_values(f"{stem}-next", lambda a, b: mp_bessel("J", a + 1, b), v, x)
     envelope = np.where(np.abs(x) > np.abs(v), np.sqrt(2 / (np.pi * np.maximum(np.abs(x), 1e-300))), 0)
     return np.maximum.reduce([np.abs(ref), np.abs(nxt), envelope])
 
@@ -72,14 +85,15 @@ def test_jv_iv_against_mpmath(kind, dtype):
     fn = kernel("jv" if kind == "J" else "iv", dtype, 4)
     bound = BESSEL_BOUNDS[(kind, dtype)]
     rng = np.random.default_rng(0 if kind == "J" else 1)
-    for label, v, x in order_argument_sets(rng):
+    for index, (label, v, x) in enumerate(order_argument_sets(rng)):
         v, x = v.astype(dtype), x.astype(dtype)
         if kind == "I":  # keep I finite in float32 (it grows like e^x)
             x = x[np.abs(x) < (80 if dtype == F32 else 700)]
             v = v[: x.size]
-        ref = np.array([mp_bessel(kind, float(a), float(b)) for a, b in zip(v, x)])
+        stem = f"{kind}v-{np.dtype(dtype).name}-set{index}"
+        ref = mp_values(stem, partial(mp_bessel, kind), v, x)
         got = fn(v, x).astype(np.float64)
-        scale = bessel_scale(kind, v.astype(np.float64), x.astype(np.float64), ref)
+        scale = bessel_scale(kind, v.astype(np.float64), x.astype(np.float64), ref, stem)
         finite = np.isfinite(ref) & (scale > np.finfo(dtype).tiny)
         err = np.abs(got - ref)[finite] / np.spacing(scale[finite].astype(dtype)).astype(np.float64)
         i = int(np.argmax(err))
@@ -94,11 +108,12 @@ def test_fixed_orders_match_jv_iv(name, kind, order, dtype):
     x = np.concatenate([rng.uniform(-30, 30, 500), np.exp(rng.uniform(-20, 6, 200))]).astype(dtype)
     got = kernel(name, dtype)(x)
     np.testing.assert_array_equal(got, kernel("jv" if kind == "J" else "iv", dtype)(np.full_like(x, order), x))
-    ref = np.array([mp_bessel(kind, order, float(b)) for b in x])
+    stem = f"{name}-{np.dtype(dtype).name}"
+    ref = mp_values(stem, partial(mp_bessel, kind, order), x)
     finite = np.isfinite(ref.astype(dtype))   # I overflows float32 past |x| ~ 93
     np.testing.assert_array_equal(got[~finite], ref[~finite].astype(dtype))
     x, got, ref = x[finite], got[finite], ref[finite]
-    scale = bessel_scale(kind, np.full(x.size, float(order)), x.astype(np.float64), ref)
+    scale = bessel_scale(kind, np.full(x.size, float(order)), x.astype(np.float64), ref, stem)
     err = np.abs(got - ref) / np.spacing(scale.astype(dtype)).astype(np.float64)
     assert err.max() <= BESSEL_BOUNDS[(kind, dtype)], x[np.argmax(err)]
 
@@ -114,11 +129,9 @@ def chi2sf_sets(rng: np.random.Generator):
 @pytest.mark.parametrize("dtype", [F32, F64], ids=["float32", "float64"])
 def test_chi2sf_against_mpmath(dtype):
     fn = kernel("chi2sf", dtype, 4)
-    for label, k, x in chi2sf_sets(np.random.default_rng(2)):
+    for index, (label, k, x) in enumerate(chi2sf_sets(np.random.default_rng(2))):
         k, x = k.astype(dtype), x.astype(dtype)
-        with mp.workdps(30):
-            ref = np.array([float(mp.gammainc(float(a) / 2, float(b) / 2, mp.inf, regularized=True))
-                            for a, b in zip(k, x)])
+        ref = mp_values(f"chi2sf-{np.dtype(dtype).name}-set{index}", mp_chi2sf, k, x)
         err = ulp_error(fn(x, k), ref.astype(np.float64 if dtype == F32 else np.longdouble))
         small_k = dtype == F64 and not label.startswith("k in [2")
         bound = CHI2SF_SMALL_K_BOUND if small_k else CHI2SF_BOUNDS[dtype]

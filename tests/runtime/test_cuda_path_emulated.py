@@ -6,7 +6,9 @@ its PTX assembles (ptxas, where installed). Tolerances: float32 rtol 1e-5, float
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,23 +101,55 @@ def cuda_emulated(monkeypatch):
         assemble_new_kernels(emulated_compile.kernels, "sm_90")
 
 
-# The text of every kernel whose PTX ptxas accepted in this process
+# The key (kernel_key) of every kernel whose PTX ptxas accepted in this process
 _ASSEMBLED: set[str] = set()
+
+
+def _shared_marks() -> Path | None:
+    """Where the run's processes mark the kernels whose PTX ptxas accepted: the test run's own
+    compile folder (tests/conftest.py makes one per run and names it in IRC_COMPILEDIR), so
+    pytest-xdist's workers do not assemble each other's kernels again. None outside a run."""
+    folder = os.environ.get("IRC_COMPILEDIR")
+    return Path(folder, "ptxas-accepted") if folder and os.path.basename(folder).startswith("irc-test-") else None
+
+
+_SYMBOL = re.compile(r"^gpu\.func @[\w.$-]+")
+_VALUE = re.compile(r"%[\w.$-]+")
+
+
+def kernel_key(text: str) -> str:
+    """A kernel's text up to names: its symbol and its values renamed in order of appearance
+    (the PTX of two such kernels differs in its names only: about a third of the emulated
+    tests' kernels are another's under other names)."""
+    names: dict[str, str] = {}
+    body = _SYMBOL.sub("gpu.func @kernel", text, count=1)
+    return _VALUE.sub(lambda m: names.setdefault(m.group(), f"%v{len(names)}"), body)
+
+
+def _mark(key: str, arch: str) -> str:
+    return hashlib.sha256(f"{arch}\0{key}".encode()).hexdigest()
 
 
 def assemble_new_kernels(modules: list, arch: str) -> None:
     """Every kernel of `modules` assembled by ptxas, those an earlier test already made (the
-    same text: a kernel's PTX depends on its own body only) not again: about two thirds of the
-    emulated tests' kernels repeat (a size or a dtype changes the host plan, not the kernel)."""
+    same text up to names: a kernel's PTX depends on its own body only) not again, in this process or
+    another worker of the run: about two thirds of the emulated tests' kernels repeat (a size
+    or a dtype changes the host plan, not the kernel)."""
+    marks = _shared_marks()
     for module in modules:
         fresh = {}
         for kernel in kernels(module):
-            text = render_ir(kernel)
-            if text not in _ASSEMBLED:
-                fresh[text] = kernel
+            key = kernel_key(render_ir(kernel))
+            if key in _ASSEMBLED or (marks is not None and (marks / _mark(key, arch)).exists()):
+                continue
+            fresh[key] = kernel
         if fresh:
             assemble(emit_ptx(convert_kernels_to_nvvm(list(fresh.values())), arch), arch)
             _ASSEMBLED.update(fresh)
+            if marks is not None:
+                marks.mkdir(exist_ok=True)
+                for key in fresh:
+                    (marks / _mark(key, arch)).touch()
 
 
 def assemble(ptx: str, arch: str) -> None:
