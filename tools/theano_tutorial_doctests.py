@@ -7,7 +7,8 @@ dir, never into git) holds doc/tutorial/*.txt; `theano` is mapped onto irc by th
 facade package of `tools/theano_api/`. Each document runs in a subprocess of its own
 (`tools/theano_doctest/run_document.py`), in a scratch directory, twice: once as is and once with
 every random seed shifted. Prints, per document, `>>>` examples and testcode blocks passed/total
-and the failures grouped by reason (the first line of the exception, or "output differs"), then
+and the failures grouped by reason (the first line of the exception, "output differs", or which
+exception came where the document expects another), then
 the two overall percentages (passed / (total − skipped − random)).
 
 Sphinx's rules followed (sphinx.ext.doctest; Theano's doc/conf.py loads it and sets neither
@@ -24,7 +25,8 @@ when it runs without an exception (this tool's rule). `:skipif:`, `:pyversion:` 
 not by docutils (see `rst_blocks.py`).
 Normalizations (not irc's business): numpy's printing as when the tutorial was written
 (`np.set_printoptions(legacy="1.13")`: `array(5.0)`, `[ 11.,  22.]`; it also gives numpy < 2's
-scalar repr, `5.0` rather than `np.float64(5.0)`, as legacy="1.25" would); numpy's global generator seeded (0) for a reproducible run; an example that
+scalar repr, `5.0` rather than `np.float64(5.0)`, as legacy="1.25" would); Python's
+`time.clock` (removed in 3.8) as `time.perf_counter`; numpy's global generator seeded (0) for a reproducible run; an example that
 fails and whose printed output changes when every seed is shifted (numpy's global and
 RandomState/default_rng seeds, irc's stream seeds; memory addresses blurred) prints random draws
 that Theano's generators made (irc's streams are Philox, not Theano's MRG/RandomState): it is

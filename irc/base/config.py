@@ -122,6 +122,9 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
          "off, ignore, warn, raise, pdb",
          "compute each new variable's tag.test_value from its inputs' when the graph is built; what "
          "to do about an input without one"),
+    Flag("print_test_value", False, _bool, "True, False",
+         "repr() of a variable shows its test value (tag.test_value, a constant's data, a shared "
+         "variable's value) on a second line"),
     Flag("compiledir", _default_compiledir(), _path, "a folder path", "cache of compiled code"),
     Flag("unpickle_function", True, _bool, "True, False",
          "unpickling a compiled function rebuilds it (False: it loads as None)"),

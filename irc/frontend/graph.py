@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..base.config import config
 from ..dialects import tensor as _tensor_dialect  # noqa: F401  (registers the ops lowered to)
 from ..dialects.builtin import DenseAttr
 from ..ir.attributes import Attribute
@@ -117,7 +118,22 @@ class Variable(TensorOperators):
         return _expr_str(self, _MAX_STR_DEPTH)
 
     def __repr__(self) -> str:
-        return str(self)
+        """Theano's: with `config.print_test_value` on, the test value on a second line."""
+        text = str(self)
+        if config.print_test_value:
+            value = self.test_value_for_printing()
+            if value is not None:
+                text += "\n" + repr(value)
+        return text
+
+    def test_value_for_printing(self) -> Any:
+        """`tag.test_value` converted to this variable's type (as Theano stores it), or None."""
+        if not hasattr(self.tag, "test_value"):
+            return None
+        try:
+            return self.type.filter(self.tag.test_value)
+        except TypeError:
+            return self.tag.test_value
 
     def __hash__(self) -> int:
         return id(self)
@@ -144,6 +160,9 @@ class Constant(Variable):
 
     @property
     def value(self) -> np.ndarray:
+        return self.data
+
+    def test_value_for_printing(self) -> Any:
         return self.data
 
     def signature(self) -> tuple:

@@ -51,6 +51,9 @@ class SharedVariable(Variable):
         self.container = Container(self._to_storage(host))
         self.default_update: Variable | None = None
 
+    def test_value_for_printing(self) -> Any:
+        return self.get_value()
+
     def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
         """The value (a copy unless `borrow`); a device value comes back as numpy unless
         `return_internal_type`."""

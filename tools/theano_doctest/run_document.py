@@ -21,6 +21,7 @@ import io
 import json
 import os
 import sys
+import time
 import traceback
 
 import numpy as np
@@ -46,6 +47,24 @@ def reason_of(exc_info) -> str:
     return (lines[-1] if lines else repr(exc_info[1])).strip().splitlines()[0][:200]
 
 
+def _exception_name(text: str) -> str:
+    """The class name on a traceback's exception line (the first line after the stack)."""
+    match = doctest.DocTestParser._EXCEPTION_RE.match(text)
+    if not match or not match.group("msg").strip():
+        return "(nothing)"
+    return match.group("msg").strip().splitlines()[0].split(":", 1)[0].rsplit(".", 1)[-1]
+
+
+def _difference(example, got: str) -> str:
+    """"output differs", or which exception came where the document expects another."""
+    if example.exc_msg is not None:
+        wanted = _exception_name(example.want)
+        if not got.startswith("Traceback"):
+            return f"no exception where the document expects {wanted}"
+        return f"raised {_exception_name(got)} where the document expects {wanted}"
+    return "output differs"
+
+
 class RecordingRunner(doctest.DocTestRunner):
     """Keeps one record per example instead of printing a report."""
 
@@ -65,7 +84,7 @@ class RecordingRunner(doctest.DocTestRunner):
         self._record(example, "passed", got=got)
 
     def report_failure(self, out, test, example, got):
-        self._record(example, "failed", "output differs", got)
+        self._record(example, "failed", _difference(example, got), got)
 
     def report_unexpected_exception(self, out, test, example, exc_info):
         self._record(example, "failed", reason_of(exc_info))
@@ -205,6 +224,8 @@ def perturb_random_sources() -> None:
 def main() -> int:
     path, out = sys.argv[1], sys.argv[2]
     np.set_printoptions(legacy="1.13")   # numpy's printing when the tutorial was written: not irc's business
+    if not hasattr(time, "clock"):   # removed in Python 3.8: the tutorial times with it
+        time.clock = time.perf_counter
     import theano  # noqa: F401, PLC0415  (the facade: after the path set-up of the caller)
     if "--perturb-random" in sys.argv:
         perturb_random_sources()
