@@ -72,6 +72,16 @@ class OutputSpec:
     state: Sequence[int] = ()
 
 
+def outputs_as_list(function: "Function") -> "Function":
+    """Theano's copies return their outputs as a list even where the original returned a single
+    value (its `copy` gives the new FunctionMaker the outputs as a list): the tutorial's
+    `new_accumulator(100)` is `[array(0)]` and Theano's test_copy_delete_updates reads `cpy(1)[0]`.
+    The spec is replaced, not changed: a `share_memory` copy shares it with the original."""
+    if function.output_spec.kind == "single":
+        function.output_spec = dataclasses.replace(function.output_spec, kind="list")
+    return function
+
+
 def borrowed_results(func: FuncOp, count: int) -> list[bool]:
     """Per user output of `func`: marked `irc.borrow` (`Out(borrow=True)`), so the caller gets
     irc's array without a copy, and a later call may write over it. The signature says it, so
@@ -186,7 +196,8 @@ class Function:
         the same compiled code and temporaries; otherwise the graph is compiled again (the
         object cache makes that cheap) and the copy has its own. A function loaded from a
         pickle keeps no graph: its copies rebuild the compiled module (without updates: the
-        module as lowered, optimized again), and cannot be profiled."""
+        module as lowered, optimized again), and cannot be profiled. As in Theano, a copy hands
+        back a list even where this function returns one value (`outputs_as_list`)."""
         swap = dict(swap or {})
         for old, new in swap.items():
             if not any(old is s for s in self.shared):
@@ -198,19 +209,19 @@ class Function:
                                 f"({getattr(new, 'type', type(new).__name__)})")
         name = name if name is not None else self.name
         if share_memory and not delete_updates and profile is None:
-            return type(self)(self.maker, self.executor, self.inputs, [swap.get(s, s) for s in self.shared],
-                              self.output_spec, [swap.get(s, s) for s in self.updated], name,
-                              self.allow_input_downcast, self.profile)
+            return outputs_as_list(type(self)(
+                self.maker, self.executor, self.inputs, [swap.get(s, s) for s in self.shared], self.output_spec,
+                [swap.get(s, s) for s in self.updated], name, self.allow_input_downcast, self.profile))
         recompile = getattr(self, "recompile", None)
         if recompile is not None:
-            return recompile(swap, delete_updates, name, profile)
+            return outputs_as_list(recompile(swap, delete_updates, name, profile))
         if profile is not None:
             raise NotImplementedError(
                 f"{self._where()} was loaded from a pickle, which keeps its compiled module but not "
                 f"the graph it was compiled from: copy(profile=...) needs that graph (compile it "
                 f"again with irc.function, profile=...)")
         state = dataclasses.replace(self._state(swap), name=name)
-        return rebuild_function(without_updates(state) if delete_updates else state)
+        return outputs_as_list(rebuild_function(without_updates(state) if delete_updates else state))
 
     # -- pickling and copying (Theano's `_pickle_Function`): see runtime/function_state.py
     def _state(self, swap: dict | None = None) -> FunctionState:
