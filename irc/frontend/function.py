@@ -30,6 +30,7 @@ from .fgraph_view import FunctionGraphView
 from .graph import GraphCycleError, Variable, ancestors, clone_replace, user_location
 from .lowering import LoweringSpec, lower
 from .modes import ProfileMode
+from .monitor_mode import MonitorExecutor, MonitorMode
 from .nanguard import NanGuardExecutor, NanGuardMode
 from .placement_report import report_host_ops
 from .shared import SharedVariable, default_updates
@@ -428,6 +429,8 @@ def _executor(target: Any, lowered: Any, mode: Any, profiling: bool) -> tuple[An
     if isinstance(mode, NanGuardMode):  # op by op, every result checked
         names = [arg.name_hint or f"#{i}" for i, arg in enumerate(lowered.func.args)]
         return NanGuardExecutor(ReferenceExecutor(lowered.func, allow_gc=allow_gc), mode, names), None
+    if isinstance(mode, MonitorMode):  # op by op, the user's callbacks around each
+        return MonitorExecutor(lowered.func, mode, allow_gc=allow_gc), None
     if getattr(mode, "linker", None) == "py":
         return ReferenceExecutor(lowered.func, allow_gc=allow_gc), None
     with config.change_flags(allow_gc=allow_gc):

@@ -53,17 +53,28 @@ class Elemwise(_ScalarOpView):
         return f"Elemwise{{Composite{{{composite_text(self.ir)}}}}}"
 
 
+# Theano's pprint of scalar arithmetic (theano/scalar/basic.py): infix, every one in parentheses
+_INFIX = {"add": " + ", "mul": " * ", "sub": " - ", "div": " / ", "floordiv": " // ", "pow": " ** ",
+          "mod": " % "}
+
+
 def composite_text(fused: Operation) -> str:
-    """The body of a `tensor.fused` as one expression per result (comma-separated)."""
+    """The body of a `tensor.fused` as one expression per result (comma-separated), as Theano
+    names a Composite: arithmetic infix in parentheses (`(log(i0) * i0)`, `(-i0)`), the rest as
+    functions."""
     block = fused.regions[0].blocks[0]
     text: dict[Any, str] = {a: f"i{k}" for k, a in enumerate(block.args)}
     for op in block.ops[:-1]:
         name = op.op_name.split(".", 1)[-1]
+        args = [text.get(v, "?") for v in op.operands]
         if name == "constant":
             text[op.results[0]] = str(op.attributes["value"].value)
+        elif name in _INFIX and len(args) >= 2:
+            text[op.results[0]] = "(" + _INFIX[name].join(args) + ")"
+        elif name == "neg" and len(args) == 1:
+            text[op.results[0]] = f"(-{args[0]})"
         else:
-            args = ", ".join(text.get(v, "?") for v in op.operands)
-            text[op.results[0]] = f"{THEANO_NAMES.get(name, name)}({args})"
+            text[op.results[0]] = f"{THEANO_NAMES.get(name, name)}({', '.join(args)})"
     return ", ".join(text.get(v, "?") for v in block.ops[-1].operands)
 
 

@@ -54,6 +54,8 @@ def _roots(obj: Any) -> tuple[list[Any], dict[int, int]]:
             roots += r
             order.update(od)
         return roots, order
+    if all(hasattr(obj, a) for a in ("op", "inputs", "outputs")):   # a node: its outputs, as Theano's
+        return list(obj.outputs), {}
     maker = getattr(obj, "maker", None)
     if maker is not None:
         fg = maker.fgraph
