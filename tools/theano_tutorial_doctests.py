@@ -1,6 +1,7 @@
 """Theano 1.0.5's tutorial (doc/tutorial/*.txt) run as Sphinx's doctest builder would, on irc.
 
-    python3 tools/theano_tutorial_doctests.py [--docs a.txt ...] [--cache DIR] [--show-random]
+    python3 tools/theano_tutorial_doctests.py [--docs a.txt ...] [--cache DIR] [--json PATH]
+                                              [--irc-root TREE] [--time-limit S]
 
 Theano's sdist (downloaded once by `tools/theano_api_tests.py`'s `pip download`, into the cache
 dir, never into git) holds doc/tutorial/*.txt; `theano` is mapped onto irc by the throw-away
@@ -65,13 +66,13 @@ def build_run_dir(cache: Path) -> tuple[Path, Path]:
     return run, cache / THEANO / "doc" / "tutorial"
 
 
-def run_document(run: Path, doc: Path, perturb: bool, time_limit: float) -> list[dict]:
+def run_document(run: Path, doc: Path, perturb: bool, time_limit: float, irc_root: Path = ROOT) -> list[dict]:
     label = doc.stem + ("-perturbed" if perturb else "")
     scratch = run / "scratch" / label
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     out = scratch / "records.json"
-    env = dict(os.environ, THEANO_API_BACKEND="irc", PYTHONPATH=os.pathsep.join([str(run), str(ROOT)]))
+    env = dict(os.environ, THEANO_API_BACKEND="irc", PYTHONPATH=os.pathsep.join([str(run), str(irc_root)]))
     command = [sys.executable, str(WORKER / "run_document.py"), str(doc), str(out)]
     try:
         proc = subprocess.run(command + (["--perturb-random"] if perturb else []), cwd=scratch, env=env,
@@ -136,14 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds per document run")
     parser.add_argument("--json", type=Path, default=None, help="also write every record here")
+    parser.add_argument("--irc-root", type=Path, default=ROOT, help="the tree whose irc runs (another "
+                        "checkout, to measure a baseline)")
     args = parser.parse_args(argv)
     run, tutorial = build_run_dir(args.cache)
     docs = [tutorial / name for name in args.docs] if args.docs else sorted(tutorial.glob("*.txt"))
     results = {}
     for doc in docs:
         started = time.time()
-        plain = run_document(run, doc, False, args.time_limit)
-        perturbed = run_document(run, doc, True, args.time_limit)
+        plain = run_document(run, doc, False, args.time_limit, args.irc_root)
+        perturbed = run_document(run, doc, True, args.time_limit, args.irc_root)
         results[doc.name] = classify(plain, perturbed)
         print(f"{doc.name}: {time.time() - started:.0f} s", file=sys.stderr, flush=True)
     print_report(results)
