@@ -31,18 +31,21 @@ from rst_blocks import Block, read_blocks
 # Sphinx's doctest_default_flags (Theano's doc/conf.py does not change them)
 DEFAULT_FLAGS = doctest.ELLIPSIS | doctest.IGNORE_EXCEPTION_DETAIL | doctest.DONT_ACCEPT_TRUE_FOR_1
 SEED_SHIFT = 7919
-_compile_mode = "single"
 
 
-def _compile(source, filename, mode, *args):
-    """doctest compiles each example as 'single'; Sphinx compiles testcode blocks as 'exec'."""
-    return builtins.compile(source, filename, _compile_mode, *args)
+@contextlib.contextmanager
+def compiling_as(mode: str):
+    """doctest compiles each example as 'single'; Sphinx compiles testcode blocks as 'exec'
+    (it replaces doctest's `compile` the same way, for the run only)."""
+    doctest.compile = lambda source, filename, _mode, *args: builtins.compile(source, filename, mode, *args)
+    try:
+        yield
+    finally:
+        del doctest.compile
 
 
-doctest.compile = _compile
-
-
-def reason_of(exc_info) -> str:
+def reason_of(exc_info: tuple) -> str:
+    """The first line of the exception's own message line (`ValueError: ...`)."""
     lines = traceback.format_exception_only(exc_info[0], exc_info[1])
     return (lines[-1] if lines else repr(exc_info[1])).strip().splitlines()[0][:200]
 
@@ -100,8 +103,6 @@ def _option_flags(text: str) -> dict[int, bool]:
 
 
 def _run_doctest_block(block: Block, ns: dict, records: list, path: str) -> None:
-    global _compile_mode
-    _compile_mode = "single"
     test = doctest.DocTestParser().get_doctest(block.text, ns, os.path.basename(path), path, block.lineno - 1)
     test.globs = ns
     directive_flags = _option_flags(block.options.get("options", ""))
@@ -114,11 +115,11 @@ def _run_doctest_block(block: Block, ns: dict, records: list, path: str) -> None
         if example.options.get(doctest.SKIP):
             records.append({"id": f"{runner.tag}:{example.lineno}", "kind": "example", "outcome": "skipped",
                             "reason": "+SKIP", "got": "", "source": example.source[:300], "want": ""})
-    runner.run(test, clear_globs=False)
+    with compiling_as("single"):
+        runner.run(test, clear_globs=False)
 
 
 def _run_testcode(code: Block, output: Block | None, ns: dict, records: list, path: str, group: str) -> None:
-    global _compile_mode
     tag = f"{os.path.basename(path)}:{group}"
     if output is None:   # no testoutput: passes when it runs without an exception
         captured = io.StringIO()
@@ -132,7 +133,6 @@ def _run_testcode(code: Block, output: Block | None, ns: dict, records: list, pa
         record["got"] = captured.getvalue()[:2000]
         records.append(record)
         return
-    _compile_mode = "exec"
     options = {**_option_flags(output.options.get("options", "")), doctest.DONT_ACCEPT_BLANKLINE: True}
     match = doctest.DocTestParser._EXCEPTION_RE.match(output.text)
     example = doctest.Example(code.text + "\n", output.text + "\n", exc_msg=match.group("msg") if match else None,
@@ -144,7 +144,8 @@ def _run_testcode(code: Block, output: Block | None, ns: dict, records: list, pa
     if example.options.get(doctest.SKIP):
         records.append({"id": f"{tag}:{code.lineno}", "kind": "testcode", "outcome": "skipped", "reason": "+SKIP",
                         "got": "", "source": code.text[:300], "want": ""})
-    runner.run(test, clear_globs=False)
+    with compiling_as("exec"):
+        runner.run(test, clear_globs=False)
 
 
 def _run_setup(blocks: list[Block], ns: dict) -> str | None:
@@ -159,6 +160,7 @@ def _run_setup(blocks: list[Block], ns: dict) -> str | None:
 
 
 def run_document(path: str) -> list[dict]:
+    """One record per `>>>` example and per testcode block of the document at `path`."""
     blocks = read_blocks(open(path).read())
     groups: dict[str, dict] = {}
     for block in blocks:
