@@ -9,8 +9,7 @@ facade package of `tools/theano_api/`. Each document runs in a subprocess of its
 (`tools/theano_doctest/run_document.py`), in a scratch directory, twice: once as is and once with
 every random seed shifted. Prints, per document, `>>>` examples and testcode blocks passed/total
 and the failures grouped by reason (the first line of the exception, "output differs", or which
-exception came where the document expects another), then
-the two overall percentages (passed / (total − skipped − random)).
+exception came where the document expects another), then the two overall percentages (passed / (total − skipped − random)).
 
 Sphinx's rules followed (sphinx.ext.doctest; Theano's doc/conf.py loads it and sets neither
 doctest_global_setup nor doctest_default_flags): reST doctest blocks and `.. doctest::` in group
@@ -27,8 +26,8 @@ not by docutils (see `rst_blocks.py`).
 Normalizations (not irc's business): numpy's printing as when the tutorial was written
 (`np.set_printoptions(legacy="1.13")`: `array(5.0)`, `[ 11.,  22.]`; it also gives numpy < 2's
 scalar repr, `5.0` rather than `np.float64(5.0)`, as legacy="1.25" would); Python's
-`time.clock` (removed in 3.8) as `time.perf_counter`; numpy's global generator seeded (0) for a reproducible run; an example that
-fails and whose printed output changes when every seed is shifted (numpy's global and
+`time.clock` (removed in 3.8) as `time.perf_counter`; numpy's global generator seeded (0) for a
+reproducible run; an example that fails and whose printed output changes when every seed is shifted (numpy's global and
 RandomState/default_rng seeds, irc's stream seeds; memory addresses blurred) prints random draws
 that Theano's generators made (irc's streams are Philox, not Theano's MRG/RandomState): it is
 counted as "output depends on random draws", neither passed nor failed.
