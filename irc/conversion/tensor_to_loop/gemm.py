@@ -130,15 +130,36 @@ def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_trans
         _product(ctx, p, MR, half, narrow, may_pack_a=False)
 
 
-def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool) -> None:
+def gemm_packed(ctx: FuncLowering, a: Value, packed_b: Value, panels: Index, m: Index, k: Index, n: Index,
+                out: Value, element: ScalarType, load_c: Load2 | None = None, beta: float = 0.0,
+                epilogue: str | None = None) -> None:
+    """`gemm` of a row-major A (read in place) by a B that the caller already wrote in the
+    panel layout of `pack_panels` (`panel_width` columns a panel, zero past column n): a
+    convolution's im2col writes the panels itself, so B is copied once, not twice."""
+    p = Product(a, False, lambda q, j: None, False, m, k, n, out, element, 1.0, load_c, beta, epilogue)
+    MR, NR = tile_shape(element, ctx.simd)
+    _product(ctx, p, MR, NR, ctx.lb.const(1), may_pack_a=False, packed=(packed_b, panels))
+
+
+def panel_width(ctx: FuncLowering, element: ScalarType) -> int:
+    """Columns in a panel of B (NR of the register tile) on this target."""
+    return tile_shape(element, ctx.simd)[1]
+
+
+def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool,
+             packed: tuple[Value, Index] | None = None) -> None:
     """The product with MR×NR register tiles, when `enabled` is 1 (0: every loop runs zero
     times). A is packed only when it is transposed and more than one panel of B reads each of
     its tiles (for n ≤ NR the copy would cost as much as the product); else the tiles read A
-    where it lies (its rows clamped to m - 1 in the last one)."""
+    where it lies (its rows clamped to m - 1 in the last one). `packed`: B's panels and their
+    number, already written (else B is packed here)."""
     lb = ctx.lb
     m, k, n, element = p.m, p.k, p.n, p.element
     one, zero = lb.const(1), lb.const(0)
-    packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
+    if packed is None:
+        packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
+    else:
+        packed_b, panels = packed
     tiles = ceil_div(lb, m, MR)
     may_pack_a = may_pack_a and p.a_transposed
     packs = lb.max(zero, lb.min(one, lb.sub(panels, one))) if may_pack_a else zero
