@@ -4,8 +4,9 @@ P = OH·OW output pixels; row (c, a, b) holds the image pixels that tap a, b of 
 meets) and the register-tiled gemm kernel (`gemm.py`):
 
     forward        y[n]  (F×P) = f(Wm (F×K) · cols (K×P) + b)    Wm = w viewed as F×K; bias, f optional
-                   (cols written straight into the gemm's panels: `conv_panels.py`)
+                   (cols written straight into the gemm's panels where they hold whole rows: `conv_panels.py`)
     filters        gWᵀ   (K×F) += cols (K × B·P) · gyᵀ (B·P × F)     a block of B images side by side
+                   (or gW (F×K) += gy[n] (F×P) · colsᵀ (P×K) where that packs fewer panels)
     input          dcols (K×P) = Wmᵀ (K×F) · gy[n] (F×P), then col2im adds each tap back
                    (Wmᵀ copied once, so that no image's product packs it again)
 
@@ -29,7 +30,7 @@ from ...ir.types import ScalarType
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, lowering
 from .conv_taps import Geometry, count, geometry, inside, tap_pixel
-from .conv_panels import im2col_panels
+from .conv_panels import im2col_panels, whole_rows
 from .gemm import gemm as gemm_kernel, gemm_packed, panel_width
 
 
@@ -129,7 +130,7 @@ def _load2(lb: LoopBuilder, m: Value, transposed: bool = False):
 @lowering("tensor.conv2d")
 def _conv2d(ctx: FuncLowering, op: Operation) -> None:
     lb = ctx.lb
-    x, w = ctx.operand(op, 0), ctx.operand(op, 1)
+    x, w = ctx.make_contiguous(ctx.operand(op, 0)), ctx.operand(op, 1)
     g = geometry(ctx, op, x, w)
     t: TensorType = op.results[0].type
     element = t.element
@@ -143,11 +144,17 @@ def _conv2d(ctx: FuncLowering, op: Operation) -> None:
         lb.assert_eq(ctx.sizes_of(b)[0], g.F, f"'{op.op_name}': the bias and the filters differ in number")
         load_c, beta = (lambda i, j: lb.load(b, [i])), 1.0
     epilogue = op.attributes.get("epilogue")
+    f = epilogue.value if epilogue is not None else None
+    NR = panel_width(ctx, element)
     with lb.parallel([g.N]) as (n,):
-        packed, panels = im2col_panels(ctx, g, x, n, element, panel_width(ctx, element))
         out = row_block(lb, y_rows, lb.mul(n, g.F), g.F, P)
-        gemm_packed(ctx, wm, packed, panels, g.F, K, P, out, element, load_c, beta,
-                    epilogue.value if epilogue is not None else None)
+        if whole_rows(lb, g, NR):
+            packed, panels = im2col_panels(ctx, g, x, n, element, NR)
+            gemm_packed(ctx, wm, packed, panels, g.F, K, P, out, element, load_c, beta, f)
+        else:
+            cols = _cols_buffer(ctx, g, element)
+            im2col(ctx, g, x, n, cols, element)
+            gemm_kernel(ctx, wm, False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, load_c, beta, f)
     ctx.bind(op.results[0], y, ctx.sizes_of(y), contiguous=True)
 
 
@@ -161,54 +168,90 @@ def _output_gradient(ctx: FuncLowering, op: Operation, gy: Value, g: Geometry) -
 
 @lowering("tensor.conv2d_grad_filters")
 def _conv2d_grad_filters(ctx: FuncLowering, op: Operation) -> None:
-    """gWᵀ (K×F) = Σ over blocks of images of cols (K × block·P) · gyᵀ (block·P × F): the cols of
-    a block (its images side by side) are the product's A, read where they lie, and only gy
-    (F·P an image, not K·P) is packed. Each of FILTER_CHUNKS chunks of the images (in parallel)
-    sums its blocks into a private gWᵀ; then the chunks are added in a fixed order (the same
-    bits for any thread count) as gW is written."""
+    """Each of FILTER_CHUNKS chunks of the images (in parallel) sums its images' products into a
+    private gW (or gWᵀ); then the chunks are added in a fixed order (the same bits for any
+    thread count) as gW is written. Of the two products, the one that packs fewer panels:
+
+        by columns   gWᵀ (K×F) += cols (K × B·P) · gyᵀ (B·P × F)   B images side by side; packs gy
+        by rows      gW  (F×K) += gy[n] (F×P) · colsᵀ (P×K)        packs cols (K·P an image)
+
+    (LeNet's second layer, K = 500 taps and F = 50 filters, by columns; its first, K = 25 and
+    F = 20, by rows: one panel either way, and fewer tiles)."""
     lb = ctx.lb
     x, gy, w = (ctx.operand(op, i) for i in range(3))
+    x = ctx.make_contiguous(x)
     g = geometry(ctx, op, x, w)
     t: TensorType = op.results[0].type
     element = t.element
     zero, one = lb.const(0), lb.const(1)
     K, P = count(lb, g.taps), lb.mul(g.OH, g.OW)
     gy_rows = _output_gradient(ctx, op, gy, g)
-    block = lb.max(one, lb.floordiv(lb.const(FILTER_BLOCK_PIXELS), P))  # images side by side in cols
+    NR = panel_width(ctx, element)
+    k_static, f_static = lb.static_value(K), lb.static_value(g.F)
+    by_rows = k_static is not None and f_static is not None and -(-k_static // NR) <= -(-f_static // NR)
     chunks = lb.const(FILTER_CHUNKS)
-    partial = ctx.alloc(TensorType((FILTER_CHUNKS, None, None), element), [chunks, K, g.F])
-    partial_rows = as_matrix(ctx, partial, lb.mul(chunks, K), g.F)
+    shape = (g.F, K) if by_rows else (K, g.F)
+    partial = ctx.alloc(TensorType((FILTER_CHUNKS, None, None), element), [chunks, *shape])
+    partial_rows = as_matrix(ctx, partial, lb.mul(chunks, shape[0]), shape[1])
     zero_v = lb.scalar_const(0, element)
     with lb.parallel([chunks]) as (chunk,):
-        mine = row_block(lb, partial_rows, lb.mul(chunk, K), K, g.F)
-        with lb.for_(zero, K) as i:
-            with lb.for_(zero, g.F) as j:
+        mine = row_block(lb, partial_rows, lb.mul(chunk, shape[0]), *shape)
+        with lb.for_(zero, shape[0]) as i:
+            with lb.for_(zero, shape[1]) as j:
                 lb.store(zero_v, mine, [i.iv, j.iv])
-        cols = ctx.alloc(TensorType((None, None), element), [K, lb.mul(block, P)])
-        cols.name_hint = "cols"
         first = lb.floordiv(lb.mul(chunk, g.N), chunks)
         last = lb.floordiv(lb.mul(lb.add(chunk, one), g.N), chunks)
-        blocks = lb.floordiv(lb.add(lb.sub(last, first), lb.sub(block, one)), block)
-        with lb.for_(zero, blocks) as bi:
-            n0 = lb.add(first, lb.mul(bi.iv, block))
-            images = lb.min(block, lb.sub(last, n0))
-            with lb.for_(zero, images) as j:
-                im2col(ctx, g, x, lb.add(n0, j.iv), cols, element, column=lb.mul(j.iv, P))
-
-            def gy_t(r: Index, f: Index, n0=n0) -> Value:  # gyᵀ of the block: row r = (image, pixel)
-                image = lb.floordiv(r, P)
-                return lb.load(gy_rows, [lb.add(lb.mul(lb.add(n0, image), g.F), f), lb.sub(r, lb.mul(image, P))])
-            gemm_kernel(ctx, cols, False, gy_t, True, K, lb.mul(images, P), g.F, mine,
-                        element, 1.0, _load2(lb, mine), 1.0)
+        if by_rows:
+            _filters_by_rows(ctx, g, x, gy_rows, first, last, mine, element)
+        else:
+            _filters_by_columns(ctx, g, x, gy_rows, first, last, mine, element)
     gw = ctx.alloc(t, [g.F, g.C, g.KH, g.KW])
     gwm = as_matrix(ctx, gw, g.F, K)
     with lb.parallel([g.F]) as (i,):
         with lb.for_(zero, K) as j:
-            total = lb.load(partial, [zero, j.iv, i])
+            at = [i, j.iv] if by_rows else [j.iv, i]
+            total = lb.load(partial, [zero, *at])
             for c in range(1, FILTER_CHUNKS):
-                total = lb.scalar("add", [total, lb.load(partial, [lb.const(c), j.iv, i])])
+                total = lb.scalar("add", [total, lb.load(partial, [lb.const(c), *at])])
             lb.store(total, gwm, [i, j.iv])
     ctx.bind(op.results[0], gw, ctx.sizes_of(gw), contiguous=True)
+
+
+def _filters_by_rows(ctx: FuncLowering, g: Geometry, x: Value, gy_rows: Value, first: Index, last: Index,
+                     mine: Value, element: ScalarType) -> None:
+    """mine (F×K) += gy[n] · cols[n]ᵀ for the images n in [first, last)."""
+    lb = ctx.lb
+    K, P = count(lb, g.taps), lb.mul(g.OH, g.OW)
+    cols = _cols_buffer(ctx, g, element)
+    with lb.for_(first, last) as n:
+        im2col(ctx, g, x, n.iv, cols, element)
+        gy_n = row_block(lb, gy_rows, lb.mul(n.iv, g.F), g.F, P)
+        gemm_kernel(ctx, gy_n, False, _load2(lb, cols, transposed=True), True, g.F, P, K, mine,
+                    element, 1.0, _load2(lb, mine), 1.0)
+
+
+def _filters_by_columns(ctx: FuncLowering, g: Geometry, x: Value, gy_rows: Value, first: Index, last: Index,
+                        mine: Value, element: ScalarType) -> None:
+    """mine (K×F) += cols · gyᵀ over blocks of the images in [first, last), each block's images
+    side by side in cols (FILTER_BLOCK_PIXELS output pixels: one slice of the product's k)."""
+    lb = ctx.lb
+    zero, one = lb.const(0), lb.const(1)
+    K, P = count(lb, g.taps), lb.mul(g.OH, g.OW)
+    block = lb.max(one, lb.floordiv(lb.const(FILTER_BLOCK_PIXELS), P))
+    cols = ctx.alloc(TensorType((None, None), element), [K, lb.mul(block, P)])
+    cols.name_hint = "cols"
+    blocks = lb.floordiv(lb.add(lb.sub(last, first), lb.sub(block, one)), block)
+    with lb.for_(zero, blocks) as bi:
+        n0 = lb.add(first, lb.mul(bi.iv, block))
+        images = lb.min(block, lb.sub(last, n0))
+        with lb.for_(zero, images) as j:
+            im2col(ctx, g, x, lb.add(n0, j.iv), cols, element, column=lb.mul(j.iv, P))
+
+        def gy_t(r: Index, f: Index) -> Value:  # gyᵀ of the block: row r = (image, pixel)
+            image = lb.floordiv(r, P)
+            return lb.load(gy_rows, [lb.add(lb.mul(lb.add(n0, image), g.F), f), lb.sub(r, lb.mul(image, P))])
+        gemm_kernel(ctx, cols, False, gy_t, True, K, lb.mul(images, P), g.F, mine,
+                    element, 1.0, _load2(lb, mine), 1.0)
 
 
 @lowering("tensor.conv2d_grad_input")
