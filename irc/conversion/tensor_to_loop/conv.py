@@ -154,7 +154,8 @@ def _conv2d(ctx: FuncLowering, op: Operation) -> None:
         else:
             cols = _cols_buffer(ctx, g, element)
             im2col(ctx, g, x, n, cols, element)
-            gemm_kernel(ctx, wm, False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, load_c, beta, f)
+            gemm_kernel(ctx, wm, False, _load2(lb, cols), False, g.F, K, P, out, element, 1.0, load_c, beta, f,
+                        fit_rows=True)
     ctx.bind(op.results[0], y, ctx.sizes_of(y), contiguous=True)
 
 
@@ -184,7 +185,7 @@ def _conv2d_grad_filters(ctx: FuncLowering, op: Operation) -> None:
     t: TensorType = op.results[0].type
     element = t.element
     zero, one = lb.const(0), lb.const(1)
-    K, P = count(lb, g.taps), lb.mul(g.OH, g.OW)
+    K = count(lb, g.taps)
     gy_rows = _output_gradient(ctx, op, gy, g)
     NR = panel_width(ctx, element)
     k_static, f_static = lb.static_value(K), lb.static_value(g.F)
@@ -227,7 +228,7 @@ def _filters_by_rows(ctx: FuncLowering, g: Geometry, x: Value, gy_rows: Value, f
         im2col(ctx, g, x, n.iv, cols, element)
         gy_n = row_block(lb, gy_rows, lb.mul(n.iv, g.F), g.F, P)
         gemm_kernel(ctx, gy_n, False, _load2(lb, cols, transposed=True), True, g.F, P, K, mine,
-                    element, 1.0, _load2(lb, mine), 1.0)
+                    element, 1.0, _load2(lb, mine), 1.0, fit_rows=True)
 
 
 def _filters_by_columns(ctx: FuncLowering, g: Geometry, x: Value, gy_rows: Value, first: Index, last: Index,

@@ -70,6 +70,16 @@ def tile_shape(element: ScalarType, simd: SimdRegisters) -> tuple[int, int]:
     return MR, NR
 
 
+def fitted_rows(lb: LoopBuilder, m: Index, MR: int) -> int:
+    """Rows of a register tile for a product of a static m rows: of MR and the four sizes
+    below it, the one that pads m least (LeNet's 50 filters: 5 tiles of 10, not 60 rows in 12s;
+    ties to the larger). MR itself when m is known only at run time."""
+    rows = lb.static_value(m)
+    if rows is None or rows <= 0:
+        return MR
+    return min(range(max(1, MR - 4), MR + 1), key=lambda r: (-(-rows // r) * r, -r))
+
+
 def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
     return lb.floordiv(lb.add(a, lb.const(b - 1)), lb.const(b))
 
@@ -105,7 +115,7 @@ class Product:
 def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_transposed: bool,
          m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
          load_c: Load2 | None, beta: float, epilogue: str | None = None,
-         prefetch_c: Callable[[Index, Index], None] | None = None) -> None:
+         prefetch_c: Callable[[Index, Index], None] | None = None, fit_rows: bool = False) -> None:
     """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`
     (see `Product`); f is applied to each block once its last slice of k is in, while the block
     is still in cache.
@@ -113,11 +123,14 @@ def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_trans
     Two kernels, one picked at run time (the loop dialect has no branch: a 0/1 factor on the
     trip counts of the other makes it run zero times): the NR-column tile, and for n ≤ NR/2
     (the classes of a softmax layer) a half-width tile, one vector wide, so that a skinny
-    product does not compute three columns for each one it keeps."""
+    product does not compute three columns for each one it keeps. `fit_rows`: tiles of
+    `fitted_rows` rows (for a product run many times over, as a convolution's per image)."""
     lb = ctx.lb
     p = Product(a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
                 load_c, beta, epilogue, prefetch_c)
     MR, NR = tile_shape(element, ctx.simd)
+    if fit_rows:
+        MR = fitted_rows(lb, m, MR)
     one, half = lb.const(1), NR // 2
     if half < 1:
         _product(ctx, p, MR, NR, one, may_pack_a=True)
@@ -135,9 +148,11 @@ def gemm_packed(ctx: FuncLowering, a: Value, packed_b: Value, panels: Index, m: 
                 epilogue: str | None = None) -> None:
     """`gemm` of a row-major A (read in place) by a B that the caller already wrote in the
     panel layout of `pack_panels` (`panel_width` columns a panel, zero past column n): a
-    convolution's im2col writes the panels itself, so B is copied once, not twice."""
+    convolution's im2col writes the panels itself, so B is copied once, not twice. Its tiles
+    have `fitted_rows` rows."""
     p = Product(a, False, lambda q, j: None, False, m, k, n, out, element, 1.0, load_c, beta, epilogue)
     MR, NR = tile_shape(element, ctx.simd)
+    MR = fitted_rows(ctx.lb, m, MR)
     _product(ctx, p, MR, NR, ctx.lb.const(1), may_pack_a=False, packed=(packed_b, panels))
 
 
