@@ -2,7 +2,7 @@
 batch 500, 1×28×28 → 20 5×5 filters → max pool 2 → 50 5×5 filters → max pool 2 → 500 tanh →
 10 softmax, one SGD step on float32) in irc, PyTensor and torch (eager, 2 threads).
 
-    python3 tools/bench_lenet.py [--rounds N] [--batch B] [--pytensor-python PATH]
+    python3 tools/bench_lenet.py [--rounds N] [--batch B] [--libs irc,torch] [--pytensor-python PATH]
 
 Each library runs in a worker process of its own that builds the model once and then, per
 round, times one sample (the mean of `--calls` steps after a warm-up step); the rounds go
@@ -157,13 +157,14 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--pytensor-python", default=sys.executable)
+    parser.add_argument("--libs", default="irc,pytensor,torch", help="comma-separated, of: irc, pytensor, torch")
     parser.add_argument("--worker", choices=sorted(WORKERS))
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.batch, args.calls)
         return
     procs, builds = {}, {}
-    for name in ("irc", "pytensor", "torch"):
+    for name in args.libs.split(","):
         python = args.pytensor_python if name == "pytensor" else sys.executable
         proc, build = _start(name, python, args.batch, args.calls)
         if proc is None:

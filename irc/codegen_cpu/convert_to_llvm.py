@@ -16,7 +16,8 @@ The native ABI of an entry point (what `irc.runtime.native` calls through ctypes
 
 Buffers are `noalias` (inputs are only read; outputs are fresh) and aligned to their element
 size (outputs to 16 bytes, numpy's allocation alignment). Temporaries come from
-`aligned_alloc(64, ...)` and are freed by `loop.dealloc`.
+`irc_temp_alloc` (64-byte aligned; large blocks cached between calls: `temp_cache.py`) and are
+freed by `loop.dealloc`.
 """
 from __future__ import annotations
 
@@ -37,13 +38,14 @@ from ..ir.types import ScalarType
 from .entry_abi import I32, PTR, check_entry_abi, entry_arg_layout, entry_symbol, may_alias
 from .gemm_tile import emit_gemm_tile
 from .kernel_split import KernelSet
+from .temp_cache import HEADER, TEMP_ALLOC, TEMP_FREE
 from .numpy_abi import emit_numpy_wrapper
 from .outline_kernel import KernelCallOutliner
 from .outline_parallel import ParallelOutliner, outlinable
 from .target import host_target_machine
 
 OUTPUT_ALIGN = 16
-TEMP_ALIGN = 64
+TEMP_ALIGN = HEADER  # temporaries' alignment: the cache's header keeps it
 
 
 def convert_to_llvm(module: ModuleOp, name: str = "irc", numpy_layout=None, op_timers=None,
@@ -170,7 +172,7 @@ class FunctionConverter(LoopEmitter):
             if "irc.workspace" in op.attributes:
                 ptr = self._workspace(op.attributes["irc.workspace"].value, rounded)
             else:
-                ptr = self.b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [i64(TEMP_ALIGN), rounded])
+                ptr = self.b.call(self._temp_alloc(), [rounded])
                 if self.parallel_depth == 0:
                     self.live_temps[op.result] = ptr
             self.noalias.add(id(ptr))
@@ -201,7 +203,7 @@ class FunctionConverter(LoopEmitter):
 
     def op_loop_dealloc(self, op: Operation) -> None:
         m: MemRef = self.get(op.operand(0))
-        self.b.call(self._libc("free", ir.VoidType(), [PTR]), [m.ptr])
+        self.b.call(self._libc(TEMP_FREE, ir.VoidType(), [PTR]), [m.ptr])
         self.live_temps.pop(op.operand(0), None)
 
     def op_loop_global(self, op: Operation) -> None:
@@ -259,7 +261,7 @@ class FunctionConverter(LoopEmitter):
         self.b.cbranch(failed, fail, ok)
         self.b.position_at_end(fail)
         for ptr in self.live_temps.values():
-            self.b.call(self._libc("free", ir.VoidType(), [PTR]), [ptr])
+            self.b.call(self._libc(TEMP_FREE, ir.VoidType(), [PTR]), [ptr])
         self.b.ret(ir.Constant(I32, self.asserts))
         self.b.position_at_end(ok)
 
@@ -269,6 +271,13 @@ class FunctionConverter(LoopEmitter):
         return ("reassoc", "nsz") if id(op) in self.reassoc and t.is_float else ()
 
     # ------------------------------------------------------------------ helpers
+    def _temp_alloc(self) -> ir.Function:
+        """`irc_temp_alloc` (`temp_cache.py`): its block is aligned to TEMP_ALIGN, aliases nothing."""
+        fn = self._libc(TEMP_ALLOC, PTR, [I64])
+        if "noalias" not in fn.return_value.attributes:
+            fn.return_value.attributes.add("noalias")
+        return fn
+
     def _libc(self, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
         fn = self.llmod.globals.get(name)
         if fn is None:

@@ -2,7 +2,8 @@
 instruction, defined here in IR because MCJIT resolves no compiler-rt symbol: an unresolved
 call jumps to address 0 and kills the process.
 
-Today one: `__truncdfhf2` (double -> half). x86 processors without AVX512-FP16 (AMD Zen, Intel
+`irc_temp_alloc`/`irc_temp_free`, where temporaries come from (`temp_cache.py`), and
+`__truncdfhf2` (double -> half). x86 processors without AVX512-FP16 (AMD Zen, Intel
 before Sapphire Rapids) have no such instruction, and LLVM calls it for a cast from f64 to f16
 and for an f16 `fma` (computed in f64). It rounds correctly through float with round-to-odd:
 the float keeps 13 more bits than a half, so rounding to float toward zero and setting the last
@@ -14,13 +15,16 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .temp_cache import TEMP_ALLOC, TEMP_FREE, define_temp_cache
+
 TRUNC_DOUBLE_TO_HALF = "__truncdfhf2"
-LIBCALLS = (TRUNC_DOUBLE_TO_HALF,)
+LIBCALLS = (TRUNC_DOUBLE_TO_HALF, TEMP_ALLOC, TEMP_FREE)
 
 
 def add_libcalls(module: ir.Module) -> None:
     """Define every function of `LIBCALLS` in `module`."""
     _define_trunc_double_to_half(module)
+    define_temp_cache(module)
 
 
 def _define_trunc_double_to_half(module: ir.Module) -> None:

@@ -30,6 +30,11 @@ CASES = [
     ((1, 2), (1, 3), (2, 1), True, (1, 2, 8, 9), (2, 2, 2, 3), "float32"),
     (2, (2, 2), (1, 1), False, (3, 1, 5, 5), (1, 1, 3, 3), "float64"),
     ("full", (3, 2), (2, 2), True, (2, 2, 6, 5), (3, 2, 2, 2), "float64"),
+    # more output pixels than a panel of the gemm holds, rows of 12 and 9 cut where panels end
+    ("valid", (1, 1), (1, 1), True, (11, 3, 14, 13), (5, 3, 3, 2), "float32"),
+    ("half", (1, 2), (1, 1), False, (3, 2, 13, 17), (4, 2, 3, 3), "float64"),
+    # the filter gradient's blocks of 4 images (64 pixels each), the last block of a chunk short
+    ("valid", (1, 1), (1, 1), False, (70, 2, 10, 11), (3, 2, 3, 4), "float32"),
 ]
 
 

@@ -275,6 +275,11 @@ class FuncLowering:
             out.append(size if size is not None else lb.const(1))
         return out
 
+    def holds_number(self, v: Value) -> bool:
+        """Whether tensor `v` is one number held as a scalar: a single element, or a splat
+        with no buffer made for it (`splats.py`)."""
+        return v in self.scalars or v in self.splats and v not in self.buf
+
     def value_sizes(self, v: Value) -> list[Index]:
         """The sizes of tensor `v`: its buffer's, or a splat's (`splats.py`)."""
         splat = self.splats.get(v)
@@ -297,11 +302,8 @@ class FuncLowering:
     def broadcast_load(self, v: Value, ivs: list[Index]) -> Value:
         """Load tensor `v`'s element at `ivs`, reading index 0 on its static-1 dims (a value
         held as a scalar is that scalar: no load)."""
-        if v in self.scalars:
-            return self.scalars[v]
-        splat = self.splats.get(v)
-        if splat is not None and v not in self.buf:
-            return splat[0]
+        if self.holds_number(v):
+            return self.scalars[v] if v in self.scalars else self.splats[v][0]
         zero = self.lb.const(0)
         idx = [zero if d == 1 else iv for d, iv in zip(v.type.shape, ivs)]
         return self.lb.load(self.buf[v], idx)

@@ -8,6 +8,7 @@ from typing import Callable
 
 from ...dialects.elementwise import TABLE_ROWS
 from ...ir.core import Operation, Value
+from .collapse_axes import collapse, merged_load, merged_view, operand_views
 from .context import BY_ELEMENT, ELEMENTWISE_BODIES, LOWERINGS, READS_SPLATS, BodyMaker, FuncLowering, inplace_target
 
 
@@ -16,10 +17,19 @@ def _elementwise(ctx: FuncLowering, op: Operation, body: Callable[[list[Value]],
     sizes = ctx.broadcast_sizes(op, list(op.operands), rank)
     outs = [inplace_target(ctx, op, j) or ctx.alloc(r.type, sizes) for j, r in enumerate(op.results)]
     sizes = ctx.sizes[outs[0]]
-    with ctx.nest(sizes, outs[0].type.device) as ivs:
-        values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
-        for v, out in zip(values, outs):
-            ctx.lb.store(v, out, ivs)
+    merged = collapse(ctx, list(op.operands), outs, sizes)
+    if merged.merges:
+        views = operand_views(ctx, list(op.operands), merged)
+        targets = [merged_view(ctx, out, sizes, merged) for out in outs]
+        with ctx.nest(merged.sizes, outs[0].type.device) as ivs:
+            values = body([merged_load(ctx, v, ivs, merged, views) for v in op.operands])
+            for v, out in zip(values, targets):
+                ctx.lb.store(v, out, ivs)
+    else:
+        with ctx.nest(sizes, outs[0].type.device) as ivs:
+            values = body([ctx.broadcast_load(v, ivs) for v in op.operands])
+            for v, out in zip(values, outs):
+                ctx.lb.store(v, out, ivs)
     for r, out in zip(op.results, outs):
         ctx.bind(r, out, sizes, contiguous=True)
 

@@ -70,6 +70,16 @@ def tile_shape(element: ScalarType, simd: SimdRegisters) -> tuple[int, int]:
     return MR, NR
 
 
+def fitted_rows(lb: LoopBuilder, m: Index, MR: int) -> int:
+    """Rows of a register tile for a product of a static m rows: of MR and the four sizes
+    below it, the one that pads m least (LeNet's 50 filters: 5 tiles of 10, not 60 rows in 12s;
+    ties to the larger). MR itself when m is known only at run time."""
+    rows = lb.static_value(m)
+    if rows is None or rows <= 0:
+        return MR
+    return min(range(max(1, MR - 4), MR + 1), key=lambda r: (-(-rows // r) * r, -r))
+
+
 def ceil_div(lb: LoopBuilder, a: Index, b: int) -> Index:
     return lb.floordiv(lb.add(a, lb.const(b - 1)), lb.const(b))
 
@@ -105,7 +115,7 @@ class Product:
 def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_transposed: bool,
          m: Index, k: Index, n: Index, out: Value, element: ScalarType, alpha: float,
          load_c: Load2 | None, beta: float, epilogue: str | None = None,
-         prefetch_c: Callable[[Index, Index], None] | None = None) -> None:
+         prefetch_c: Callable[[Index, Index], None] | None = None, fit_rows: bool = False) -> None:
     """out[i, j] = f(alpha·Σ_q A[i,q]·B[q,j] (+ beta·C[i,j])) into the contiguous m×n `out`
     (see `Product`); f is applied to each block once its last slice of k is in, while the block
     is still in cache.
@@ -113,11 +123,14 @@ def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_trans
     Two kernels, one picked at run time (the loop dialect has no branch: a 0/1 factor on the
     trip counts of the other makes it run zero times): the NR-column tile, and for n ≤ NR/2
     (the classes of a softmax layer) a half-width tile, one vector wide, so that a skinny
-    product does not compute three columns for each one it keeps."""
+    product does not compute three columns for each one it keeps. `fit_rows`: tiles of
+    `fitted_rows` rows (for a product run many times over, as a convolution's per image)."""
     lb = ctx.lb
     p = Product(a, a_transposed, load_b, b_transposed, m, k, n, out, element, alpha,
                 load_c, beta, epilogue, prefetch_c)
     MR, NR = tile_shape(element, ctx.simd)
+    if fit_rows:
+        MR = fitted_rows(lb, m, MR)
     one, half = lb.const(1), NR // 2
     if half < 1:
         _product(ctx, p, MR, NR, one, may_pack_a=True)
@@ -130,15 +143,38 @@ def gemm(ctx: FuncLowering, a: Value, a_transposed: bool, load_b: Load2, b_trans
         _product(ctx, p, MR, half, narrow, may_pack_a=False)
 
 
-def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool) -> None:
+def gemm_packed(ctx: FuncLowering, a: Value, packed_b: Value, panels: Index, m: Index, k: Index, n: Index,
+                out: Value, element: ScalarType, load_c: Load2 | None = None, beta: float = 0.0,
+                epilogue: str | None = None) -> None:
+    """`gemm` of a row-major A (read in place) by a B that the caller already wrote in the
+    panel layout of `pack_panels` (`panel_width` columns a panel, zero past column n): a
+    convolution's im2col writes the panels itself, so B is copied once, not twice. Its tiles
+    have `fitted_rows` rows."""
+    p = Product(a, False, lambda q, j: None, False, m, k, n, out, element, 1.0, load_c, beta, epilogue)
+    MR, NR = tile_shape(element, ctx.simd)
+    MR = fitted_rows(ctx.lb, m, MR)
+    _product(ctx, p, MR, NR, ctx.lb.const(1), may_pack_a=False, packed=(packed_b, panels))
+
+
+def panel_width(ctx: FuncLowering, element: ScalarType) -> int:
+    """Columns in a panel of B (NR of the register tile) on this target."""
+    return tile_shape(element, ctx.simd)[1]
+
+
+def _product(ctx: FuncLowering, p: Product, MR: int, NR: int, enabled: Index, may_pack_a: bool,
+             packed: tuple[Value, Index] | None = None) -> None:
     """The product with MR×NR register tiles, when `enabled` is 1 (0: every loop runs zero
     times). A is packed only when it is transposed and more than one panel of B reads each of
     its tiles (for n ≤ NR the copy would cost as much as the product); else the tiles read A
-    where it lies (its rows clamped to m - 1 in the last one)."""
+    where it lies (its rows clamped to m - 1 in the last one). `packed`: B's panels and their
+    number, already written (else B is packed here)."""
     lb = ctx.lb
     m, k, n, element = p.m, p.k, p.n, p.element
     one, zero = lb.const(1), lb.const(0)
-    packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
+    if packed is None:
+        packed_b, panels = pack_panels(ctx, p.load_b, p.b_transposed, k, n, element, NR, enabled)
+    else:
+        packed_b, panels = packed
     tiles = ceil_div(lb, m, MR)
     may_pack_a = may_pack_a and p.a_transposed
     packs = lb.max(zero, lb.min(one, lb.sub(panels, one))) if may_pack_a else zero

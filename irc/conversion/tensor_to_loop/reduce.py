@@ -19,6 +19,7 @@ from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
 from ...ir.types import ScalarType, i64
 from ..loop_builder import Index
+from .collapse_axes import Collapsed, collapse, merged_load, merged_view, operand_views
 from .column_sums import column_sums
 from .context import FuncLowering, inplace_target, lowering
 from .device_epilogue import absorb_consumer
@@ -104,12 +105,23 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
     else:  # every axis reduced: the results are numbers, held as scalars (scalars.py)
         reduced, out_sizes = [None] * len(elements), []
 
+    read = lambda v, idx: ctx.broadcast_load(v, idx)  # noqa: E731
+    targets = elementwise
+    merged = None if on_device else _merged_reduced_axes(ctx, op, elementwise, sizes, axes, kind, elements)
+    if merged is not None:  # runs of reduced axes as one (N×C×12×12 summed over 0, 2, 3: N×C×144)
+        views = operand_views(ctx, list(op.operands), merged)
+        read = lambda v, idx: merged_load(ctx, v, idx, merged, views)  # noqa: E731
+        targets = [merged_view(ctx, out, sizes, merged) for out in elementwise]
+        axes = tuple(k for k, g in enumerate(merged.groups) if g[0] in axes)
+        rank, sizes = len(merged.groups), merged.sizes
+        kept = [a for a in range(rank) if a not in axes]
+
     def load(idx: list[Index]) -> list[Value]:
-        mapping: dict[Value, Value] = {a: ctx.broadcast_load(v, idx) for a, v in zip(block.args, op.operands)}
+        mapping: dict[Value, Value] = {a: read(v, idx) for a, v in zip(block.args, op.operands)}
         for inner in block.ops[:-1]:
             ctx.lb.b.insert(inner.clone(mapping))
         values = [mapping.get(y, y) for y in block.ops[-1].operands]
-        for v, out in zip(values[:n], elementwise):
+        for v, out in zip(values[:n], targets):
             ctx.lb.store(v, out, idx)
         return values[n:]
 
@@ -129,12 +141,28 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, reduced, out_sizes)
         values = [None] * len(reduced)
     for r, out in zip(op.results, elementwise):
-        ctx.bind(r, out, sizes, contiguous=True)
+        ctx.bind(r, out, ctx.sizes_of(out), contiguous=True)
     for r, out, v in zip(op.results[n:], reduced, values):
         if out is None:
             ctx.scalars[r] = v
         else:
             ctx.bind(r, out, out_sizes, contiguous=True)
+
+
+def _merged_reduced_axes(ctx: FuncLowering, op: Operation, elementwise: list[Value], sizes: list[Index],
+                         axes: tuple[int, ...], kind: str, elements: list[ScalarType]) -> Collapsed | None:
+    """Adjacent reduced axes that every operand reads alike, as one (`collapse_axes.py`); kept
+    axes stay apart, so the reduced results keep their shape. None when nothing merges, or
+    when the merged op would be `column_sums`' case (which reads the operands in their own shape)."""
+    rank = len(sizes)
+    apart = {i + 1 for i in range(rank - 1) if not (i in axes and i + 1 in axes)}
+    merged = collapse(ctx, list(op.operands), elementwise, sizes, apart)
+    if not merged.merges:
+        return None
+    new_axes = tuple(k for k, g in enumerate(merged.groups) if g[0] in axes)
+    if sums_rows(kind, new_axes, len(merged.groups), elements):
+        return None
+    return merged
 
 
 def _fused_rows(ctx: FuncLowering, op: Operation, elementwise: list[Value], sizes: list[Index]):

@@ -68,10 +68,7 @@ def _read_operands(op: Operation) -> list[int] | None:
 
 def _number(ctx: FuncLowering, v: Value) -> Value | None:
     """The host number every element of `v` is: a scalar's, or a splat's (None: neither)."""
-    if v in ctx.scalars:
-        return ctx.scalars[v]
-    splat = ctx.splats.get(v)
-    return splat[0] if splat is not None and v not in ctx.buf else None
+    return ctx.broadcast_load(v, []) if ctx.holds_number(v) else None
 
 
 def _dimshuffle(ctx: FuncLowering, op: Operation) -> bool:
