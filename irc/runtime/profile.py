@@ -14,7 +14,7 @@ from time import perf_counter
 from typing import Any, Sequence, TextIO
 
 from .function import Function
-from .profile_report import format_profile, memory_lines
+from .profile_report import format_profile, memory_lines, number_value
 from .profile_timing import ApplyInfo, ReferenceTiming, TimingSource
 
 _AT_EXIT: list["ProfileStats"] = []
@@ -50,6 +50,7 @@ class ProfileStats:
     float64_notes: list[str] = field(default_factory=list)
     memory_lines: list[str] = field(default_factory=list)
     input_shapes: list[tuple] | None = None
+    input_values: list[Any] | None = None  # the first call's number inputs (sizes may depend on them)
     module: Any = None
     sources: list[TimingSource] = field(default_factory=list)
     applies: dict[int, ApplyStat] = field(default_factory=dict)
@@ -97,7 +98,7 @@ class ProfileStats:
                 n_apply_to_print: int = 20) -> None:
         self.collect()
         if not self.memory_lines and self.module is not None:
-            self.memory_lines = memory_lines(None, self.module, self.input_shapes)
+            self.memory_lines = memory_lines(None, self.module, self.input_shapes, self.input_values)
         device_notes = [line for src in self.sources for line in getattr(src, "memory_notes", list)()]
         if device_notes:
             self.memory_lines = [m for m in self.memory_lines if not m.startswith("GPU")] + device_notes
@@ -140,6 +141,7 @@ class ProfilingExecutor:
         stats = self.stats
         if stats.input_shapes is None:
             stats.input_shapes = [getattr(a, "shape", ()) for a in args]
+            stats.input_values = [number_value(a) for a in args]
         t0 = perf_counter()
         if self.per_op_hook:
             out = self.inner.run(args, hook=stats.record_op)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..dialects.tensor_transfers import TRANSFER_OPS
 from .segments import user_ops
 
@@ -115,10 +117,17 @@ def _tips(p: "ProfileStats") -> list[str]:
     return tips
 
 
-def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
+def number_value(a: Any) -> Any:
+    """A number input's value (a 0-d array or a Python number), else None."""
+    if isinstance(a, (int, float, np.generic)):
+        return a.item() if isinstance(a, np.generic) else a
+    return a.item() if isinstance(a, np.ndarray) and a.ndim == 0 else None
+
+
+def memory_lines(func: Any, module: Any, shapes: Any, values: Any = None) -> list[str]:
     """The memory engineer's `memory_profile(module, input_shapes)`
-    (irc/conversion/tensor_to_loop/memory_profile.py) for the shapes of the first call, as report
-    lines."""
+    (irc/conversion/tensor_to_loop/memory_profile.py) for the shapes of the first call (and the
+    values of its number inputs, which sizes may depend on), as report lines."""
     if shapes is None:
         return ["not available before the first call (the sizes come from the inputs)"]
     if module is not None and user_ops(module):
@@ -128,7 +137,7 @@ def memory_lines(func: Any, module: Any, shapes: Any) -> list[str]:
     # the lowering (every pattern module) loads with the first report, not with `import irc`
     from ..conversion.tensor_to_loop.memory_profile import memory_profile
     try:
-        m = memory_profile(module, shapes)
+        m = memory_profile(module, shapes, input_values=values)
     except Exception as e:  # a profile must never break the program's exit
         return [f"not available: memory_profile failed: {type(e).__name__}: {e}"]
     if not isinstance(m, dict):

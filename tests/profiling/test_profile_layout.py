@@ -103,3 +103,19 @@ def test_profile_mode_and_config_flag(logreg):
     for stats in (f.profile, g.profile):  # keep the test run's output free of at-exit reports
         if stats in P._AT_EXIT:
             P._AT_EXIT.remove(stats)
+
+
+def test_memory_profile_of_a_minibatch_sliced_by_an_index_input():
+    """A DLT-style step slices a shared dataset with its index input (`givens`): the buffers'
+    sizes depend on the index's value, which the report takes from the first call (before,
+    "not available"). The result: 256 float64 row sums, 2.0 KB."""
+    values = np.arange(8192.0).reshape(1024, 8)
+    data = irc.shared(values, name="data")
+    i = T.lscalar("i")
+    x = T.matrix("x")
+    f = irc.function([i], (x ** 2).sum(axis=1), givens={x: data[i * 256:(i + 1) * 256]}, profile=True)
+    np.testing.assert_array_equal(f(3), (values[768:1024] ** 2).sum(axis=1))
+    text = _summary(f.profile)
+    memory = text[text.index("Memory Profile"):]
+    assert "not available" not in memory, memory
+    assert "(outputs 2.0KB," in memory, memory

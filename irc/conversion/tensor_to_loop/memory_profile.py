@@ -7,11 +7,12 @@ The runtime exposes it as `f.memory_profile()`.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from ...dialects import loop as L
 from ...dialects.builtin import ModuleOp
 from ...dialects.func import FuncOp, ReturnOp
+from ...dialects.tensor_eval import evaluate_scalar
 from ...ir.core import Value
 from .lower_to_loops import lower_function
 
@@ -24,10 +25,15 @@ def _funcs(module: ModuleOp, name: str | None) -> FuncOp:
     return funcs[0]
 
 
-def replay(func: FuncOp, shapes: Sequence[tuple[int, ...]]) -> dict[str, int]:
-    """Replay a loop-level function's top-level allocs/deallocs for concrete input shapes."""
-    env: dict[Value, int] = {}
+def replay(func: FuncOp, shapes: Sequence[tuple[int, ...]],
+           values: Sequence[Any] | None = None) -> dict[str, int]:
+    """Replay a loop-level function's top-level allocs/deallocs for concrete input shapes, and
+    the values of its number inputs where sizes depend on them (a minibatch index slicing a
+    shared dataset through `givens`): a size computed from one unknown stops the replay with a
+    KeyError."""
+    env: dict[Value, Any] = {}
     args = {a: i for i, a in enumerate(func.args)}
+    values = list(values) if values is not None else [None] * len(func.args)
     ret = func.body.terminator
     returned = set(ret.operands) if isinstance(ret, ReturnOp) else set()
     size: dict[Value, int] = {}
@@ -39,6 +45,11 @@ def replay(func: FuncOp, shapes: Sequence[tuple[int, ...]]) -> dict[str, int]:
             env[op.result] = shapes[args[op.operand(0)]][op.axis]
         elif op.op_name in L.INDEX_BINARY and all(v in env for v in op.operands):
             env[op.result] = L.INDEX_BINARY[op.op_name](*(env[v] for v in op.operands))
+        elif (isinstance(op, L.LoadOp) and len(op.operands) == 1 and op.operand(0) in args
+              and values[args[op.operand(0)]] is not None):  # a number input, read on the host
+            env[op.result] = values[args[op.operand(0)]]
+        elif op.op_name.startswith("scalar.") and all(v in env for v in op.operands):
+            env[op.result] = evaluate_scalar(op, [env[v] for v in op.operands])[()].item()
         elif isinstance(op, L.AllocOp):
             t = op.result.type
             dyn = iter(env[v] for v in op.operands)
@@ -61,19 +72,21 @@ def replay(func: FuncOp, shapes: Sequence[tuple[int, ...]]) -> dict[str, int]:
 
 
 def memory_profile(module: ModuleOp, input_shapes: Sequence[tuple[int, ...]],
-                   name: str | None = None) -> dict[str, int]:
+                   name: str | None = None, input_values: Sequence[Any] | None = None) -> dict[str, int]:
     """Peak bytes of the (optimized, tensor-level) function for `input_shapes`:
 
     `peak_bytes` (results included), `output_bytes`, `temporary_bytes` (allocated per call),
     `peak_bytes_no_inplace` (the `inplace` marks ignored), `peak_bytes_no_reuse`, and
-    `workspace_bytes_no_gc` (held between calls with allow_gc=False, then 0 bytes per call)."""
+    `workspace_bytes_no_gc` (held between calls with allow_gc=False, then 0 bytes per call).
+    `input_values`: the number inputs' values (None elsewhere), where sizes depend on them."""
     func = _funcs(module, name)
     shapes = [tuple(s) for s in input_shapes]
-    out = replay(lower_function(func), shapes)
+    out = replay(lower_function(func), shapes, input_values)
     plain = func.clone()
     for op in plain.walk():
         op.attributes.pop("inplace", None)
-    out["peak_bytes_no_inplace"] = replay(lower_function(plain), shapes)["peak_bytes"]
-    out["workspace_bytes_no_gc"] = replay(lower_function(func, allow_gc=False), shapes)["workspace_bytes"]
+    out["peak_bytes_no_inplace"] = replay(lower_function(plain), shapes, input_values)["peak_bytes"]
+    out["workspace_bytes_no_gc"] = replay(lower_function(func, allow_gc=False), shapes,
+                                          input_values)["workspace_bytes"]
     out["peak_bytes_no_gc"] = out["workspace_bytes_no_gc"] + out["output_bytes"]
     return out
