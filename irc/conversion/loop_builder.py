@@ -135,6 +135,14 @@ class LoopBuilder:
         negative = self.scalar("lt", [i, self.scalar_const(0, i64)])
         return self.scalar("select", [negative, self.scalar("add", [i, size]), i])
 
+    def at_most(self, a: Index, n: int) -> Value:
+        """An i1: size `a` is at most `n` (a choice the host makes from the sizes)."""
+        return self.scalar("le", [self.cast(a, i64), self.scalar_const(n, i64)])
+
+    def negate(self, flag: Value) -> Value:
+        """The i1 `not flag`."""
+        return self.scalar("eq", [flag, self.scalar_const(0, flag.type)])
+
     def cast(self, v: Value, to: ScalarType) -> Value:
         if v.type == to:
             return v

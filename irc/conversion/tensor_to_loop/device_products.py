@@ -23,7 +23,7 @@ from ...dialects.builtin import MemRefType, TensorType
 from ...base.config import config
 from ...ir.attributes import FloatAttr, UnitAttr
 from ...ir.core import Operation, Value
-from ...ir.types import f32, i64
+from ...ir.types import f32
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering, inplace_target
 from .device_epilogue import absorb_consumer
@@ -78,14 +78,14 @@ def device_product(ctx: FuncLowering, op: Operation, a: Value, b: Value, c: Valu
         return out
     accumulated = c_in if c_in is not None else (c if c is out else None)
     if t.element.bitwidth >= 32:  # (float16 products keep cuBLAS's float32 accumulation)
-        shallow = lb.scalar("le", [lb.cast(a_sizes[-1], i64), lb.scalar_const(SHALLOW_DEPTH, i64)])
-        deeper = _not(lb, shallow)
+        shallow = lb.at_most(a_sizes[-1], SHALLOW_DEPTH)
+        deeper = lb.negate(shallow)
         small = lb.scalar("and", [deeper, _is_small(ctx, sizes, a_sizes[-1], a in ctx.contiguous)])
         with lb.when(shallow):
             _thread_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
         with lb.when(small):
             _warp_per_element(ctx, op, a, b, out, sizes, alpha, beta, accumulated, bias, epilogue)
-        with lb.when(lb.scalar("and", [deeper, _not(lb, small)])):
+        with lb.when(lb.scalar("and", [deeper, lb.negate(small)])):
             _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
     else:
         _library_call(ctx, op, a, b, out, sizes, alpha, beta, c, c_in, bias, epilogue)
@@ -114,9 +114,6 @@ STRIDED_FEW_ELEMENTS = 1 << 19
 SHALLOW_DEPTH = 16
 
 
-def _not(lb: LoopBuilder, flag: Value) -> Value:
-    return lb.scalar("eq", [flag, lb.scalar_const(0, flag.type)])
-
 
 def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index, rows_contiguous: bool) -> Value:
     """An i1 the host computes from the sizes: the product takes `_warp_per_element`."""
@@ -125,12 +122,11 @@ def _is_small(ctx: FuncLowering, sizes: list[Index], depth: Index, rows_contiguo
     for n in sizes:
         outputs = lb.mul(outputs, n)
 
-    def le(a: Index, n: int) -> Value:
-        return lb.scalar("le", [lb.cast(a, i64), lb.scalar_const(n, i64)])
-    few = lb.scalar("and", [le(outputs, FEW_OUTPUTS), le(depth, FEW_DEPTH)])
+    few = lb.scalar("and", [lb.at_most(outputs, FEW_OUTPUTS), lb.at_most(depth, FEW_DEPTH)])
     if not rows_contiguous:  # the lanes read down the columns of a transposed view: a bound on the traffic
-        few = lb.scalar("and", [few, le(lb.mul(outputs, depth), STRIDED_FEW_ELEMENTS)])
-    return lb.scalar("or", [lb.scalar("and", [le(outputs, SMALL_OUTPUTS), le(depth, SMALL_DEPTH)]), few])
+        few = lb.scalar("and", [few, lb.at_most(lb.mul(outputs, depth), STRIDED_FEW_ELEMENTS)])
+    small = lb.scalar("and", [lb.at_most(outputs, SMALL_OUTPUTS), lb.at_most(depth, SMALL_DEPTH)])
+    return lb.scalar("or", [small, few])
 
 
 def _warp_per_element(ctx: FuncLowering, op: Operation, a: Value, b: Value, out: Value, sizes: list[Index],

@@ -171,7 +171,7 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
         small = _small_strided(lb, outputs, reduced)
         with lb.when(small):
             _warp_pass(ctx, red, sizes, axes, first_item, outs, device, one, epilogue, UNROLL_KEPT)
-        with lb.when(lb.scalar("eq", [small, lb.scalar_const(0, small.type)])):
+        with lb.when(lb.negate(small)):
             partials = _partials(ctx, red, [shape[a] for a in order], device)
             _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL_KEPT)
             _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, one, epilogue)
@@ -226,9 +226,8 @@ assert -(-TARGET_THREADS // FAN_IN ** 2) <= FINAL_MAX < -(-TARGET_THREADS // FAN
 def _small_strided(lb: LoopBuilder, outputs: Index, reduced: Index) -> Value:
     """An i1 the host computes: a reduction whose items are strided (column sums) is small
     enough for `_warp_pass`, whose lanes then read across rows (see STRIDED_WARP_*)."""
-    def le(a: Index, n: int) -> Value:
-        return lb.scalar("le", [lb.cast(a, i64), lb.scalar_const(n, i64)])
-    return lb.scalar("and", [le(reduced, STRIDED_WARP_ITEMS), le(lb.mul(outputs, reduced), STRIDED_WARP_ELEMENTS)])
+    return lb.scalar("and", [lb.at_most(reduced, STRIDED_WARP_ITEMS),
+                             lb.at_most(lb.mul(outputs, reduced), STRIDED_WARP_ELEMENTS)])
 
 
 def _at_least(lb: LoopBuilder, a: Index, n: int) -> Index:

@@ -23,6 +23,7 @@ out-of-memory) naming the kernel, the op and the user's line; the pool's held bl
 released so that a later call with smaller inputs runs."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -68,6 +69,11 @@ class CudaProgram:
     module: KernelModule
     inplace_results: dict[int, int] = field(default_factory=dict)
     timing: Any = None            # the profiler's CudaTiming, when profiled
+
+    @functools.cached_property
+    def dependent(self) -> bool:
+        """Whether its kernels wait for the kernel before them (`dependent_launch`): read once."""
+        return dependent_launch.has_wait(self.ptx)
 
 
 def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: bool) -> CudaProgram:
@@ -121,8 +127,7 @@ class PreparedPlan:
         self.host_flag = host_flag
         # kernels start before the last one ends (they wait on the device), except inside the
         # child graphs of conditional nodes
-        self.dependent = dependent_launch.has_wait(program.ptx) and not any(
-            isinstance(x, Branch) for x in plan.launches)
+        self.dependent = program.dependent and not any(isinstance(x, Branch) for x in plan.launches)
         self.launches = [self._prepare(launch, program, dev) for launch in plan.launches if launch.work > 0]
         # a graph of a plan with branches holds conditional nodes (`conditional_graph`)
         self.build = build_graph if any(isinstance(x, PreparedBranch) for x in self.launches) else None
