@@ -352,6 +352,36 @@ def test_dependent_launches_and_a_first_call_with_nothing_left_to_load():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def test_independent_launches_run_side_by_side_in_the_graph():
+    """A plan's graph has its launches' real dependencies (`concurrent_capture`): two results
+    computed from different inputs start together (two roots), and a training step whose
+    updates need nothing from each other still gives the CPU's numbers, call after call."""
+    xv, yv = rand(1000), rand(3000, seed=3)
+    with irc.config.change_flags(device="cuda"):
+        x, y = irc.shared(xv, name="x"), irc.shared(yv, name="y")
+        f = irc.function([], [irc.Out(gpu_from_host(x.sum()), borrow=True),
+                              irc.Out(gpu_from_host(T.exp(y) * 2), borrow=True)])
+    for _ in range(4):
+        total, scaled = f()
+    plan = next(iter(f.executor.plans.values()))
+    assert plan.graphs.execs and plan.graphs.roots >= 2, "the two results should not wait for each other"
+    np.testing.assert_allclose(np.asarray(total), xv.sum(dtype="float64"), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(scaled), np.exp(yv) * 2, rtol=1e-5)
+    X, labels = rand(64, 30), (rand(64, seed=4) > 0.5).astype("int32")
+    results = {}
+    for device in ("cpu", "cuda"):
+        with irc.config.change_flags(device=device):
+            w1, b1 = irc.shared(rand(30, 20, seed=5) * 0.1, name="w1"), irc.shared(np.zeros(20, "float32"), name="b1")
+            w2, b2 = irc.shared(rand(20, 2, seed=6) * 0.1, name="w2"), irc.shared(np.zeros(2, "float32"), name="b2")
+            params = [w1, b1, w2, b2]
+            p = T.nnet.softmax(T.dot(T.tanh(T.dot(irc.shared(X), w1) + b1), w2) + b2)
+            cost = -T.mean(T.log(p)[T.arange(64), irc.shared(labels)])
+            step = irc.function([], cost, updates=[(q, q - 0.1 * g) for q, g in zip(params, T.grad(cost, params))])
+        results[device] = [float(step()) for _ in range(8)] + [q.get_value() for q in params]
+    for got, want in zip(results["cuda"], results["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 def test_gpu_sync_flag_reports_kernel_errors_per_launch():
     with irc.config.change_flags(device="cuda", gpu_sync=True):
         x = T.fvector("x")

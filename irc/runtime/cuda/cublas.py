@@ -47,6 +47,7 @@ class BlasError(CudaError):
 _LIB: Any = None
 _HANDLE: ctypes.c_void_p | None = None
 _WORKSPACE: Any = None
+_LANE_HANDLES: dict[int, tuple[ctypes.c_void_p, Any]] = {}  # by stream: (handle, its workspace)
 
 
 def library() -> ctypes.CDLL:
@@ -92,6 +93,22 @@ def handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
         _HANDLE = h
         _warm_up(lib, h, stream_handle, pool)
     return _HANDLE
+
+
+def lane_handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
+    """A handle of its own, with its own workspace, for a graph's other lane (`concurrent_capture`):
+    two products running side by side must not share a workspace."""
+    found = _LANE_HANDLES.get(stream_handle)
+    if found is None:
+        lib = library()
+        h = ctypes.c_void_p()
+        _check(lib.cublasCreate_v2(ctypes.byref(h)), "creating a cuBLAS handle for a graph's lane")
+        _check(lib.cublasSetStream_v2(h, ctypes.c_void_p(stream_handle)), "setting cuBLAS's stream")
+        workspace = pool.allocate(WORKSPACE_BYTES)
+        _check(lib.cublasSetWorkspace_v2(h, ctypes.c_void_p(int(workspace)), ctypes.c_size_t(WORKSPACE_BYTES)),
+               "giving cuBLAS its workspace")
+        found = _LANE_HANDLES[stream_handle] = (h, workspace)
+    return found[0]
 
 
 def _warm_up(lib: ctypes.CDLL, h: ctypes.c_void_p, stream_handle: int, pool: Any) -> None:
@@ -145,6 +162,7 @@ class GemmLauncher:
                      i(args.ld_second), ctypes.c_void_p(ctypes.addressof(self.beta)), c, i(data), i(args.ldc), i(compute),
                      i(GEMM_DEFAULT))
         self.what = what
+        self.pool = pool
         self._gemm = lib.cublasGemmEx
 
     def launch(self, *args: Any) -> int:
@@ -157,3 +175,14 @@ class GemmLauncher:
         if status:
             raise BlasError(self.what, status)
         return 0
+
+    def launch_on(self, stream_handle: int) -> int:
+        """This call on another stream, with that stream's handle (a graph's lane)."""
+        if stream_handle == self.stream.value:
+            return self.launch(*self.args)
+        own = self.stream
+        self.stream = ctypes.c_void_p(stream_handle)
+        try:
+            return self.launch(lane_handle(stream_handle, self.pool), *self.args[1:])
+        finally:
+            self.stream = own

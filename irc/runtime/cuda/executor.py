@@ -32,6 +32,7 @@ import pycuda.driver as drv
 
 from ...codegen_ptx import dependent_launch
 from ...codegen_ptx.abi import DeviceView, kernel_params, launch_dims, param_layout, param_struct, param_values
+from ...codegen_ptx.kernel_effects import written_arguments
 from ...codegen_ptx.pipeline import lower_for_gpu
 from ...dialects import loop as L
 from ...dialects.func import FuncOp
@@ -48,6 +49,7 @@ from ..shapes import ShapeError
 from .device_array import ArrayFactory, DeviceArray, empty, to_device
 from .driver import OpenGpu, device, synchronize_after_launch
 from .cublas import GemmLauncher, handle as cublas_handle
+from .concurrent_capture import Access, capture_concurrent
 from .conditional_graph import PreparedBranch, build_graph
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, GraphCache, HostToDevice, KernelModule, Launcher
 from .ptx_cache import cached_ptx
@@ -69,11 +71,19 @@ class CudaProgram:
     module: KernelModule
     inplace_results: dict[int, int] = field(default_factory=dict)
     timing: Any = None            # the profiler's CudaTiming, when profiled
+    _written: dict[str, frozenset[int]] = field(default_factory=dict)
 
     @functools.cached_property
     def dependent(self) -> bool:
         """Whether its kernels wait for the kernel before them (`dependent_launch`): read once."""
         return dependent_launch.has_wait(self.ptx)
+
+    def written(self, kernel: str) -> frozenset[int]:
+        """The arguments kernel `kernel` may write (`kernel_effects`), found once per kernel."""
+        found = self._written.get(kernel)
+        if found is None:
+            found = self._written[kernel] = written_arguments(self.kernels[kernel])
+        return found
 
 
 def build_program(placed: Any, edges: Edges, func: Any, dev: OpenGpu, allow_gc: bool) -> CudaProgram:
@@ -107,6 +117,7 @@ class PreparedLaunch:
     location: Any
     launcher: Launcher
     patches: list[tuple[Any, int, int]]   # (8-byte parameter slot, buffer slot, byte offset)
+    writes: Sequence[bool] | None = None  # per patch, whether the launch writes there (None: unknown)
 
 
 class PreparedPlan:
@@ -230,7 +241,9 @@ class PreparedPlan:
                             [off for off, _ in pointer_params], dev.stream.handle, self.dependent)
         patches = [(slot_ref, view.slot, view.offset * self.dtypes[view.slot].itemsize)
                    for slot_ref, (_, view) in zip(launcher.slots, pointer_params)]
-        return PreparedLaunch(launch.kernel, launch.op.location, launcher, patches)
+        written = program.written(launch.kernel)
+        writes = [p.arg in written for p in params if p.kind == "ptr"]
+        return PreparedLaunch(launch.kernel, launch.op.location, launcher, patches, writes)
 
     def _prepare_gemm(self, call: GemmCall, dev: OpenGpu) -> PreparedLaunch:
         """A cuBLAS call: its column-major arguments from the views' strides, its three
@@ -249,7 +262,8 @@ class PreparedPlan:
         views = (args.first, args.second, args.c) + ((call.c_in,) if copy else ())
         patches = [(slot_ref, v.slot, v.offset * self.dtypes[v.slot].itemsize)
                    for slot_ref, v in zip(launcher.slots, views)]
-        return PreparedLaunch(call.name, call.op.location, launcher, patches)
+        writes = [False, False, True, False][:len(patches)]  # (A, B, C, the accumulator copied into C)
+        return PreparedLaunch(call.name, call.op.location, launcher, patches, writes)
 
     def result(self, k: int, bufs: list) -> Any:
         view = self.results[k]
@@ -360,13 +374,15 @@ class CudaExecutor:
         """The plan's launches: one graph replay where one was captured for these buffers."""
         addresses = tuple([b.address for b in bufs])
         self._launch_through(None if self.one_by_one else plan.graphs, addresses, plan.launches, addresses,
-                             plan.build)
+                             plan.build, bufs)
 
     def _launch_through(self, graphs: GraphCache | None, key: tuple, launches: list, addresses: Sequence[int],
-                        build: Any = None) -> None:
+                        build: Any = None, bufs: Sequence[Any] = ()) -> None:
         """`launches` for buffers at `addresses`: a replay of their graph for `key` (one driver
         call for all of them) where one was captured, a capture once `key` has recurred, else
-        one launch at a time (`graphs` None: never a graph)."""
+        one launch at a time (`graphs` None: never a graph). A graph without branches has the
+        launches' real dependencies, found from what they read and write in `bufs`
+        (`concurrent_capture`)."""
         graph = graphs.execs.get(key) if graphs is not None else None
         if graph is not None:
             code = graphs.launch_graph(graph, graphs.stream)
@@ -377,6 +393,8 @@ class CudaExecutor:
             for slot_ref, slot, byte_offset in launch.patches:
                 slot_ref.value = addresses[slot] + byte_offset
         if graphs is not None and graphs.wants(key):
+            if build is None and bufs:
+                build = functools.partial(capture_concurrent, accesses=_accesses(launches, bufs))
             graphs.capture(key, [launch.launcher for launch in launches], build)
             return
         for launch in launches:
@@ -425,7 +443,7 @@ class CudaExecutor:
             graphs = None
             if not self.one_by_one and all(getattr(x.launcher, "capturable", True) for x in launches):
                 graphs = p.chunk_graphs.get(lo) or p.chunk_graphs.setdefault(lo, GraphCache(self.dev.stream.handle))
-            self._launch_through(graphs, key, launches, addresses)
+            self._launch_through(graphs, key, launches, addresses, bufs=bufs)
 
         def read(view: View) -> bool:
             drv.memcpy_dtoh_async(flag, bufs[view.slot].address + view.offset, self.dev.stream)
@@ -542,6 +560,33 @@ class CudaExecutor:
                 results[k] = np.empty(buf.shape, buf.dtype)
         stream.synchronize()
         return results
+
+
+def _accesses(launches: Sequence[PreparedLaunch], bufs: Sequence[Any]) -> list[list[Access] | None]:
+    """What each launch touches: its buffers' byte ranges and whether it writes them (None
+    where unknown: a barrier)."""
+    extents = [_extent(b) for b in bufs]
+    out: list[list[Access] | None] = []
+    for launch in launches:
+        writes = getattr(launch, "writes", None)
+        if writes is None:
+            out.append(None)
+            continue
+        out.append([(*extents[slot], w) for (_, slot, _), w in zip(launch.patches, writes)])
+    return out
+
+
+def _extent(buf: Any) -> tuple[int, int]:
+    """The bytes a buffer's elements span: [first, end)."""
+    if type(buf) is DeviceArray:
+        address, strides = buf.address, buf.strides
+    else:  # a host array (a branch's upload source)
+        address, strides = buf.ctypes.data, buf.strides
+    if buf.size == 0:
+        return address, address
+    low = sum((n - 1) * s for n, s in zip(buf.shape, strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(buf.shape, strides) if s > 0)
+    return address + low, address + high + buf.dtype.itemsize
 
 
 def make_cuda_executor(placed: Any, edges: Edges, func: Any, config: Any,

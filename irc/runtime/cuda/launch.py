@@ -54,12 +54,18 @@ def driver() -> ctypes.CDLL:
                                                    ctypes.c_ulonglong]
         cu.cuGraphDestroy.argtypes = [ctypes.c_void_p]
         cu.cuGraphGetNodes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+        cu.cuGraphGetRootNodes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
         cu.cuGraphExecDestroy.argtypes = [ctypes.c_void_p]
         cu.cuGraphLaunch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         cu.cuMemcpyDtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuMemcpyHtoDAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuMemcpyDtoHAsync_v2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+        cu.cuStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+        cu.cuEventCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+        cu.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        cu.cuEventDestroy_v2.argtypes = [ctypes.c_void_p]
+        cu.cuStreamWaitEvent.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]
         if hasattr(cu, "cuLaunchKernelEx"):  # CUDA 12+
             cu.cuLaunchKernelEx.argtypes = [ctypes.POINTER(LaunchConfig), ctypes.c_void_p, ctypes.c_void_p,
                                             ctypes.c_void_p]
@@ -128,11 +134,26 @@ class Launcher:
                                        ctypes.pointer(self.attribute), 1)
             self.args = (ctypes.pointer(self.config), function, None, self.extra)
             self.launch = cu.cuLaunchKernelEx
+            self.extended = True
             return
+        self.extended = False
         u = ctypes.c_uint
         self.args = (function, u(grid), u(1), u(1), u(block), u(1), u(1), u(0),
                      ctypes.c_void_p(stream_handle), None, self.extra)
         self.launch = cu.cuLaunchKernel
+
+    def launch_on(self, stream_handle: int) -> int:
+        """This launch on another stream (a graph's lane: `concurrent_capture`)."""
+        if self.extended:
+            own = self.config.stream
+            self.config.stream = stream_handle
+            try:
+                return self.launch(*self.args)
+            finally:
+                self.config.stream = own
+        args = list(self.args)
+        args[8] = ctypes.c_void_p(stream_handle)
+        return self.launch(*args)
 
 
 class HostToDevice:
@@ -196,6 +217,7 @@ class GraphCache:
         self.seen: dict[tuple, int] = {}
         self.broken = False
         self.nodes = 0  # in the last graph captured
+        self.roots = 0  # of them, those that wait for nothing (more than one: launches side by side)
         self.launch_graph = driver().cuGraphLaunch
 
     def wants(self, key: tuple) -> bool:
@@ -225,6 +247,8 @@ class GraphCache:
             count = ctypes.c_size_t(0)
             if not bad and cu.cuGraphGetNodes(graph, None, ctypes.byref(count)) == 0:
                 self.nodes = count.value  # (kernels and library calls' own kernels: debugging)
+            if not bad and cu.cuGraphGetRootNodes(graph, None, ctypes.byref(count)) == 0:
+                self.roots = count.value
             cu.cuGraphDestroy(graph)
         if bad:  # never again for this plan; run the launches directly this time
             self.broken = True
