@@ -72,6 +72,23 @@ def test_dense_layer_with_bias_tanh_and_sgd_update_matches_cpu():
     np.testing.assert_allclose(bg.get_value(), bc.get_value(), rtol=1e-4, atol=1e-5)
 
 
+def test_a_product_runs_with_the_algorithm_timed_fastest():
+    """cuBLASLt's candidates for a product's shape are timed once (`cublaslt.py`); the product
+    then runs with the fastest, in every layout, with the numbers of the CPU backend."""
+    from irc.runtime.cuda import cublaslt
+    from irc.runtime.cuda.cublas import GemmLauncher
+    a, b = T.fmatrix("a"), T.fmatrix("b")
+    av, bv = rand(300, 100, seed=8), rand(300, 80, seed=9)  # (deep and wide enough for cuBLAS)
+    f = on_gpu([a, b], T.dot(a.T, b) * 1.0)
+    np.testing.assert_allclose(f(av, bv), av.T.astype("float64") @ bv, rtol=TOL["float32"], atol=1e-5)
+    gemms = [x.launcher for plan in f.executor.plans.values() for x in plan.launches
+             if isinstance(x.launcher, GemmLauncher)]
+    if cublaslt.handle() is None:
+        pytest.skip("no cuBLASLt library beside cuBLAS")
+    assert gemms and all(g.tuned is not None for g in gemms)
+    assert all(g.tuned.microseconds > 0 for g in gemms), "several candidates: each timed"
+
+
 def test_tutorial_logistic_regression_runs_on_the_device():
     rng = np.random.RandomState(1)
     D = (rng.randn(400, 784).astype("float32"), rng.randint(0, 2, 400).astype("float32"))

@@ -6,7 +6,9 @@ nothing while capturing). A `GemmLauncher` is one call with every argument conve
 like a kernel's `Launcher`: only the three matrix addresses change per call (its `slots`).
 float32 and float64 compute in their own precision, float16 stores halves and computes in
 float32; a `gpu.gemm` compiled with `config.allow_tf32` (its `tf32` attribute) lets float32
-products use TF32 tensor cores.
+products use TF32 tensor cores. Where cuBLASLt takes a product, it runs there with the
+algorithm timed fastest for its shape (`cublaslt.py`). A graph's other lanes
+(`concurrent_capture`) get handles and workspaces of their own.
 
 The library is found as the CUDA toolkit installs it (`libcublas.so.13`/`.12`) or in the
 `nvidia-cublas` wheel's folder (`pip install nvidia-cublas`)."""
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..blas_layout import GemmArgs
+from . import cublaslt
 from .launch import CUDA_ERROR_OUT_OF_MEMORY, CudaError, check, driver
 
 WORKSPACE_BYTES = 32 << 20  # what NVIDIA advises for Hopper
@@ -95,9 +98,9 @@ def handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
     return _HANDLE
 
 
-def lane_handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
-    """A handle of its own, with its own workspace, for a graph's other lane (`concurrent_capture`):
-    two products running side by side must not share a workspace."""
+def lane(stream_handle: int, pool: Any) -> tuple[ctypes.c_void_p, Any]:
+    """(a handle, a workspace) of its own for a graph's other lane (`concurrent_capture`): two
+    products running side by side must not share a workspace."""
     found = _LANE_HANDLES.get(stream_handle)
     if found is None:
         lib = library()
@@ -108,7 +111,7 @@ def lane_handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
         _check(lib.cublasSetWorkspace_v2(h, ctypes.c_void_p(int(workspace)), ctypes.c_size_t(WORKSPACE_BYTES)),
                "giving cuBLAS its workspace")
         found = _LANE_HANDLES[stream_handle] = (h, workspace)
-    return found[0]
+    return found
 
 
 def _warm_up(lib: ctypes.CDLL, h: ctypes.c_void_p, stream_handle: int, pool: Any) -> None:
@@ -164,6 +167,17 @@ class GemmLauncher:
         self.what = what
         self.pool = pool
         self._gemm = lib.cublasGemmEx
+        # the product through cuBLASLt with the algorithm timed fastest for its shape, where
+        # the library takes it (`cublaslt.py`)
+        self.tuned = cublaslt.product(args, data, compute, 1 if dtype == np.float64 else 0, scalar, beta != 0.0,
+                                      stream_handle, int(_WORKSPACE), WORKSPACE_BYTES, pool)
+        if self.tuned is not None:
+            t = self.tuned
+            self.args = (cublaslt.handle(), t.desc, ctypes.c_void_p(ctypes.addressof(self.alpha)), first, t.a, second,
+                         t.b, ctypes.c_void_p(ctypes.addressof(self.beta)), c, t.c, c, t.c,
+                         ctypes.c_void_p(ctypes.addressof(t.algo.algo)), ctypes.c_void_p(int(_WORKSPACE)),
+                         ctypes.c_size_t(WORKSPACE_BYTES), self.stream)
+            self._gemm = cublaslt.matmul()
 
     def launch(self, *args: Any) -> int:
         if self.copy_bytes.value:
@@ -177,12 +191,17 @@ class GemmLauncher:
         return 0
 
     def launch_on(self, stream_handle: int) -> int:
-        """This call on another stream, with that stream's handle (a graph's lane)."""
+        """This call on another stream, with that stream's handle and workspace (a graph's lane)."""
         if stream_handle == self.stream.value:
             return self.launch(*self.args)
         own = self.stream
         self.stream = ctypes.c_void_p(stream_handle)
+        h, workspace = lane(stream_handle, self.pool)
+        if self.tuned is not None:
+            args = (*self.args[:13], ctypes.c_void_p(int(workspace)), self.args[14], self.stream)
+        else:
+            args = (h, *self.args[1:])
         try:
-            return self.launch(lane_handle(stream_handle, self.pool), *self.args[1:])
+            return self.launch(*args)
         finally:
             self.stream = own
