@@ -86,15 +86,9 @@ def handle(stream_handle: int, pool: Any) -> ctypes.c_void_p:
     """The process's cuBLAS handle, bound to irc's stream, with its own workspace."""
     global _HANDLE, _WORKSPACE
     if _HANDLE is None:
-        lib = library()
-        h = ctypes.c_void_p()
-        _check(lib.cublasCreate_v2(ctypes.byref(h)), "creating the cuBLAS handle")
-        _check(lib.cublasSetStream_v2(h, ctypes.c_void_p(stream_handle)), "setting cuBLAS's stream")
-        _WORKSPACE = pool.allocate(WORKSPACE_BYTES)
-        _check(lib.cublasSetWorkspace_v2(h, ctypes.c_void_p(int(_WORKSPACE)), ctypes.c_size_t(WORKSPACE_BYTES)),
-               "giving cuBLAS its workspace")
+        h, _WORKSPACE = _new_handle(stream_handle, pool)
         _HANDLE = h
-        _warm_up(lib, h, stream_handle, pool)
+        _warm_up(library(), h, stream_handle, pool)
     return _HANDLE
 
 
@@ -103,15 +97,20 @@ def lane(stream_handle: int, pool: Any) -> tuple[ctypes.c_void_p, Any]:
     products running side by side must not share a workspace."""
     found = _LANE_HANDLES.get(stream_handle)
     if found is None:
-        lib = library()
-        h = ctypes.c_void_p()
-        _check(lib.cublasCreate_v2(ctypes.byref(h)), "creating a cuBLAS handle for a graph's lane")
-        _check(lib.cublasSetStream_v2(h, ctypes.c_void_p(stream_handle)), "setting cuBLAS's stream")
-        workspace = pool.allocate(WORKSPACE_BYTES)
-        _check(lib.cublasSetWorkspace_v2(h, ctypes.c_void_p(int(workspace)), ctypes.c_size_t(WORKSPACE_BYTES)),
-               "giving cuBLAS its workspace")
-        found = _LANE_HANDLES[stream_handle] = (h, workspace)
+        found = _LANE_HANDLES[stream_handle] = _new_handle(stream_handle, pool)
     return found
+
+
+def _new_handle(stream_handle: int, pool: Any) -> tuple[ctypes.c_void_p, Any]:
+    """A cuBLAS handle on `stream_handle` with a workspace of its own from `pool`."""
+    lib = library()
+    h = ctypes.c_void_p()
+    _check(lib.cublasCreate_v2(ctypes.byref(h)), "creating a cuBLAS handle")
+    _check(lib.cublasSetStream_v2(h, ctypes.c_void_p(stream_handle)), "setting cuBLAS's stream")
+    workspace = pool.allocate(WORKSPACE_BYTES)
+    _check(lib.cublasSetWorkspace_v2(h, ctypes.c_void_p(int(workspace)), ctypes.c_size_t(WORKSPACE_BYTES)),
+           "giving cuBLAS its workspace")
+    return h, workspace
 
 
 def _warm_up(lib: ctypes.CDLL, h: ctypes.c_void_p, stream_handle: int, pool: Any) -> None:
