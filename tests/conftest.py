@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import irc_opt_forkserver
+from irc.base.config import config as irc_config  # the standard library only: no llvmlite, no numpy
 
 ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = 'not() { ! "$@"; }\n'
@@ -161,7 +162,13 @@ def pytest_configure(config: pytest.Config) -> None:
     """One compile cache for the whole run, never the user's: the controller (or a run without
     pytest-xdist) makes the folder and names it in `IRC_COMPILEDIR` before any worker starts, so
     every worker inherits it and a graph compiled by one worker is a cache hit for the others
-    (entries are written atomically: concurrent writers are safe). Removed at the end."""
+    (entries are written atomically: concurrent writers are safe). Removed at the end.
+
+    Every process of the run (each xdist worker too) compiles optimized code directly
+    (`config.compile_tiers` off): tiered compilation would compile each new function twice,
+    once quickly and once in a background process, doubling the suite's CPU on cores the
+    workers already fill. tests/codegen_cpu/test_compile_tiers.py turns it on where it is tested."""
+    irc_config.compile_tiers = False
     if hasattr(config, "workerinput"):  # an xdist worker: the controller's folder is in the env
         return
     folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")

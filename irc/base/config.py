@@ -106,6 +106,10 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("allow_gc", True, _bool, "True, False", "free intermediate values after their last use"),
     Flag("cpu_threads", 0, _count, "0 (OMP_NUM_THREADS, else all cores), or a count",
          "threads for parallel loops on the cpu, process-wide, applied when a function loads"),
+    Flag("compile_tiers", True, _bool, "True, False",
+         "a cache miss runs quickly compiled code first while a background process builds the "
+         "optimized code, switched to between calls (False: compile optimized code before the "
+         "first call)"),
     Flag("profile", False, _bool, "True, False", "profile every compiled function"),
     Flag("force_device", False, _bool, "True, False", "fail instead of falling back to the cpu"),
     Flag("print_active_device", True, _bool, "True, False", "print the device in use at start"),
