@@ -87,6 +87,12 @@ def start(texts: dict[str, str], compile_one: Callable[[str, str], bytes],
     """A child compiling every module (`compile_one(key, text)`, spread over `processes`
     processes, the child included) and handing all the objects to `finish` (which stores
     them); None when no process can be made (the caller compiles in this one)."""
+    return start_task(lambda: finish(compile_all(texts, compile_one, processes)))
+
+
+def start_task(work: Callable[[], None]) -> BackgroundCompile | None:
+    """A child running `work()` (LLVM calls and cache writes only) and reporting `OK` when it
+    returns; None when no process can be made."""
     if not can_fork():
         return None
     read_fd, write_fd = os.pipe()
@@ -103,7 +109,7 @@ def start(texts: dict[str, str], compile_one: Callable[[str, str], bytes],
         try:
             os.close(read_fd)
             warnings.simplefilter("ignore")  # a cache warning is the parent's to give, on its own lookup
-            finish(compile_all(texts, compile_one, processes))
+            work()
             os.write(write_fd, OK)
             status = 0
         finally:

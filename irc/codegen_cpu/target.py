@@ -144,12 +144,21 @@ def tier0_object(module: ir.Module | str) -> bytes:
     """Object code for a module compiled as cheaply as LLVM can (no passes, FastISel): what a
     function runs until its optimized code is ready. Never cached: the cache holds optimized
     code only."""
+    return _tier0(module, assembly=False)
+
+
+def tier0_assembly(module: ir.Module | str) -> str:
+    """The assembly of `tier0_object`'s code (`irc-opt -t asm-tier0`)."""
+    return _tier0(module, assembly=True)
+
+
+def _tier0(module: ir.Module | str, assembly: bool):
     tm = tier0_target_machine()
     with timed(LLVM_TIER0):
         mod = llvm.parse_assembly(str(module))
         mod.triple = tm.triple
         mod.data_layout = str(tm.target_data)
-        return tm.emit_object(mod)
+        return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)
 
 
 def emit_object(mod: "llvm.ModuleRef") -> bytes:

@@ -246,6 +246,7 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
 def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_cache: bool, allow_gc: bool,
                  stats: CompileStats) -> NativeFunction:
     t0 = time.perf_counter()
+    tiers = use_cache and config.compile_tiers and can_fork()
     func = _select_function(module, name)
     with timed(LOWER):
         loop_module = lower_module(module, name, allow_gc)
@@ -262,7 +263,7 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     later = None
     if objects is None:
         t1 = time.perf_counter()
-        tiered = (cache_dir, key) if use_cache and config.compile_tiers else None
+        tiered = (cache_dir, key) if tiers else None
         keys, main, objects, later = build_objects(loop_module, layout, kernels, tiered)
         stats.llvm_s = time.perf_counter() - t1
         if use_cache and later is None:
@@ -371,10 +372,11 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache, tiered: t
         texts = {GLUE: str(llvm_module), **{key: str(module) for key, module in found.modules.items()}}
         pool = pool_module_text()  # a process's first compile on an empty cache builds the pool too
     keys = found.keys()
-    if tiered is not None and sum(map(len, texts.values())) >= MIN_PARALLEL_CHARS and can_fork():
-        if pool is not None:  # the pool runs for the process's life: optimized from the start
-            provide_pool_object(_compile_module(POOL, pool))
-        compiled = {k: tier0_object(t) for k, t in texts.items()}
+    if tiered is not None and sum(map(len, texts.values())) >= MIN_PARALLEL_CHARS:
+        # side by side when it pays (the pool, optimized, beside the quick code)
+        compiled = compile_all({**texts, POOL: pool} if pool is not None else texts, _quick_module)
+        if pool is not None:
+            provide_pool_object(compiled.pop(POOL))
         # forked after the quick code: on a busy machine a child started first took a core from it
         later = _start_optimizing(texts, found, keys, kernels, *tiered)
         main = compiled.pop(GLUE)
@@ -432,6 +434,12 @@ POOL = "thread pool"  # the thread pool's (`threads.py`), when it is not built y
 def _compile_module(key: str, text: str) -> bytes:
     """Object code of the function's own module (two passes) or of a kernel's (O2)."""
     return glue_object(text) if key == GLUE else emit_object(parse_and_optimize(text))
+
+
+def _quick_module(key: str, text: str) -> bytes:
+    """A first compile's object code: tier 0, but the thread pool's optimized (it runs for the
+    process's life: it is not switched)."""
+    return _compile_module(key, text) if key == POOL else tier0_object(text)
 
 
 def kernel_salt() -> str:
