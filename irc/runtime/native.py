@@ -40,7 +40,7 @@ from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower
 from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure, pool_module_text, provide_pool_object
+from .threads import configure, ensure_pool, pool_module_text, provide_pool_object
 from .tier_switch import TierSwitch
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
@@ -271,7 +271,9 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     native = bind_native(func, loop_func, text, objects, layout, stats)
     if later is not None:
         stats.tier = 0
-        native._tier = TierSwitch(later[0], later[1], lambda objs: load_entry(objs, loop_func, layout))
+        # (the switch loads without applying `config.cpu_threads` again: a count set since, by
+        # `set_num_threads`, stays)
+        native._tier = TierSwitch(later[0], later[1], lambda objs: load_entry(objs, loop_func, layout, False))
     return native
 
 
@@ -314,9 +316,9 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | li
         inplace_results=inplace_results(loop_func), row_counts=row_counts(loop_func))
 
 
-def load_entry(obj: bytes | list[bytes], loop_func: FuncOp, layout) -> tuple:
+def load_entry(obj: bytes | list[bytes], loop_func: FuncOp, layout, configure_threads: bool = True) -> tuple:
     """(engine, entry point as a ctypes function) of the loaded object code."""
-    engine = load_object(obj)
+    engine = load_object(obj, configure_threads)
     ft = loop_func.function_type
     if layout is not None:
         addr = engine.get_function_address(numpy_symbol(loop_func))
@@ -447,9 +449,14 @@ def kernel_salt() -> str:
     return ABI_VERSION + "|" + cpu_target.codegen_identity()
 
 
-def load_object(obj: bytes | list[bytes]):
-    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here)."""
-    configure()  # the pool's entry point must resolve before the object loads
+def load_object(obj: bytes | list[bytes], configure_threads: bool = True):
+    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here);
+    `configure_threads`: apply `config.cpu_threads` (as every compile does), else only make sure
+    the pool runs."""
+    if configure_threads:
+        configure()  # the pool's entry point must resolve before the object loads
+    else:
+        ensure_pool()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     for o in [obj] if isinstance(obj, bytes) else obj:
         engine.add_object_file(llvm.ObjectFileRef.from_data(o))

@@ -17,6 +17,7 @@ import pytest
 import irc
 import irc.tensor as T
 from irc.codegen_cpu import background_compile
+from irc.runtime import threads
 from irc.runtime.object_cache import ObjectCache
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +26,10 @@ RTOL = 1e-10
 
 @pytest.fixture
 def tiers(tmp_path, monkeypatch):
-    """Tiers on, with a compile cache of the test's own (every compile a miss at first)."""
+    """Tiers on, with a compile cache of the test's own (every compile a miss at first); the
+    first compile in this process (no forked helpers: its rows are all here)."""
     monkeypatch.setenv("IRC_COMPILEDIR", str(tmp_path))
+    monkeypatch.setenv("IRC_COMPILE_PROCESSES", "1")
     with irc.config.change_flags(compile_tiers=True):
         yield tmp_path
     for pid in background_compile.live_children():  # a test that failed midway
@@ -93,6 +96,21 @@ def test_switch_happens_at_call_entry_without_waiting(tiers):
     native._tier._next_poll = 0.0
     check(f(*args), args)  # this call took the optimized code first
     assert native.stats.tier == 1
+
+
+def test_the_switch_keeps_a_thread_count_set_since_the_compile(tiers):
+    """Loading a compiled function applies `config.cpu_threads`; the switch does not (a
+    benchmark's `set_num_threads(1)` before its first call stayed 2 threads after the switch)."""
+    f = logistic_step()
+    before = threads.num_threads()
+    try:
+        threads.set_num_threads(1)
+        assert f.wait_optimized(timeout=120)
+        args = inputs(4)
+        check(f(*args), args)
+        assert threads.num_threads() == 1
+    finally:
+        threads.set_num_threads(before)
 
 
 def test_cache_never_holds_tier0_code(tiers):
