@@ -16,6 +16,8 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.base import config as irc_config_module
+from irc.base.config import TIERS_VARIABLE
 from irc.codegen_cpu import background_compile
 from irc.runtime import threads
 from irc.runtime.object_cache import ObjectCache
@@ -195,3 +197,13 @@ def test_child_finishes_the_cache_at_exit_and_is_reaped(tmp_path):
     entry = function_entries(tmp_path)[0]
     key = entry.name.split(".")[0]
     assert ObjectCache(str(tmp_path)).load(key) is not None  # a whole, verified entry
+
+
+def test_irc_compile_tiers_0_turns_the_default_off_for_the_suites_subprocesses(monkeypatch):
+    assert os.environ[TIERS_VARIABLE] == "0"  # tests/conftest.py: subprocesses compile directly too
+    monkeypatch.setenv(TIERS_VARIABLE, "0")
+    assert irc_config_module._default_tiers() is False
+    monkeypatch.setenv(TIERS_VARIABLE, "1")
+    assert irc_config_module._default_tiers() is True
+    monkeypatch.delenv(TIERS_VARIABLE)
+    assert irc_config_module._default_tiers() is True
