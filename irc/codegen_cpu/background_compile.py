@@ -24,7 +24,7 @@ import time
 import warnings
 from typing import Callable
 
-from .compile_processes import CHILD_TIMEOUT_S, can_fork, compile_all, llvm_lock
+from .compile_processes import CHILD_TIMEOUT_S, can_fork, llvm_lock
 
 OK = b"k"
 EXIT_WAIT_S = 60.0
@@ -80,14 +80,6 @@ class BackgroundCompile:
 
 
 _LIVE: dict[int, BackgroundCompile] = {}
-
-
-def start(texts: dict[str, str], compile_one: Callable[[str, str], bytes],
-          finish: Callable[[dict[str, bytes]], None], processes: int = 1) -> BackgroundCompile | None:
-    """A child compiling every module (`compile_one(key, text)`, spread over `processes`
-    processes, the child included) and handing all the objects to `finish` (which stores
-    them); None when no process can be made (the caller compiles in this one)."""
-    return start_task(lambda: finish(compile_all(texts, compile_one, processes)))
 
 
 def start_task(work: Callable[[], None]) -> BackgroundCompile | None:

@@ -16,6 +16,7 @@ import ctypes
 import functools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -40,7 +41,8 @@ from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower
 from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure, ensure_pool, pool_module_text, provide_pool_object
+from .threads import (configure, ensure_configured, pool_missing, pool_module_text, pool_text, promise_pool,
+                      provide_pool_object, store_pool_object, use_serial_runtime)
 from .tier_switch import TierSwitch
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
@@ -268,12 +270,15 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
         stats.llvm_s = time.perf_counter() - t1
         if use_cache and later is None:
             cache.store(key, encode_linked(keys, main))
-    native = bind_native(func, loop_func, text, objects, layout, stats)
+    # tier-0 code before the process has its pool runs on the serial runtime (the background
+    # process compiles the pool); the switch starts the pool then, or leaves it as it is (a
+    # thread count set since, by `set_num_threads`, stays)
+    serial = later is not None and pool_missing()
+    native = bind_native(func, loop_func, text, objects, layout, stats, use_serial_runtime if serial else configure)
     if later is not None:
         stats.tier = 0
-        # (the switch loads without applying `config.cpu_threads` again: a count set since, by
-        # `set_num_threads`, stays)
-        native._tier = TierSwitch(later[0], later[1], lambda objs: load_entry(objs, loop_func, layout, False))
+        native._tier = TierSwitch(later[0], later[1],
+                                  lambda objs: load_entry(objs, loop_func, layout, ensure_configured))
     return native
 
 
@@ -294,13 +299,13 @@ def _cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | 
 
 
 def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | list[bytes], layout,
-                stats: "CompileStats") -> NativeFunction:
+                stats: "CompileStats", runtime: Callable[[], object] = configure) -> NativeFunction:
     """Load object code (the function's, then its kernels') and wrap its entry point (the
     numpy-object ABI when `layout` is known, else the flat pointer/size/stride ABI) as a
     `NativeFunction`."""
     t2 = time.perf_counter()
     with timed(LOAD):
-        engine, cfunc = load_entry(obj, loop_func, layout)
+        engine, cfunc = load_entry(obj, loop_func, layout, runtime)
     stats.load_s = time.perf_counter() - t2
     ft = loop_func.function_type
     asserts = [op for op in loop_func.walk() if isinstance(op, L.CHECKS)]
@@ -316,9 +321,9 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | li
         inplace_results=inplace_results(loop_func), row_counts=row_counts(loop_func))
 
 
-def load_entry(obj: bytes | list[bytes], loop_func: FuncOp, layout, configure_threads: bool = True) -> tuple:
+def load_entry(obj: bytes | list[bytes], loop_func: FuncOp, layout, runtime: Callable[[], object] = configure) -> tuple:
     """(engine, entry point as a ctypes function) of the loaded object code."""
-    engine = load_object(obj, configure_threads)
+    engine = load_object(obj, runtime)
     ft = loop_func.function_type
     if layout is not None:
         addr = engine.get_function_address(numpy_symbol(loop_func))
@@ -372,18 +377,17 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache, tiered: t
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
         texts = {GLUE: str(llvm_module), **{key: str(module) for key, module in found.modules.items()}}
-        pool = pool_module_text()  # a process's first compile on an empty cache builds the pool too
     keys = found.keys()
     if tiered is not None and sum(map(len, texts.values())) >= MIN_PARALLEL_CHARS:
-        # side by side when it pays (the pool, optimized, beside the quick code)
-        compiled = compile_all({**texts, POOL: pool} if pool is not None else texts, _quick_module)
-        if pool is not None:
-            provide_pool_object(compiled.pop(POOL))
+        with_pool = promise_pool()  # the pool is missing: the background process builds it
+        compiled = compile_all(texts, _tier0_module)  # side by side when it pays
         # forked after the quick code: on a busy machine a child started first took a core from it
-        later = _start_optimizing(texts, found, keys, kernels, *tiered)
+        later = _start_optimizing(texts, found, keys, kernels, *tiered, with_pool)
         main = compiled.pop(GLUE)
         objects = {**found.objects, **compiled}
         return keys, main, [main, *(objects[k] for k in keys)], later
+    with timed(LLVM_IR):
+        pool = pool_module_text()  # a process's first compile on an empty cache builds the pool too
     if pool is not None:
         texts[POOL] = pool
     compiled = compile_all(texts, _compile_module)  # in forked processes too, when it pays
@@ -397,15 +401,22 @@ def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache, tiered: t
 
 
 def _start_optimizing(texts: dict[str, str], found: KernelSet, keys: list[str], kernels: KernelCache,
-                      cache_dir: str | None, function_key: str) -> tuple:
-    """A background process compiling `texts` at the normal level into the cache, and what
-    gives the optimized objects once it is done: read from the cache it wrote, each one it
-    failed to store (it died, the disk is full) compiled in this process."""
+                      cache_dir: str | None, function_key: str, with_pool: bool) -> tuple:
+    """A background process compiling `texts` (and the thread pool, `with_pool`) at the normal
+    level into the cache, and what gives the optimized objects once it is done: read from the
+    cache it wrote, each one it failed to store (it died, the disk is full) compiled in this
+    process (the pool then by `threads._build`)."""
     def compile_and_store(key: str, text: str) -> bytes:
         obj = _compile_module(key, text)
-        if key != GLUE:
+        if key == POOL:
+            store_pool_object(obj)
+        elif key != GLUE:
             kernels.store(key, encode_linked(found.calls[key], obj))
         return obj
+
+    def work() -> None:  # in the child: the pool's IR is built there too
+        todo = {**texts, POOL: pool_text()} if with_pool else texts
+        store_function(compile_all(todo, compile_and_store, max(1, process_count() - 1)))
 
     def store_function(objects: dict[str, bytes]) -> None:  # after its kernels: it counts only with them
         ObjectCache(cache_dir).store(function_key, encode_linked(keys, objects[GLUE]))
@@ -425,8 +436,7 @@ def _start_optimizing(texts: dict[str, str], found: KernelSet, keys: list[str], 
         store_function(got)
         return [got[GLUE], *(got[k] for k in keys)]
 
-    child = background_compile.start(texts, compile_and_store, store_function, max(1, process_count() - 1))
-    return child, optimized
+    return background_compile.start_task(work), optimized
 
 
 GLUE = "glue"  # the function's own module among the kernels' (whose keys are hashes)
@@ -438,10 +448,8 @@ def _compile_module(key: str, text: str) -> bytes:
     return glue_object(text) if key == GLUE else emit_object(parse_and_optimize(text))
 
 
-def _quick_module(key: str, text: str) -> bytes:
-    """A first compile's object code: tier 0, but the thread pool's optimized (it runs for the
-    process's life: it is not switched)."""
-    return _compile_module(key, text) if key == POOL else tier0_object(text)
+def _tier0_module(key: str, text: str) -> bytes:
+    return tier0_object(text)
 
 
 def kernel_salt() -> str:
@@ -449,14 +457,12 @@ def kernel_salt() -> str:
     return ABI_VERSION + "|" + cpu_target.codegen_identity()
 
 
-def load_object(obj: bytes | list[bytes], configure_threads: bool = True):
-    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here);
-    `configure_threads`: apply `config.cpu_threads` (as every compile does), else only make sure
-    the pool runs."""
-    if configure_threads:
-        configure()  # the pool's entry point must resolve before the object loads
-    else:
-        ensure_pool()
+def load_object(obj: bytes | list[bytes], runtime: Callable[[], object] = configure):
+    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here).
+    `runtime()` runs first, since the runtime's symbols must resolve when the object loads:
+    `configure` (the pool, with `config.cpu_threads` applied: every compile), `ensure_configured`
+    (a tier switch) or `use_serial_runtime` (tier-0 code before the pool exists)."""
+    runtime()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     for o in [obj] if isinstance(obj, bytes) else obj:
         engine.add_object_file(llvm.ObjectFileRef.from_data(o))

@@ -207,3 +207,31 @@ def test_irc_compile_tiers_0_turns_the_default_off_for_the_suites_subprocesses(m
     assert irc_config_module._default_tiers() is True
     monkeypatch.delenv(TIERS_VARIABLE)
     assert irc_config_module._default_tiers() is True
+
+
+_NO_POOL_SCRIPT = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import test_compile_tiers as t
+from irc.runtime import threads
+f = t.logistic_step()
+args = t.inputs()
+t.check(f(*args), args)
+assert f.maker.native.stats.tier == 0 and threads._POOL is None  # the serial runtime, no pool yet
+assert f.wait_optimized(timeout=120)
+t.check(f(*args), args)
+assert threads._POOL is not None and threads.num_threads() == threads.default_threads()
+print("ok")
+"""
+
+
+def test_tier0_code_runs_on_the_serial_runtime_until_the_pool_comes_from_the_child(tmp_path):
+    """An empty cache, a fresh process: the pool is compiled by the background process (into
+    the cache), not before the first call; the switch starts it with the configured threads."""
+    env = {**os.environ, "IRC_COMPILEDIR": str(tmp_path), "IRC_FLAGS": "compile_tiers=True",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", _NO_POOL_SCRIPT, str(Path(__file__).parent)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.split()[-1] == "ok", out.stderr
+    assert list((tmp_path / "runtime").glob("*"))  # the pool, stored by the child
