@@ -10,7 +10,8 @@ byte on a pipe (`OK`) when everything is stored and leaves with `os._exit`. A ch
 fails or falls silent for `CHILD_TIMEOUT_S` is a failure the caller survives (it compiles what
 the cache lacks itself). At interpreter exit, children still compiling are waited for (at most
 `EXIT_WAIT_S`, then killed) and reaped: the cache they were writing is complete for the next
-process, and no child outlives its parent or is left a zombie. A process forked from the
+process, and no child outlives a parent that exits normally or is left a zombie (a parent
+killed by a signal leaves its child to finish the cache, reaped by init). A process forked from the
 parent (by the user) does not own the parent's children: it neither reads their pipes nor
 waits for them.
 """
