@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import irc_opt_forkserver
+from irc.base.config import TIERS_VARIABLE, config as irc_config  # the standard library only
 
 ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = 'not() { ! "$@"; }\n'
@@ -35,6 +36,7 @@ SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"  # irc.codegen_cpu.target's (impor
 # irc.codegen_cpu.compile_processes's: under pytest-xdist a worker compiles its kernels itself
 PROCESSES_VARIABLE = "IRC_COMPILE_PROCESSES"
 _PROCESSES = pytest.StashKey[str | None]()
+_TIERS = pytest.StashKey[str | None]()
 
 
 def run_lines(text: str) -> list[str]:
@@ -161,7 +163,15 @@ def pytest_configure(config: pytest.Config) -> None:
     """One compile cache for the whole run, never the user's: the controller (or a run without
     pytest-xdist) makes the folder and names it in `IRC_COMPILEDIR` before any worker starts, so
     every worker inherits it and a graph compiled by one worker is a cache hit for the others
-    (entries are written atomically: concurrent writers are safe). Removed at the end."""
+    (entries are written atomically: concurrent writers are safe). Removed at the end.
+
+    Every process of the run (each xdist worker, each subprocess a test starts, through
+    `IRC_COMPILE_TIERS=0`) compiles optimized code directly (`config.compile_tiers` off):
+    tiered compilation would compile each new function a second time, quickly, and leave a
+    background process compiling beside the tests on cores the workers already fill, and a
+    function's results could change by a rounding between its tier-0 and its optimized calls.
+    tests/codegen_cpu/test_compile_tiers.py turns it on where it is tested."""
+    irc_config.compile_tiers = False
     if hasattr(config, "workerinput"):  # an xdist worker: the controller's folder is in the env
         return
     folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")
@@ -170,6 +180,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SPEED_LEVEL] = os.environ.get(SPEED_LEVEL_VARIABLE)
     os.environ.setdefault(SPEED_LEVEL_VARIABLE, TEST_SPEED_LEVEL)
     config.stash[_PROCESSES] = os.environ.get(PROCESSES_VARIABLE)
+    config.stash[_TIERS] = os.environ.get(TIERS_VARIABLE)
+    os.environ[TIERS_VARIABLE] = "0"
     if config.getoption("numprocesses", None):  # the workers already fill the cores
         os.environ.setdefault(PROCESSES_VARIABLE, "1")
 
@@ -185,6 +197,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _restore("IRC_COMPILEDIR", old)
     _restore(SPEED_LEVEL_VARIABLE, config.stash.get(_SPEED_LEVEL, None))
     _restore(PROCESSES_VARIABLE, config.stash.get(_PROCESSES, None))
+    _restore(TIERS_VARIABLE, config.stash.get(_TIERS, None))
     shutil.rmtree(folder, ignore_errors=True)
 
 

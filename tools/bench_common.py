@@ -6,6 +6,8 @@ import statistics
 import time
 from typing import Callable
 
+from irc.codegen_cpu.background_compile import wait_all
+
 
 WARMUP_S = 0.02  # see `median_us`
 
@@ -19,7 +21,12 @@ def median_us(fn: Callable[[], object], repeat: int, inner: int,
 
     The warm-up is timed, not counted, because a thread pool woken after `settle()` (irc's and
     OpenBLAS's alike) starts on its caller's core and takes milliseconds to be spread again:
-    measured right after waking, 2-thread gemm read 5–12% slow, whichever library came first."""
+    measured right after waking, 2-thread gemm read 5–12% slow, whichever library came first.
+
+    irc's functions compiled on a cache miss run tier-0 code until their optimized code is
+    built (`irc.config.compile_tiers`): the background compiles are waited for first, and the
+    warm-up's first call of each function takes its optimized code."""
+    wait_all()
     start = time.perf_counter()
     done = 0
     while done < warmup or time.perf_counter() - start < WARMUP_S:

@@ -9,6 +9,9 @@ the MLP step of `examples/dlt_programs.py` on irc with an empty compile cache, t
 on jax.jit (jax's own persistent cache off), then an MLP of another width and other
 hyperparameters on irc with a cache that holds the LR and the first MLP (only kernels can be
 reused: its loop IR differs). Prints every sample, the medians and the load average.
+irc's first call on an empty cache runs tier-0 code (`config.compile_tiers`, as a user's does);
+each irc process waits at its exit for the background compile of the optimized code, so the
+next sample finds a complete cache and no child of the previous one still running.
 
 The children may write Python's bytecode cache (`PYTHONDONTWRITEBYTECODE` is dropped), and a
 first round that is not counted writes it: an installed irc has its `.pyc` files, as jax has;

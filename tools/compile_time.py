@@ -13,7 +13,10 @@ process's `import irc` and the whole first call (compile + one call). Seconds, m
 `repeat` runs (the machine may be shared: the runs of a program alternate cold and warm).
 The children may write Python's bytecode cache (as an installed irc has it), and a first run
 that is not counted writes it. `--kernels` compiles in one process (`IRC_COMPILE_PROCESSES=1`)
-so that every module is timed where it runs.
+so that every module is timed where it runs, and optimized before the first call
+(`compile_tiers=False`). Otherwise a cold compile is tiered as a user's is (`config.compile_tiers`):
+its rows are the tier-0 compile's, and the optimized code comes from a background process
+that the child waits for at its exit (not in the rows).
 """
 from __future__ import annotations
 
@@ -66,8 +69,9 @@ def run(program: str, cache: str, kernels: bool = False) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(IRC_COMPILEDIR=cache, IRC_FLAGS="floatX=float32",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    if kernels:
+    if kernels:  # every module optimized in this process (no tiers: their optimized code is a child's)
         env["IRC_COMPILE_PROCESSES"] = "1"
+        env["IRC_FLAGS"] = "floatX=float32,compile_tiers=False"
     argv = [sys.executable, "-c", _CHILD, program, str(ROOT / "examples" / "dlt_programs.py")] + (["kernels"] if kernels else [])
     out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True, cwd=ROOT)  # `-c`: the cwd first
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -17,6 +17,8 @@ MACHINE_CODE = "machine code"
 LOAD = "load (MCJIT)"
 # waiting for the forked processes that compile kernels beside this one (`compile_processes.py`)
 LLVM_CHILDREN = "LLVM (waiting for other processes)"
+# a first compile's quick code (`config.compile_tiers`): parsing and FastISel, no optimization
+LLVM_TIER0 = "LLVM tier 0 (no passes, FastISel)"
 
 _LISTENERS: list[Callable[[str, float], None]] = []
 

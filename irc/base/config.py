@@ -89,6 +89,15 @@ def _seed(v: Any) -> str:
     return s
 
 
+TIERS_VARIABLE = "IRC_COMPILE_TIERS"
+
+
+def _default_tiers() -> bool:
+    """On, unless `IRC_COMPILE_TIERS=0` (a process and the processes it starts: the test suite
+    sets it, since its subprocesses set `IRC_FLAGS` of their own)."""
+    return os.environ.get(TIERS_VARIABLE, "").strip() != "0"
+
+
 def _default_compiledir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "irc")
@@ -106,6 +115,10 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("allow_gc", True, _bool, "True, False", "free intermediate values after their last use"),
     Flag("cpu_threads", 0, _count, "0 (OMP_NUM_THREADS, else all cores), or a count",
          "threads for parallel loops on the cpu, process-wide, applied when a function loads"),
+    Flag("compile_tiers", _default_tiers(), _bool, "True, False",
+         "a cache miss runs quickly compiled code first while a background process builds the "
+         "optimized code, switched to between calls (False: compile optimized code before the "
+         "first call; default False when IRC_COMPILE_TIERS=0)"),
     Flag("profile", False, _bool, "True, False", "profile every compiled function"),
     Flag("force_device", False, _bool, "True, False", "fail instead of falling back to the cpu"),
     Flag("print_active_device", True, _bool, "True, False", "print the device in use at start"),

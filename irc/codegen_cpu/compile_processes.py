@@ -60,13 +60,21 @@ def _forking_warned_against() -> bool:
     return any(name in sys.modules for name in FORK_AVERSE)
 
 
-def compile_all(texts: dict[str, str], compile_one: Callable[[str, str], bytes]) -> dict[str, bytes]:
+def can_fork() -> bool:
+    """Whether this process may fork compiling children (a fork exists, no library that
+    forbids forks is loaded)."""
+    return hasattr(os, "fork") and not _forking_warned_against()
+
+
+def compile_all(texts: dict[str, str], compile_one: Callable[[str, str], bytes],
+                processes: int | None = None) -> dict[str, bytes]:
     """`compile_one(key, text)` of every module (LLVM IR text by key), in this process and, when
-    it pays, in forked children. The modules, largest first, are a queue in a pipe that every
-    process takes from (a read of one entry is atomic): none waits while another has a backlog."""
-    parts = min(process_count(), len(texts))
-    if (parts < 2 or sum(len(t) for t in texts.values()) < MIN_PARALLEL_CHARS or not hasattr(os, "fork")
-            or len(texts) * _TASK.size > MAX_QUEUE_BYTES or _forking_warned_against()):
+    it pays, in forked children (`processes` of them in all, this one included; default
+    `process_count()`). The modules, largest first, are a queue in a pipe that every process
+    takes from (a read of one entry is atomic): none waits while another has a backlog."""
+    parts = min(process_count() if processes is None else processes, len(texts))
+    if (parts < 2 or sum(len(t) for t in texts.values()) < MIN_PARALLEL_CHARS or not can_fork()
+            or len(texts) * _TASK.size > MAX_QUEUE_BYTES):
         return {key: compile_one(key, text) for key, text in texts.items()}
     order = sorted(texts, key=lambda k: -len(texts[k]))
     queue, fill = os.pipe()
@@ -109,7 +117,7 @@ def _fork(queue: int, order: list[str], texts: dict[str, str],
     (pid, read end), or None when no process can be made."""
     read_fd, write_fd = os.pipe()
     try:
-        with _llvm_lock(), warnings.catch_warnings():
+        with llvm_lock(), warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork of a threaded process
             pid = os.fork()
     except OSError:
@@ -180,7 +188,7 @@ def _records(data: bytes) -> dict[str, bytes]:
 
 
 @contextlib.contextmanager
-def _llvm_lock():
+def llvm_lock():
     """llvmlite's lock around every LLVM call, held across the fork (a nullcontext if llvmlite
     no longer has it)."""
     import llvmlite.binding as llvm

@@ -1,5 +1,6 @@
 """Text outputs for `irc-opt -t llvm` / `-t asm`: a module (tensor- or loop-level) lowered to
-loops if needed, converted to LLVM IR and optimized at O2 for the host."""
+loops if needed, converted to LLVM IR and optimized at O2 for the host (`-t asm-tier0`: the
+quick code a first compile runs until its optimized code is ready, `config.compile_tiers`)."""
 from __future__ import annotations
 
 from ..base.compile_stages import LLVM_IR, LOWER, timed
@@ -8,7 +9,7 @@ from ..dialects.func import FuncOp
 from ..ir.diagnostics import UnsupportedError
 from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower_function
 from .convert_to_llvm import convert_to_llvm
-from .target import emit_assembly, parse_and_optimize
+from .target import emit_assembly, parse_and_optimize, tier0_assembly
 
 
 def _loop_module(module: ModuleOp) -> ModuleOp:
@@ -53,3 +54,8 @@ def emit_asm(module: ModuleOp) -> str:
     """Host assembly."""
     return emit_assembly(optimized_module(module))
 
+
+
+def emit_asm_tier0(module: ModuleOp) -> str:
+    """Host assembly of the tier-0 code (no passes, FastISel)."""
+    return tier0_assembly(_llvm_ir(_loop_module(module)))

@@ -13,7 +13,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from ..base.compile_stages import LLVM_OPT, MACHINE_CODE, timed
+from ..base.compile_stages import LLVM_OPT, LLVM_TIER0, MACHINE_CODE, timed
 from ..codegen_llvm.identity import llvm_versions, sources_hash
 from ..codegen_llvm import optimize as llvm_optimize
 
@@ -31,6 +31,11 @@ SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"
 # way). Unoptimized it took 0.02 s, but that step then ran 1.8 µs (13%) slower.
 GLUE_PASSES = ("instruction_combine", "simplify_cfg")
 GLUE_CODEGEN_LEVEL = 1
+# Tier 0 (`config.compile_tiers`): the IR as it is, FastISel and the fast register allocator.
+# Session 12, a first call with empty cache: the DLT MLP step's modules 1.7 s of LLVM -> 0.15 s
+# (its step then runs 26 µs instead of 16 until the optimized code replaces it); instcombine
+# and simplifycfg before codegen level 1 took 0.55 s and ran at 18 µs: not a tier 0.
+TIER0_CODEGEN_LEVEL = 0
 
 
 @functools.lru_cache(maxsize=None)
@@ -124,6 +129,36 @@ def glue_object(module: ir.Module | str) -> bytes:
         pm.run(mod, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
     with timed(MACHINE_CODE):
         return tm.emit_object(mod)
+
+
+@functools.lru_cache(maxsize=None)
+def tier0_target_machine() -> "llvm.TargetMachine":
+    """The target machine for tier-0 code (`tier0_object`)."""
+    _init()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=host_features(),
+                                        opt=TIER0_CODEGEN_LEVEL, jit=True)
+
+
+def tier0_object(module: ir.Module | str) -> bytes:
+    """Object code for a module compiled as cheaply as LLVM can (no passes, FastISel): what a
+    function runs until its optimized code is ready. Never cached: the cache holds optimized
+    code only."""
+    return _tier0(module, assembly=False)
+
+
+def tier0_assembly(module: ir.Module | str) -> str:
+    """The assembly of `tier0_object`'s code (`irc-opt -t asm-tier0`)."""
+    return _tier0(module, assembly=True)
+
+
+def _tier0(module: ir.Module | str, assembly: bool):
+    tm = tier0_target_machine()
+    with timed(LLVM_TIER0):
+        mod = llvm.parse_assembly(str(module))
+        mod.triple = tm.triple
+        mod.data_layout = str(tm.target_data)
+        return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)
 
 
 def emit_object(mod: "llvm.ModuleRef") -> bytes:

@@ -287,6 +287,16 @@ class Function:
             raise KeyError(f"no IR stage {stage!r}; available: {', '.join(stages)}")
         return stages[stage]
 
+    def wait_optimized(self, timeout: float | None = None) -> bool:
+        """Wait until the function runs its optimized native code, and say whether it does.
+        With `irc.config.compile_tiers` a cache miss first runs quickly compiled code while a
+        background process optimizes it, switched to between calls; benchmarks wait here
+        before timing. At most `timeout` seconds for each native part (None: as long as it
+        takes); True at once for optimized code, a cache hit, or a function that is not native."""
+        natives = [self.maker.native] if self.maker.native is not None else \
+            [getattr(part, "native", None) for part in getattr(self.executor, "natives", ())]
+        return all([n.wait_optimized(timeout) for n in natives if n is not None])
+
     def dump_ir(self, folder: str) -> list[str]:
         """Write every stage to `folder`, one file per pass down to LLVM IR, each replayable
         with the `irc-opt` command on its first line (see `irc/runtime/ir_dump.py`)."""

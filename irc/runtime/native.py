@@ -16,18 +16,21 @@ import ctypes
 import functools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import llvmlite.binding as llvm
 import numpy as np
 
 from ..base.compile_stages import LLVM_IR, LOAD, LOWER, listening, timed
-from ..codegen_cpu.compile_processes import compile_all
+from ..base.config import config
+from ..codegen_cpu import background_compile
+from ..codegen_cpu.compile_processes import MIN_PARALLEL_CHARS, can_fork, compile_all, process_count
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.entry_abi import entry_symbol
 from ..codegen_cpu.kernel_split import KernelSet, decode_linked, encode_linked
 from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol
 from ..codegen_cpu import target as cpu_target  # codegen_identity read at each compile
-from ..codegen_cpu.target import emit_object, glue_object, new_target_machine, parse_and_optimize
+from ..codegen_cpu.target import emit_object, glue_object, new_target_machine, parse_and_optimize, tier0_object
 from ..dialects import loop as L
 from ..dialects.builtin import ModuleOp
 from ..dialects.func import FuncOp
@@ -38,7 +41,9 @@ from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower
 from .kernel_cache import KernelCache
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure, pool_module_text, provide_pool_object
+from .threads import (configure, ensure_configured, pool_missing, pool_module_text, pool_text, promise_pool,
+                      provide_pool_object, store_pool_object, use_serial_runtime)
+from .tier_switch import TierSwitch
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
 
@@ -74,6 +79,9 @@ class CompileStats:
     llvm_s: float = 0.0
     load_s: float = 0.0
     cache_hit: bool = False
+    # 0: the function runs tier-0 code until its optimized code is ready (`config.compile_tiers`)
+    tier: int = 1
+    optimized_after_s: float | None = None  # tier 0: seconds until the optimized code took over
     # the finer split (`base/compile_stages.py`): lowering, LLVM IR, LLVM's optimizer, machine
     # code, loading, in the order they ran
     stages: dict = field(default_factory=dict)
@@ -106,6 +114,10 @@ class NativeFunction:
     # (a scan with `until`), sized for every step; the counts are results after the user's
     row_counts: tuple = ()
     _value_args: tuple = field(init=False, repr=False, default=())
+    # tier-0 code's way to the optimized code (None: the code is optimized); engines replaced
+    # by it stay alive (another thread's call may still run in one)
+    _tier: TierSwitch | None = field(repr=False, default=None)
+    _retired: list = field(repr=False, default_factory=list)
 
     def __post_init__(self):
         # read on every call: one attribute instead of two
@@ -114,6 +126,8 @@ class NativeFunction:
     def __call__(self, *args, outs: list | None = None):
         """`outs` (optional): per result, an array to write into (used when its shape, dtype
         and layout fit; None or a misfit gets a new array)."""
+        if self._tier is not None:
+            self._switch(block=False)
         if len(args) != len(self.in_dtypes):
             raise TypeError(f"'{self.name}' takes {len(self.in_dtypes)} inputs, got {len(args)}")
         arrays = list(args)
@@ -149,6 +163,27 @@ class NativeFunction:
         if self.row_counts:
             return self._rows_run(outs)
         return outs
+
+    def _switch(self, block: bool, timeout: float | None = None) -> bool:
+        """Take the optimized code if it is ready (between calls); whether the code is optimized."""
+        tier = self._tier
+        if tier is None:
+            return True
+        bound = tier.take(block, timeout)
+        if bound is None:
+            return False
+        if self._tier is tier:
+            self._retired.append(self._engine)
+            self._engine, self._cfunc = bound
+            self.stats.tier = 1
+            self.stats.optimized_after_s = tier.seconds
+            self._tier = None
+        return True
+
+    def wait_optimized(self, timeout: float | None = None) -> bool:
+        """Wait (at most `timeout` seconds; None: as long as it takes) until the function runs
+        its optimized code; whether it does. Benchmarks call it before timing."""
+        return self._switch(block=True, timeout=timeout)
 
     def _rows_run(self, outs: list) -> list:
         """The user's results, each with a row count cut to the rows run (a view)."""
@@ -213,6 +248,7 @@ def compile_cpu(module: ModuleOp, name: str | None = None, cache_dir: str | None
 def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_cache: bool, allow_gc: bool,
                  stats: CompileStats) -> NativeFunction:
     t0 = time.perf_counter()
+    tiers = use_cache and config.compile_tiers and can_fork()
     func = _select_function(module, name)
     with timed(LOWER):
         loop_module = lower_module(module, name, allow_gc)
@@ -226,13 +262,24 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     kernels = KernelCache(cache_dir, enabled=use_cache)
     objects = _cached_objects(cache.load(key), kernels) if use_cache else None
     stats.cache_hit = objects is not None
+    later = None
     if objects is None:
         t1 = time.perf_counter()
-        keys, main, objects = build_objects(loop_module, layout, kernels)
+        tiered = (cache_dir, key) if tiers else None
+        keys, main, objects, later = build_objects(loop_module, layout, kernels, tiered)
         stats.llvm_s = time.perf_counter() - t1
-        if use_cache:
+        if use_cache and later is None:
             cache.store(key, encode_linked(keys, main))
-    return bind_native(func, loop_func, text, objects, layout, stats)
+    # tier-0 code before the process has its pool runs on the serial runtime (the background
+    # process compiles the pool); the switch starts the pool then, or leaves it as it is (a
+    # thread count set since, by `set_num_threads`, stays)
+    serial = later is not None and pool_missing()
+    native = bind_native(func, loop_func, text, objects, layout, stats, use_serial_runtime if serial else configure)
+    if later is not None:
+        stats.tier = 0
+        native._tier = TierSwitch(later[0], later[1],
+                                  lambda objs: load_entry(objs, loop_func, layout, ensure_configured))
+    return native
 
 
 def _cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | None:
@@ -252,26 +299,15 @@ def _cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | 
 
 
 def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | list[bytes], layout,
-                stats: "CompileStats") -> NativeFunction:
+                stats: "CompileStats", runtime: Callable[[], object] = configure) -> NativeFunction:
     """Load object code (the function's, then its kernels') and wrap its entry point (the
     numpy-object ABI when `layout` is known, else the flat pointer/size/stride ABI) as a
     `NativeFunction`."""
     t2 = time.perf_counter()
     with timed(LOAD):
-        engine = load_object(obj)
-    ft = loop_func.function_type
-    if layout is not None:
-        addr = engine.get_function_address(numpy_symbol(loop_func))
-        n_arrays = len(ft.inputs) + len(ft.results)
-        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * n_arrays))(addr)
-    else:
-        addr = engine.get_function_address(entry_symbol(loop_func))
-        argtypes: list = []
-        for t in ft.inputs:
-            argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * t.rank)
-        argtypes += [ctypes.c_void_p] * len(ft.results)
-        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
+        engine, cfunc = load_entry(obj, loop_func, layout, runtime)
     stats.load_s = time.perf_counter() - t2
+    ft = loop_func.function_type
     asserts = [op for op in loop_func.walk() if isinstance(op, L.CHECKS)]
     return NativeFunction(
         name=func.sym_name, loop_ir=loop_text,
@@ -283,6 +319,22 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | li
         assert_messages=[op.message for op in asserts], assert_ops=asserts,
         stats=stats, _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
         inplace_results=inplace_results(loop_func), row_counts=row_counts(loop_func))
+
+
+def load_entry(obj: bytes | list[bytes], loop_func: FuncOp, layout, runtime: Callable[[], object] = configure) -> tuple:
+    """(engine, entry point as a ctypes function) of the loaded object code."""
+    engine = load_object(obj, runtime)
+    ft = loop_func.function_type
+    if layout is not None:
+        addr = engine.get_function_address(numpy_symbol(loop_func))
+        n_arrays = len(ft.inputs) + len(ft.results)
+        return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * n_arrays))(addr)
+    addr = engine.get_function_address(entry_symbol(loop_func))
+    argtypes: list = []
+    for t in ft.inputs:
+        argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * t.rank)
+    argtypes += [ctypes.c_void_p] * len(ft.results)
+    return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
 
 
 def row_counts(loop_func: FuncOp) -> tuple[tuple[int, int], ...]:
@@ -311,26 +363,80 @@ def build_object(loop_module: ModuleOp, layout=None) -> bytes:
     return emit_object(parse_and_optimize(llvm_module))
 
 
-def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache) -> tuple[list[str], bytes, list[bytes]]:
-    """(kernel keys, the function's object, every object to load): convert-to-llvm with each
-    parallel nest a kernel of its own (`kernel_split.py`); only kernels that `kernels` does
-    not hold are optimized and compiled, and then stored there."""
+def build_objects(loop_module: ModuleOp, layout, kernels: KernelCache, tiered: tuple | None = None) \
+        -> tuple[list[str], bytes, list[bytes], tuple | None]:
+    """(kernel keys, the function's object, every object to load, None): convert-to-llvm with
+    each parallel nest a kernel of its own (`kernel_split.py`); only kernels that `kernels`
+    does not hold are optimized and compiled, and then stored there.
+
+    `tiered` = (cache folder, the function's cache key): when the modules to compile are
+    worth it, they are compiled at tier 0 here (stored nowhere) and optimized by a background
+    process that stores them (`_start_optimizing`); the last item is then (the child, a
+    callable giving the optimized objects once it is done)."""
     found = KernelSet(kernel_salt(), kernels.load)
     with timed(LLVM_IR):
         llvm_module = convert_to_llvm(loop_module, numpy_layout=layout, kernels=found)
         texts = {GLUE: str(llvm_module), **{key: str(module) for key, module in found.modules.items()}}
+    keys = found.keys()
+    if tiered is not None and sum(map(len, texts.values())) >= MIN_PARALLEL_CHARS:
+        with_pool = promise_pool()  # the pool is missing: the background process builds it
+        compiled = compile_all(texts, _tier0_module)  # side by side when it pays
+        # forked after the quick code: on a busy machine a child started first took a core from it
+        later = _start_optimizing(texts, found, keys, kernels, *tiered, with_pool)
+        main = compiled.pop(GLUE)
+        objects = {**found.objects, **compiled}
+        return keys, main, [main, *(objects[k] for k in keys)], later
+    with timed(LLVM_IR):
         pool = pool_module_text()  # a process's first compile on an empty cache builds the pool too
-        if pool is not None:
-            texts[POOL] = pool
+    if pool is not None:
+        texts[POOL] = pool
     compiled = compile_all(texts, _compile_module)  # in forked processes too, when it pays
     if pool is not None:
         provide_pool_object(compiled.pop(POOL))
     main = compiled.pop(GLUE)
-    keys = found.keys()
     objects = {**found.objects, **compiled}
     for key in found.modules:
         kernels.store(key, encode_linked(found.calls[key], objects[key]))
-    return keys, main, [main, *(objects[k] for k in keys)]
+    return keys, main, [main, *(objects[k] for k in keys)], None
+
+
+def _start_optimizing(texts: dict[str, str], found: KernelSet, keys: list[str], kernels: KernelCache,
+                      cache_dir: str | None, function_key: str, with_pool: bool) -> tuple:
+    """A background process compiling `texts` (and the thread pool, `with_pool`) at the normal
+    level into the cache, and what gives the optimized objects once it is done: read from the
+    cache it wrote, each one it failed to store (it died, the disk is full) compiled in this
+    process (the pool then by `threads._build`)."""
+    def compile_and_store(key: str, text: str) -> bytes:
+        obj = _compile_module(key, text)
+        if key == POOL:
+            store_pool_object(obj)
+        elif key != GLUE:
+            kernels.store(key, encode_linked(found.calls[key], obj))
+        return obj
+
+    def work() -> None:  # in the child: the pool's IR is built there too
+        todo = {**texts, POOL: pool_text()} if with_pool else texts
+        store_function(compile_all(todo, compile_and_store, max(1, process_count() - 1)))
+
+    def store_function(objects: dict[str, bytes]) -> None:  # after its kernels: it counts only with them
+        ObjectCache(cache_dir).store(function_key, encode_linked(keys, objects[GLUE]))
+
+    def optimized() -> list[bytes]:
+        cache = ObjectCache(cache_dir)
+        fresh = KernelCache(cache_dir)  # new lookups: the child wrote these entries
+        objects = _cached_objects(cache.load(function_key), fresh)
+        if objects is not None:
+            return objects
+        got = dict(found.objects)
+        for key, text in texts.items():
+            if key != GLUE:
+                kernel = decode_linked(fresh.load(key) or b"")
+                got[key] = kernel[1] if kernel is not None else compile_and_store(key, text)
+        got[GLUE] = _compile_module(GLUE, texts[GLUE])
+        store_function(got)
+        return [got[GLUE], *(got[k] for k in keys)]
+
+    return background_compile.start_task(work), optimized
 
 
 GLUE = "glue"  # the function's own module among the kernels' (whose keys are hashes)
@@ -342,14 +448,21 @@ def _compile_module(key: str, text: str) -> bytes:
     return glue_object(text) if key == GLUE else emit_object(parse_and_optimize(text))
 
 
+def _tier0_module(key: str, text: str) -> bytes:
+    return tier0_object(text)
+
+
 def kernel_salt() -> str:
     """What a kernel's object depends on besides its IR: the ABI and the code generator."""
     return ABI_VERSION + "|" + cpu_target.codegen_identity()
 
 
-def load_object(obj: bytes | list[bytes]):
-    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here)."""
-    configure()  # the pool's entry point must resolve before the object loads
+def load_object(obj: bytes | list[bytes], runtime: Callable[[], object] = configure):
+    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here).
+    `runtime()` runs first, since the runtime's symbols must resolve when the object loads:
+    `configure` (the pool, with `config.cpu_threads` applied: every compile), `ensure_configured`
+    (a tier switch) or `use_serial_runtime` (tier-0 code before the pool exists)."""
+    runtime()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
     for o in [obj] if isinstance(obj, bytes) else obj:
         engine.add_object_file(llvm.ObjectFileRef.from_data(o))

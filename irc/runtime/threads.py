@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
-from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize
+from ..codegen_cpu.serial_runtime import build_serial_runtime_module
+from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize, tier0_object
 from ..codegen_cpu.libcalls import LIBCALLS, add_libcalls
 from ..codegen_cpu.pool_placement import MASK_WORDS
 from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS, build_pool_module
@@ -71,6 +72,62 @@ def _pool_module():
     module = build_pool_module(llvm.get_process_triple())
     add_libcalls(module)
     return module
+
+
+def pool_missing() -> bool:
+    """Whether loading compiled code now would have to compile the pool (it is neither running
+    in this process nor in the cache)."""
+    return _POOL is None and not _PREBUILT and ObjectCache(kind="runtime").load(_pool_key()) is None
+
+
+_SERIAL: list = []  # the serial runtime's engine, once loaded (`use_serial_runtime`)
+_PROMISED: list[bool] = []  # a background compile will store the pool in the cache (`promise_pool`)
+
+
+def use_serial_runtime() -> None:
+    """Make `irc_rt_parallel_for` and the runtime-library functions resolve to the serial
+    runtime (`codegen_cpu/serial_runtime.py`), for tier-0 code loaded before the pool exists;
+    code loaded once the pool runs resolves to the pool's (`_build` adds its symbols over these)."""
+    with _LOCK:
+        if _POOL is not None:
+            return
+        if not _SERIAL:
+            engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
+            engine.add_object_file(llvm.ObjectFileRef.from_data(
+                tier0_object(build_serial_runtime_module(llvm.get_process_triple()))))
+            engine.finalize_object()
+            _SERIAL.append(engine)
+        for name in (PARALLEL_FOR, *LIBCALLS):
+            llvm.add_symbol(name, _SERIAL[0].get_function_address(name))
+
+
+def promise_pool() -> bool:
+    """Whether the caller's background compile should build the pool into the cache: True for
+    the first to ask while the pool is missing (one process compiles it, not every one)."""
+    if _PROMISED or not pool_missing():
+        return False
+    _PROMISED.append(True)
+    return True
+
+
+def pool_text() -> str:
+    """The pool's LLVM IR (for a background compile, `promise_pool`)."""
+    return str(_pool_module())
+
+
+def store_pool_object(obj: bytes) -> None:
+    """The pool's optimized object code, into the cache (a background compile's)."""
+    ObjectCache(kind="runtime").store(_pool_key(), obj)
+
+
+def ensure_configured() -> None:
+    """The pool running: started and configured (`configure`) if this is the first code that
+    needs it (tier-0 code ran on the serial runtime), else left as it is (a thread count set
+    by `set_num_threads` since stays)."""
+    if _POOL is None:
+        configure()
+    else:
+        ensure_pool()
 
 
 def pool_module_text() -> str | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import irc
 import irc.tensor as T
-from irc.base.compile_stages import LLVM_CHILDREN, LLVM_IR, LLVM_OPT, LOAD, LOWER, MACHINE_CODE
+from irc.base.compile_stages import LLVM_CHILDREN, LLVM_IR, LLVM_OPT, LLVM_TIER0, LOAD, LOWER, MACHINE_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 LLVM_ROWS = (LLVM_IR, LLVM_OPT, MACHINE_CODE)
@@ -39,3 +39,13 @@ def test_irc_opt_timing_shows_the_llvm_stages_of_an_asm_target():
                           "--timing"], capture_output=True, text=True, env=env, check=True)
     rows = [line.split(")", 1)[1].strip() for line in out.stderr.splitlines() if "%)" in line]
     assert rows == ["Parser", LOWER, *LLVM_ROWS, "Output", "Total"], out.stderr
+
+
+def test_irc_opt_timing_shows_the_tier0_stage_of_the_asm_tier0_target():
+    """`-t asm-tier0`: the quick code a first compile runs (`config.compile_tiers`), one LLVM row."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-m", "irc.cli.opt", str(ROOT / "examples" / "hello.mlir"), "-t",
+                          "asm-tier0", "--timing"], capture_output=True, text=True, env=env, check=True)
+    rows = [line.split(")", 1)[1].strip() for line in out.stderr.splitlines() if "%)" in line]
+    assert rows == ["Parser", LOWER, LLVM_IR, LLVM_TIER0, "Output", "Total"], out.stderr
+    assert "irc.predict" in out.stdout and "\tret" in out.stdout  # assembly

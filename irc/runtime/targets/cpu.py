@@ -36,11 +36,18 @@ def render_asm(module: Operation) -> str:
     return emit_asm(module)
 
 
+def render_asm_tier0(module: Operation) -> str:
+    from ...codegen_cpu.emit import emit_asm_tier0  # llvmlite
+    return emit_asm_tier0(module)
+
+
 CPU_TARGET = Target(
     name=CPU, placement=None, summary="the host CPU: native code through LLVM (device=cpu)",
     compile=compile_for_cpu, loop_passes=loop_passes,
     stages={s.name: s for s in (
         Stage("llvm", "LLVM IR for the host CPU, optimized at O2", render_llvm),
         Stage("llvm-raw", "LLVM IR for the host CPU as generated, before optimization", render_llvm_raw),
-        Stage("asm", "host assembly (x86-64, AArch64, ...)", render_asm))},
+        Stage("asm", "host assembly (x86-64, AArch64, ...)", render_asm),
+        Stage("asm-tier0", "host assembly of the quick code a first compile runs until its optimized "
+              "code is ready (no LLVM passes, FastISel: config.compile_tiers)", render_asm_tier0))},
     dump_stages=("llvm-raw", "llvm"))
