@@ -1,7 +1,8 @@
 """The thread pool on a busy machine, for `tools/bench_cpu.py --busy`: irc on 1 and 2 threads
 with the machine quiet and with one core taken by a competing process, the MLP step
 alternating with numpy's (whose OpenBLAS threads keep spinning ~0.1 s after each call), and
-the MLP step on 2 threads under each of the pool's placement settings (`SETTINGS`).
+the MLP step on 2 threads under each of the pool's placement settings and worker slices
+(`SETTINGS`).
 
 The competitor is one process spinning, pinned to the last core; it is stopped (SIGSTOP) and
 resumed (SIGCONT) between rounds, so quiet and busy samples interleave and the other load on
@@ -21,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 import bench_dense  # beside this file (tools/ is on the path)
+from irc.runtime.worker_slice import WORKER_SLICE_NS
 from bench_common import Table
 
 SPIN = "import os, sys\nos.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True:\n    pass\n"
@@ -28,10 +30,11 @@ SWITCH_S = 0.01  # after a SIGSTOP/SIGCONT, for the scheduler to settle
 ALTERNATIONS = 6  # calls per round in `alternating_with_numpy`, each timed alone (median)
 # the pool's placement settings compared in `pool_settings` (`threads.tune`); the last is the default
 SETTINGS = {
-    "all off (as before)": dict(placement=False, rescue=False, give_way=False),
-    "placement": dict(placement=True, rescue=False, give_way=False),
-    "placement + rescue": dict(placement=True, rescue=True, give_way=False),
-    "placement + rescue + give_way (default)": dict(placement=True, rescue=True, give_way=True),
+    "all off (as before)": dict(placement=False, rescue=False, give_way=False, slice_ns=0),
+    "placement": dict(placement=True, rescue=False, give_way=False, slice_ns=0),
+    "placement + rescue": dict(placement=True, rescue=True, give_way=False, slice_ns=0),
+    "placement + rescue + give_way": dict(placement=True, rescue=True, give_way=True, slice_ns=0),
+    "all + short slice (default)": dict(placement=True, rescue=True, give_way=True, slice_ns=WORKER_SLICE_NS),
 }
 
 

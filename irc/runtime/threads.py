@@ -27,6 +27,7 @@ from ..codegen_cpu.pool_placement import MASK_WORDS
 from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS, build_pool_module
 from ..base.config import config
 from .object_cache import ObjectCache, cache_key
+from .worker_slice import WORKER_SLICE_NS, request_slice
 
 SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
     SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles",
@@ -48,6 +49,7 @@ class _Pool:
 
 _POOL: _Pool | None = None
 _LOCK = threading.Lock()
+_SLICE = [WORKER_SLICE_NS]  # the slice workers ask for (`tune(slice_ns=)`)
 
 
 def default_threads() -> int:
@@ -241,6 +243,7 @@ def _start_worker(pool: _Pool, index: int) -> None:
             raise RuntimeError(f"irc thread pool: worker {index} did not start")
         time.sleep(0.0001)
     pool.threads.append(t)
+    request_slice(t.native_id, _SLICE[0])
 
 
 def num_threads() -> int:
@@ -250,15 +253,20 @@ def num_threads() -> int:
 
 def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycles: int | None = None,
          contended_cycles: int | None = None, wake_work: int | None = None, placement: bool | None = None,
-         rescue: bool | None = None, give_way: bool | None = None) -> None:
+         rescue: bool | None = None, give_way: bool | None = None, slice_ns: int | None = None) -> None:
     """Advanced: the work estimate below which a loop stays on the calling thread, and the one
     from which sleeping workers are always woken (below, once per `spin_cycles`); how long
     (cycle-counter ticks) an idle worker spins before it sleeps; how often a spinning thread
     yields its core, and how long a yield may take before the core counts as contested and
     the spinner sleeps (`codegen_cpu/pool_backoff.py`); whether workers leave their caller's
     core, are pulled onto it when it would sleep for their blocks (`pool_placement.py`), and
-    sleep early when another thread holds the job's last block (`give_way`, `thread_pool.py`)."""
+    sleep early when another thread holds the job's last block (`give_way`, `thread_pool.py`);
+    the time slice workers ask of the scheduler (`worker_slice.py`; 0: its default)."""
     pool = ensure_pool()
+    if slice_ns is not None:
+        _SLICE[0] = int(slice_ns)
+        for t in pool.threads:
+            request_slice(t.native_id, _SLICE[0])
     for which, value in ((SET_MIN_WORK, min_work), (SET_SPIN_CYCLES, spin_cycles),
                          (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles),
                          (SET_WAKE_WORK, wake_work), (SET_PLACEMENT, placement), (SET_RESCUE, rescue),
