@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import child_bytecode
 import irc_opt_forkserver
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,7 @@ SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"  # irc.codegen_cpu.target's (impor
 # irc.codegen_cpu.compile_processes's: under pytest-xdist a worker compiles its kernels itself
 PROCESSES_VARIABLE = "IRC_COMPILE_PROCESSES"
 _PROCESSES = pytest.StashKey[str | None]()
+_BYTECODE = pytest.StashKey[tuple]()  # (the run's folder or None, the variables it replaced)
 
 
 def run_lines(text: str) -> list[str]:
@@ -161,9 +163,16 @@ def pytest_configure(config: pytest.Config) -> None:
     """One compile cache for the whole run, never the user's: the controller (or a run without
     pytest-xdist) makes the folder and names it in `IRC_COMPILEDIR` before any worker starts, so
     every worker inherits it and a graph compiled by one worker is a cache hit for the others
-    (entries are written atomically: concurrent writers are safe). Removed at the end."""
-    if hasattr(config, "workerinput"):  # an xdist worker: the controller's folder is in the env
+    (entries are written atomically: concurrent writers are safe). Removed at the end.
+    The children the tests start share their Python bytecode too (child_bytecode.py)."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller's folders are in the env
+        if os.environ.get(child_bytecode.FOLDER_VARIABLE):
+            config.stash[_BYTECODE] = (None, child_bytecode.use_in_children())
         return
+    if child_bytecode.wanted():
+        bytecode = child_bytecode.make_folder()
+        in_children = {} if config.getoption("numprocesses", None) else child_bytecode.use_in_children()
+        config.stash[_BYTECODE] = (bytecode, in_children)
     folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")
     config.stash[_COMPILEDIR] = (folder, os.environ.get("IRC_COMPILEDIR"))
     os.environ["IRC_COMPILEDIR"] = folder
@@ -178,6 +187,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _stop_server()
     if _shim_dir is not None:
         shutil.rmtree(_shim_dir, ignore_errors=True)
+    bytecode, replaced = config.stash.get(_BYTECODE, (None, {}))
+    for name, value in replaced.items():
+        _restore(name, value)
+    if bytecode is not None:
+        child_bytecode.remove_folder(bytecode)
     saved = config.stash.get(_COMPILEDIR, None)
     if saved is None:
         return
