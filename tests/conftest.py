@@ -3,8 +3,9 @@
 Each RUN line (a trailing `\\` continues it on the next RUN line) runs through
 `bash -o pipefail -c`, with `%s` the file, `%S` its folder, `%t` a scratch path, `%T` a
 scratch folder and `%%` a percent sign, and with lit's `not` (succeeds when its command fails).
-`filecheck` comes from PATH; `irc-opt` is this checkout's, each one a process forked from a
-server that imported irc once (irc_opt_forkserver.py). Files under `Inputs/` are data, not tests.
+`irc-opt` is this checkout's and `filecheck` this interpreter's, each one a process forked
+from a server that imported irc and filecheck once (irc_opt_forkserver.py). Files under
+`Inputs/` are data, not tests.
 """
 from __future__ import annotations
 
@@ -63,10 +64,11 @@ _server: subprocess.Popen | None = None
 
 
 def tool_env() -> dict[str, str]:
-    """The environment for RUN lines: `irc-opt` on PATH, the fork server's client (see
-    irc_opt_forkserver.py; a shim running `python -m irc.cli.opt` where the server cannot
-    start), then this interpreter's own scripts (`filecheck`) ahead of version-manager shims,
-    which cost a shell and a lookup per command; LLVM at its default level."""
+    """The environment for RUN lines: `irc-opt` and `filecheck` on PATH, the fork server's
+    clients (see irc_opt_forkserver.py; where the server cannot start, a shim running
+    `python -m irc.cli.opt`, and filecheck's own script), then this interpreter's own scripts
+    ahead of version-manager shims, which cost a shell and a lookup per command; LLVM at its
+    default level."""
     global _shim_dir
     env = dict(os.environ)
     env.pop(SPEED_LEVEL_VARIABLE, None)
@@ -77,12 +79,22 @@ def tool_env() -> dict[str, str]:
         socket_path = os.path.join(_shim_dir, "server")
         if _start_server(socket_path, env):
             shim.write_text(irc_opt_forkserver.client_script(socket_path))
+            if irc_opt_forkserver.serves_filecheck():
+                _executable(Path(_shim_dir, "filecheck")).write_text(
+                    irc_opt_forkserver.client_script(socket_path, "filecheck"))
         else:
             shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m irc.cli.opt "$@"\n')
-        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        _executable(shim)
     scripts = os.path.dirname(sys.executable)
     env["PATH"] = os.pathsep.join([_shim_dir, scripts, env.get("PATH", "")])
     return env
+
+
+def _executable(path: Path) -> Path:
+    """`path`, created if missing and made executable."""
+    path.touch()
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
 
 
 def _start_server(socket_path: str, env: dict[str, str]) -> bool:
