@@ -3,8 +3,9 @@
 Each RUN line (a trailing `\\` continues it on the next RUN line) runs through
 `bash -o pipefail -c`, with `%s` the file, `%S` its folder, `%t` a scratch path, `%T` a
 scratch folder and `%%` a percent sign, and with lit's `not` (succeeds when its command fails).
-`filecheck` comes from PATH; `irc-opt` is this checkout's, each one a process forked from a
-server that imported irc once (irc_opt_forkserver.py). Files under `Inputs/` are data, not tests.
+`irc-opt` is this checkout's and `filecheck` this interpreter's, each one a process forked
+from a server that imported irc and filecheck once (irc_opt_forkserver.py). Files under
+`Inputs/` are data, not tests.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import child_bytecode
 import irc_opt_forkserver
 from irc.base.config import TIERS_VARIABLE, config as irc_config  # the standard library only
 
@@ -37,6 +39,7 @@ SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"  # irc.codegen_cpu.target's (impor
 PROCESSES_VARIABLE = "IRC_COMPILE_PROCESSES"
 _PROCESSES = pytest.StashKey[str | None]()
 _TIERS = pytest.StashKey[str | None]()
+_BYTECODE = pytest.StashKey[tuple]()  # (the run's folder or None, the variables it replaced)
 
 
 def run_lines(text: str) -> list[str]:
@@ -63,10 +66,11 @@ _server: subprocess.Popen | None = None
 
 
 def tool_env() -> dict[str, str]:
-    """The environment for RUN lines: `irc-opt` on PATH, the fork server's client (see
-    irc_opt_forkserver.py; a shim running `python -m irc.cli.opt` where the server cannot
-    start), then this interpreter's own scripts (`filecheck`) ahead of version-manager shims,
-    which cost a shell and a lookup per command; LLVM at its default level."""
+    """The environment for RUN lines: `irc-opt` and `filecheck` on PATH, the fork server's
+    clients (see irc_opt_forkserver.py; where the server cannot start, a shim running
+    `python -m irc.cli.opt`, and filecheck's own script), then this interpreter's own scripts
+    ahead of version-manager shims, which cost a shell and a lookup per command; LLVM at its
+    default level."""
     global _shim_dir
     env = dict(os.environ)
     env.pop(SPEED_LEVEL_VARIABLE, None)
@@ -77,12 +81,22 @@ def tool_env() -> dict[str, str]:
         socket_path = os.path.join(_shim_dir, "server")
         if _start_server(socket_path, env):
             shim.write_text(irc_opt_forkserver.client_script(socket_path))
+            if irc_opt_forkserver.serves_filecheck():
+                _executable(Path(_shim_dir, "filecheck")).write_text(
+                    irc_opt_forkserver.client_script(socket_path, "filecheck"))
         else:
             shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m irc.cli.opt "$@"\n')
-        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        _executable(shim)
     scripts = os.path.dirname(sys.executable)
     env["PATH"] = os.pathsep.join([_shim_dir, scripts, env.get("PATH", "")])
     return env
+
+
+def _executable(path: Path) -> Path:
+    """`path`, created if missing and made executable."""
+    path.touch()
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
 
 
 def _start_server(socket_path: str, env: dict[str, str]) -> bool:
@@ -170,10 +184,17 @@ def pytest_configure(config: pytest.Config) -> None:
     tiered compilation would compile each new function a second time, quickly, and leave a
     background process compiling beside the tests on cores the workers already fill, and a
     function's results could change by a rounding between its tier-0 and its optimized calls.
-    tests/codegen_cpu/test_compile_tiers.py turns it on where it is tested."""
+    tests/codegen_cpu/test_compile_tiers.py turns it on where it is tested. The children the
+    tests start share their Python bytecode too (child_bytecode.py)."""
     irc_config.compile_tiers = False
-    if hasattr(config, "workerinput"):  # an xdist worker: the controller's folder is in the env
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller's folders are in the env
+        if os.environ.get(child_bytecode.FOLDER_VARIABLE):
+            config.stash[_BYTECODE] = (None, child_bytecode.use_in_children())
         return
+    if child_bytecode.wanted():
+        bytecode = child_bytecode.make_folder()
+        in_children = {} if config.getoption("numprocesses", None) else child_bytecode.use_in_children()
+        config.stash[_BYTECODE] = (bytecode, in_children)
     folder = tempfile.mkdtemp(prefix="irc-test-compiledir-")
     config.stash[_COMPILEDIR] = (folder, os.environ.get("IRC_COMPILEDIR"))
     os.environ["IRC_COMPILEDIR"] = folder
@@ -190,6 +211,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _stop_server()
     if _shim_dir is not None:
         shutil.rmtree(_shim_dir, ignore_errors=True)
+    bytecode, replaced = config.stash.get(_BYTECODE, (None, {}))
+    for name, value in replaced.items():
+        _restore(name, value)
+    if bytecode is not None:
+        child_bytecode.remove_folder(bytecode)
     saved = config.stash.get(_COMPILEDIR, None)
     if saved is None:
         return

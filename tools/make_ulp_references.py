@@ -1,7 +1,8 @@
 """Compute the stored references of the inline mathlib's tests (~2 min): the slow sweeps of
-test_mathlib.py (mpmath for float64, the elementwise table's Python for float32), and the Bessel
-and chi2sf sets of test_mathlib_bessel.py (that test run with IRC_REMAKE_REFERENCES=1, which
-computes and writes its files).
+test_mathlib.py (mpmath for float64, the elementwise table's Python for float32) and its
+float64 negative arguments of gammaln and psi, and the Bessel and chi2sf sets of
+test_mathlib_bessel.py (that test run with IRC_REMAKE_REFERENCES=1, which computes and writes
+its files).
 
     python tools/make_ulp_references.py [--only erf,psi,bessel]
 
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -45,8 +48,17 @@ def main() -> None:
         start = time.perf_counter()
         path, x = store.sweep_file(name, dtype), store.sweep_values(name, dtype)[1]
         arrays = store.save(path, name, x)
-        print(f"{path.name}: {x.size} values, {arrays['rest_index'].size} stored as text, "
-              f"{path.stat().st_size / 1e6:.2f} MB, {time.perf_counter() - start:.1f} s", flush=True)
+        report(path, x, arrays, start)
+    for name in store.NEGATIVE:
+        if name in names:
+            start = time.perf_counter()
+            path, x = store.negative_file(name), store.negative_values(np.float64)
+            report(path, x, store.save(path, name, x), start)
+
+
+def report(path: Path, x: np.ndarray, arrays: dict, start: float) -> None:
+    print(f"{path.name}: {x.size} values, {arrays['rest_index'].size} stored as text, "
+          f"{path.stat().st_size / 1e6:.2f} MB, {time.perf_counter() - start:.1f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ..codegen_llvm.mathlib import ARITY, MATH_EMITTERS
-from ..codegen_llvm.mathlib_ulp import one_at_a_time, reference, sample_sets
+from ..codegen_llvm.mathlib_ulp import one_at_a_time, reference, sample_sets, uniform
 from ..codegen_llvm.mathlib_ulp import wide as wide_dtype
 from .mathlib_jit import compile_kernel
 
@@ -36,6 +36,9 @@ REMAKE_VARIABLE = "IRC_REMAKE_REFERENCES"  # set (to 1): `values` computes and s
 STORED = {"float64": ("erf", "erfc", "gammaln", "psi", "erfinv", "erfcinv", "gamma", "erfcx"),
           "float32": ("psi", "erfinv", "erfcinv", "erfcx")}  # (the rest take ~1 s each)
 SWEEP_SIZE = {"float32": 2_000_000, "float64": 500_000}
+# test_mathlib.py's checks of these at negative arguments (the reflection formula) in float64:
+# mpmath on ~40,000 values each
+NEGATIVE = ("gammaln", "psi")
 FOLDER = Path(__file__).resolve().parents[2] / "tests" / "codegen_cpu" / "ulp_references"
 _UNIT_BITS = 12  # q counts 2^-12 ulps of the float64 value: the reference's 64-bit mantissa
 _SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -59,6 +62,18 @@ def sweep_values(name: str, dtype) -> tuple[list[tuple[str, tuple]], np.ndarray]
 def sweep_file(name: str, dtype) -> Path:
     """The file of `name`'s sweep in `dtype`."""
     return FOLDER / f"{name}-{np.dtype(dtype).name}-sweep.npz"
+
+
+def negative_values(dtype) -> np.ndarray:
+    """The negative arguments test_mathlib.py checks the reflection formula on: non-integers
+    in (-30, 0)."""
+    x = uniform(dtype, -30, 0, 40_000, 5)
+    return x[x != np.rint(x)]
+
+
+def negative_file(name: str) -> Path:
+    """The file of `name`'s float64 references at `negative_values`."""
+    return FOLDER / f"{name}-float64-negative.npz"
 
 
 def digest(values: np.ndarray) -> str:

@@ -4,6 +4,8 @@ and locations as the original."""
 from __future__ import annotations
 
 import math
+import operator
+import string
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -42,7 +44,13 @@ types = st.recursive(simple_types, lambda inner: st.builds(
     FunctionType, st.lists(inner, max_size=2).map(tuple), st.lists(inner, max_size=2).map(tuple)),
     max_leaves=4)
 
-names = st.one_of(st.from_regex(r"[A-Za-z_][A-Za-z0-9_.$]{0,6}", fullmatch=True), st.text(max_size=6))
+# Bare identifiers ([A-Za-z_][A-Za-z0-9_.$]{0,6}) or any text: built from two character sets,
+# the same strings as `st.from_regex` gives for that pattern, at a fraction of its cost per draw
+# (its regex machinery was a sixth of the module tests' time)
+IDENTIFIER_START = string.ascii_letters + "_"
+identifiers = st.builds(operator.add, st.sampled_from(IDENTIFIER_START),
+                        st.text(alphabet=IDENTIFIER_START + string.digits + ".$", max_size=6))
+names = st.one_of(identifiers, st.text(max_size=6))
 
 
 @st.composite
