@@ -25,7 +25,7 @@ import time
 import warnings
 from typing import Callable
 
-from .compile_processes import CHILD_TIMEOUT_S, can_fork, llvm_lock
+from .compile_processes import CHILD_TIMEOUT_S, can_fork, fork_child
 
 OK = b"k"
 EXIT_WAIT_S = 60.0
@@ -88,26 +88,16 @@ def start_task(work: Callable[[], None]) -> BackgroundCompile | None:
     returns; None when no process can be made."""
     if not can_fork():
         return None
-    read_fd, write_fd = os.pipe()
-    try:
-        with llvm_lock(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork of a threaded process
-            pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
+
+    def run(write_fd: int) -> None:
+        warnings.simplefilter("ignore")  # a cache warning is the parent's to give, on its own lookup
+        work()
+        os.write(write_fd, OK)
+
+    forked = fork_child(run)
+    if forked is None:
         return None
-    if pid == 0:  # the child
-        status = 1
-        try:
-            os.close(read_fd)
-            warnings.simplefilter("ignore")  # a cache warning is the parent's to give, on its own lookup
-            work()
-            os.write(write_fd, OK)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_fd)
+    pid, read_fd = forked
     child = BackgroundCompile(pid, read_fd)
     _LIVE[pid] = child
     return child

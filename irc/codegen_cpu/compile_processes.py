@@ -111,10 +111,10 @@ def _take(queue: int) -> Iterator[int]:
         yield _TASK.unpack(entry)[0]
 
 
-def _fork(queue: int, order: list[str], texts: dict[str, str],
-          compile_one: Callable[[str, str], bytes]) -> tuple[int, int] | None:
-    """A child compiling what it takes from `queue`, writing (key, object) records to a pipe:
-    (pid, read end), or None when no process can be made."""
+def fork_child(run: Callable[[int], None]) -> tuple[int, int] | None:
+    """(pid, read end of a pipe) of a child that runs `run(write end)` and exits, with status 0
+    when it returned; forked while holding llvmlite's lock (so the child never inherits it
+    taken). None when no process or pipe can be made."""
     read_fd, write_fd = os.pipe()
     try:
         with llvm_lock(), warnings.catch_warnings():
@@ -128,19 +128,28 @@ def _fork(queue: int, order: list[str], texts: dict[str, str],
         status = 1
         try:
             os.close(read_fd)
-            with os.fdopen(write_fd, "wb") as out:
-                for i in _take(queue):
-                    key = order[i]
-                    obj = compile_one(key, texts[key])
-                    name = key.encode()
-                    out.write(_HEADER.pack(len(name), len(obj)) + name)
-                    out.write(obj)
-                    out.flush()
+            run(write_fd)
             status = 0
         finally:
             os._exit(status)
     os.close(write_fd)
     return pid, read_fd
+
+
+def _fork(queue: int, order: list[str], texts: dict[str, str],
+          compile_one: Callable[[str, str], bytes]) -> tuple[int, int] | None:
+    """A child compiling what it takes from `queue`, writing (key, object) records to a pipe:
+    (pid, read end), or None when no process can be made."""
+    def run(write_fd: int) -> None:
+        with os.fdopen(write_fd, "wb") as out:
+            for i in _take(queue):
+                key = order[i]
+                obj = compile_one(key, texts[key])
+                name = key.encode()
+                out.write(_HEADER.pack(len(name), len(obj)) + name)
+                out.write(obj)
+                out.flush()
+    return fork_child(run)
 
 
 def _collect(pid: int, fd: int) -> dict[str, bytes]:

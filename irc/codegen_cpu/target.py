@@ -105,19 +105,20 @@ def parse_and_optimize(module: ir.Module | str) -> "llvm.ModuleRef":
 
 
 @functools.lru_cache(maxsize=None)
-def glue_target_machine() -> "llvm.TargetMachine":
-    """The target machine for launch code (`glue_object`)."""
+def jit_target_machine(codegen_level: int) -> "llvm.TargetMachine":
+    """The host's target machine at a machine-code level: launch code (`glue_object`) and
+    tier-0 code (`tier0_object`) have their own."""
     _init()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=host_features(),
-                                        opt=GLUE_CODEGEN_LEVEL, jit=True)
+                                        opt=codegen_level, jit=True)
 
 
 def glue_object(module: ir.Module | str) -> bytes:
     """Object code for a function's own module once its loops are kernels of their own
     (`kernel_split.py`): allocation, checks, the kernels' launches and their work estimates,
     run once per call; `GLUE_PASSES` instead of the O2 pipeline (see there)."""
-    tm = glue_target_machine()
+    tm = jit_target_machine(GLUE_CODEGEN_LEVEL)
     with timed(LLVM_OPT):
         mod = llvm.parse_assembly(str(module))
         mod.triple = tm.triple
@@ -129,15 +130,6 @@ def glue_object(module: ir.Module | str) -> bytes:
         pm.run(mod, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
     with timed(MACHINE_CODE):
         return tm.emit_object(mod)
-
-
-@functools.lru_cache(maxsize=None)
-def tier0_target_machine() -> "llvm.TargetMachine":
-    """The target machine for tier-0 code (`tier0_object`)."""
-    _init()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=host_features(),
-                                        opt=TIER0_CODEGEN_LEVEL, jit=True)
 
 
 def tier0_object(module: ir.Module | str) -> bytes:
@@ -153,7 +145,7 @@ def tier0_assembly(module: ir.Module | str) -> str:
 
 
 def _tier0(module: ir.Module | str, assembly: bool):
-    tm = tier0_target_machine()
+    tm = jit_target_machine(TIER0_CODEGEN_LEVEL)
     with timed(LLVM_TIER0):
         mod = llvm.parse_assembly(str(module))
         mod.triple = tm.triple
