@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 import bench_dense  # beside this file (tools/ is on the path)
+from bench_dense import lr_data, lr_irc
 from irc.runtime.worker_slice import WORKER_SLICE_NS
 from bench_common import Table
 from irc.codegen_cpu.background_compile import wait_all
@@ -83,7 +84,6 @@ def cases() -> list[tuple[str, Callable[[], object], int]]:
     against numpy once."""
     import irc
     import irc.tensor as T
-    from bench_cpu import lr_data, lr_irc
     rng = np.random.RandomState(24)
     out = []
     x = irc.shared(rng.rand(230400).astype("float32"), name="x")

@@ -4,6 +4,7 @@ scan).
 
     python3 tools/bench_cpu.py [--repeat N] [--quick]
     python3 tools/bench_cpu.py --busy [--repeat N]   # quiet vs one core busy, and beside numpy
+    python3 tools/bench_cpu.py --peers [--repeat N]  # issue 24's quiet table: torch, jax, numpy
 
 Every time is the median over `repeat` samples, each the mean of several back-to-back calls;
 a ratio compares two rows measured in this same run (irc / baseline: below 1 is faster).
@@ -30,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 import bench_busy  # noqa: E402  (beside this file)
+from bench_dense import lr_data, lr_irc, lr_numpy  # noqa: E402
+import bench_peers  # noqa: E402
 import bench_dense  # noqa: E402  (beside this file)
 
 from bench_common import Table, median_us, settle  # noqa: E402  (tools/ is on the path: this script's folder)
@@ -80,40 +83,6 @@ def bench_exp(t: Table, repeat: int) -> None:
     t.add("exp 230,400 f32: irc f(), 1 thread", single_thread_us(f, repeat, 20))
     base = t.add("exp 230,400 f32: np.exp", median_us(lambda: np.exp(xv), repeat, 20))
     t.ratio("  exp ratio", mine, base, "of np.exp's time")
-
-
-def lr_data(seed: int = 0) -> tuple:
-    rng = np.random.RandomState(seed)
-    return (rng.randn(400, 784).astype("float32"), rng.randint(0, 2, 400).astype("float32"),
-            rng.randn(784).astype("float32") * 0.01)
-
-
-def lr_irc(T, shared, function, data, lr=0.1):
-    """The tutorial's training function (same code for irc and PyTensor)."""
-    x, y = T.matrix("x", dtype="float32"), T.vector("y", dtype="float32")
-    w = shared(data[2].copy(), name="w")
-    b = shared(np.asarray(0.0, dtype="float32"), name="b")
-    p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
-    xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
-    cost = xent.mean() + 0.01 * (w ** 2).sum()
-    gw, gb = T.grad(cost, [w, b])
-    return function([x, y], [p_1 > 0.5, xent], updates=[(w, w - lr * gw), (b, b - lr * gb)])
-
-
-def lr_numpy(data, lr=np.float32(0.1)):
-    """The same training step written by hand in numpy (forward, cross-entropy, gradient, update)."""
-    state = {"w": data[2].copy(), "b": np.float32(0.0)}
-    n = np.float32(data[0].shape[0])
-
-    def step(x, y):
-        w, b = state["w"], state["b"]
-        p = 1 / (1 + np.exp(-(x @ w) - b))
-        xent = -y * np.log(p) - (1 - y) * np.log(1 - p)
-        g = (p - y) / n
-        state["w"] = w - lr * (x.T @ g + np.float32(0.02) * w)
-        state["b"] = b - lr * g.sum()
-        return p > 0.5, xent
-    return step
 
 
 def pytensor_c_function(inputs, outputs, **kwargs):
@@ -407,6 +376,8 @@ def main() -> None:
     ap.add_argument("--busy", action="store_true", help="instead: 1 vs 2 threads quiet and with one core "
                     "busy (a competing process), the MLP step alternating with numpy's, and the MLP step "
                     "under each of the pool's placement settings")
+    ap.add_argument("--peers", action="store_true", help="instead: every row of the busy tables against torch, "
+                    "jax.jit and numpy in one process, interleaved (issue 24's quiet table)")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"
@@ -414,6 +385,13 @@ def main() -> None:
     print(f"machine: {machine()}")
     if args.busy:
         busy_tables(repeat)
+        return
+    if args.peers:
+        t = Table()
+        load = os.getloadavg()[0]
+        bench_peers.peer_table(t, max(3, repeat // 6))
+        print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f}")
+        t.print()
         return
     t = Table()
     groups = {

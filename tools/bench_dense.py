@@ -168,3 +168,37 @@ def bench_mlp(t, repeat: int, median_us: Callable, threads_of: Callable) -> None
                  f"jax {version}")
     t.ratio("  MLP ratio vs jax.jit", mine, peer, "of jax's time")
     t.ratio("  MLP ratio vs the faster peer", mine, min(base, peer), "(target ≤ 0.80)")
+
+
+def lr_data(seed: int = 0) -> tuple:
+    rng = np.random.RandomState(seed)
+    return (rng.randn(400, 784).astype("float32"), rng.randint(0, 2, 400).astype("float32"),
+            rng.randn(784).astype("float32") * 0.01)
+
+
+def lr_irc(T, shared, function, data, lr=0.1):
+    """The tutorial's training function (same code for irc and PyTensor)."""
+    x, y = T.matrix("x", dtype="float32"), T.vector("y", dtype="float32")
+    w = shared(data[2].copy(), name="w")
+    b = shared(np.asarray(0.0, dtype="float32"), name="b")
+    p_1 = 1 / (1 + T.exp(-T.dot(x, w) - b))
+    xent = -y * T.log(p_1) - (1 - y) * T.log(1 - p_1)
+    cost = xent.mean() + 0.01 * (w ** 2).sum()
+    gw, gb = T.grad(cost, [w, b])
+    return function([x, y], [p_1 > 0.5, xent], updates=[(w, w - lr * gw), (b, b - lr * gb)])
+
+
+def lr_numpy(data, lr=np.float32(0.1)):
+    """The same training step written by hand in numpy (forward, cross-entropy, gradient, update)."""
+    state = {"w": data[2].copy(), "b": np.float32(0.0)}
+    n = np.float32(data[0].shape[0])
+
+    def step(x, y):
+        w, b = state["w"], state["b"]
+        p = 1 / (1 + np.exp(-(x @ w) - b))
+        xent = -y * np.log(p) - (1 - y) * np.log(1 - p)
+        g = (p - y) / n
+        state["w"] = w - lr * (x.T @ g + np.float32(0.02) * w)
+        state["b"] = b - lr * g.sum()
+        return p > 0.5, xent
+    return step
