@@ -55,7 +55,6 @@ def emit_asm(module: ModuleOp) -> str:
     return emit_assembly(optimized_module(module))
 
 
-
 def emit_asm_tier0(module: ModuleOp) -> str:
     """Host assembly of the tier-0 code (no passes, FastISel)."""
     return tier0_assembly(_llvm_ir(_loop_module(module)))

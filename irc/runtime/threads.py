@@ -144,7 +144,7 @@ def pool_module_text() -> str | None:
 def provide_pool_object(obj: bytes) -> None:
     """The object code of `pool_module_text()`'s module: kept for `_build` and cached."""
     _PREBUILT[:] = [obj]
-    ObjectCache(kind="runtime").store(_pool_key(), obj)
+    store_pool_object(obj)
 
 
 def _build() -> _Pool:

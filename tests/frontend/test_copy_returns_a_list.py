@@ -10,12 +10,7 @@ import numpy as np
 
 import irc
 import irc.tensor as T
-
-
-def _accumulator():
-    state = irc.shared(0)
-    inc = T.iscalar("inc")
-    return state, irc.function([inc], state, updates=[(state, state + inc)])
+from test_constructors_and_functions import _accumulator  # (the tutorial's accumulator, beside this file)
 
 
 def test_the_tutorials_copies():

@@ -53,18 +53,13 @@ def dependencies(accesses: Sequence[Sequence[Access] | None]) -> list[list[int]]
             readers.clear()
             continue
         deps = {barrier} if barrier >= 0 else set()
-        for lo, hi, writes in touched:
-            if hi <= lo:
-                continue
-            r = resource[(lo, hi)]
+        used = [(resource[(lo, hi)], writes) for lo, hi, writes in touched if hi > lo]
+        for r, writes in used:
             if r in writer:
                 deps.add(writer[r])
             if writes:
                 deps.update(readers.pop(r, []))
-        for lo, hi, writes in touched:
-            if hi <= lo:
-                continue
-            r = resource[(lo, hi)]
+        for r, writes in used:
             if writes:
                 writer[r] = i
                 readers.pop(r, None)
@@ -100,7 +95,7 @@ def plan_lanes(accesses: Sequence[Sequence[Access] | None], lanes: int = LANES) 
     after: list[list[int]] = []              # each launch's clock once it is done
     steps: list[Step] = []
     for i, need in enumerate(deps):
-        lane = _choose_lane(need, last, lane_of)
+        lane = _choose_lane(need, last)
         waits = []
         for j in sorted(need, reverse=True):
             m = lane_of[j]
@@ -119,14 +114,12 @@ def plan_lanes(accesses: Sequence[Sequence[Access] | None], lanes: int = LANES) 
     return steps, joins
 
 
-def _choose_lane(need: list[int], last: list[int | None], lane_of: list[int]) -> int:
-    """The lane whose last launch is the latest of `need`; else an unused lane; else the
-    lane whose last launch is oldest (the least harm from a dependency that is not one)."""
+def _choose_lane(need: list[int], last: list[int | None]) -> int:
+    """The lane whose last launch is the latest of `need`; else an unused lane (lane 0 first);
+    else the lane whose last launch is oldest (the least harm from a dependency that is not one)."""
     on_top = [m for m, j in enumerate(last) if j is not None and j in need]
     if on_top:
         return max(on_top, key=lambda m: last[m])
-    if last[0] is None:
-        return 0
     free = [m for m, j in enumerate(last) if j is None]
     if free:
         return free[0]
