@@ -40,7 +40,7 @@ from .gemm_tile import emit_gemm_tile
 from .kernel_split import KernelSet
 from .temp_cache import HEADER, TEMP_ALLOC, TEMP_FREE
 from .numpy_abi import emit_numpy_wrapper
-from .outline_kernel import KernelCallOutliner
+from .outline_kernel import KernelCallOutliner, serial_nest
 from .outline_parallel import ParallelOutliner, outlinable
 from .target import host_target_machine
 
@@ -217,11 +217,15 @@ class FunctionConverter(LoopEmitter):
                 self.live_temps[r] = self.get(r).ptr
 
     def op_loop_for(self, op: Operation, outline: bool = True) -> None:
-        if outline and self.kernels is not None and L.KERNEL in op.attributes:
-            KernelCallOutliner(self, self.kernels).emit(op)  # a shared kernel: compiled apart
+        if outline and self.kernels is not None and (L.KERNEL in op.attributes or self._serial_in_glue(op)):
+            KernelCallOutliner(self, self.kernels).emit(op)  # a kernel: compiled apart, at O2
             return
         with self.branch_scope():  # a step's buffers do not dominate the code after the loop
             super().op_loop_for(op)
+
+    def _serial_in_glue(self, op: Operation) -> bool:
+        """A serial nest met in the function's own module, outside any kernel (`serial_nest`)."""
+        return self.parallel_depth == 0 and not self.kernels.emitting_any and serial_nest(op)
 
     @contextmanager
     def branch_scope(self) -> Iterator[None]:

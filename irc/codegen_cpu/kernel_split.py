@@ -87,6 +87,11 @@ class KernelSet:
         finally:
             self._emitting.pop()
 
+    @property
+    def emitting_any(self) -> bool:
+        """True while a kernel's module is being emitted (what is met is inside a kernel)."""
+        return bool(self._emitting)
+
     def add_module(self, key: str, module: ir.Module) -> None:
         self.modules[key] = module
 

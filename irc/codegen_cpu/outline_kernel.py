@@ -9,14 +9,22 @@ training step, whatever their layouts, scalings and epilogues, call one compiled
 register tile per dtype and tile shape instead of each carrying its own ~400 `fma`s through
 LLVM. The values it reads from outside are passed one by one (a pointer keeps its
 `noalias`); constants are compiled in and are part of the key.
+
+A serial nest left in the function's own module (a reduction of a whole array held as a
+scalar, a copy, a scan over a vector: `serial_nest`) is outlined the same way, unmarked: that
+module is compiled with two cheap passes (`target.GLUE_PASSES`), which leave a loop scalar,
+while a kernel gets the O2 pipeline and its vectorizers. Such a loop's results (the sums it
+carries) are the function's return value: one scalar, or a struct of them.
 """
 from __future__ import annotations
 
 from llvmlite import ir
 
 from ..codegen_llvm.memref_desc import MemRef
+from ..codegen_llvm.scalar_emit import llvm_type
 from ..dialects import loop as L
-from ..ir.core import Value
+from ..ir.core import Operation, Value
+from ..ir.types import ScalarType
 from ..ir.transforms import values_from_above
 from .kernel_split import KernelSet, describe_inputs, kernel_symbol
 
@@ -72,14 +80,18 @@ class KernelCallOutliner:
         flat, slot_of = flatten_captures(conv, captured)
         key = self.kernels.key(op, captured, describe_inputs([conv.get(v) for v in captured], slot_of, conv.noalias))
         name = kernel_symbol(key)
-        fn_type = ir.FunctionType(ir.VoidType(), [v.type for v in flat])
+        fn_type = ir.FunctionType(_return_type(conv, op), [v.type for v in flat])
         if self.kernels.needs_module(key):
             self.kernels.add_module(key, self._module(op, key, fn_type, captured, flat, slot_of))
         callee = conv.llmod.globals.get(name)
         if callee is None:
             callee = ir.Function(conv.llmod, fn_type, name=name)
             callee.attributes.add("nounwind")
-        conv.b.call(callee, flat)
+        returned = conv.b.call(callee, flat)
+        if len(op.results) == 1:
+            conv.values[op.results[0]] = returned
+        for k, r in enumerate(op.results if len(op.results) > 1 else ()):
+            conv.values[r] = conv.b.extract_value(returned, k)
 
     def _module(self, op: L.ForOp, key: str, fn_type: ir.FunctionType, captured: list[Value],
                 flat: list[ir.Value], slot_of: dict[int, int]) -> ir.Module:
@@ -94,7 +106,45 @@ class KernelCallOutliner:
         try:
             with self.kernels.emitting(key):
                 conv.op_loop_for(op, outline=False)
-            conv.b.ret_void()
+            results = [conv.get(r) for r in op.results]
+            if not results:
+                conv.b.ret_void()
+            elif len(results) == 1:
+                conv.b.ret(results[0])
+            else:
+                packed = ir.Constant(fn_type.return_type, ir.Undefined)
+                for k, v in enumerate(results):
+                    packed = conv.b.insert_value(packed, v, k)
+                conv.b.ret(packed)
         finally:
             conv.llmod, conv.b, conv.scalar, conv.values = saved
         return module
+
+
+def _return_type(conv, op: L.ForOp) -> ir.Type:
+    """What the outlined loop returns: nothing, its one result, or a struct of its results
+    (as the converter computes them)."""
+    types = [llvm_type(conv.compute_type(r.type)) for r in op.results]
+    return ir.VoidType() if not types else types[0] if len(types) == 1 else ir.LiteralStructType(types)
+
+
+# what a serial nest may hold to be outlined: element access, views, index arithmetic and the
+# scalar ops; not allocations (their frees follow the function's paths), checks (they return
+# the function's error code), parallel nests, nor anything the host alone provides
+_SERIAL_OPS = frozenset(f"loop.{name}" for name in (
+    "dim", "transpose", "subview", "broadcast", "reshape", "load", "prefetch", "store", "for", "if",
+    "yield", "constant", "add", "sub", "mul", "floordiv", "min", "max"))
+
+
+def serial_nest(op: Operation) -> bool:
+    """A top-level `loop.for` of the function's own module that reads or writes memory, holds
+    only what a kernel can hold, and carries only scalars: compiled as a kernel (see above)."""
+    if not all(isinstance(r.type, ScalarType) for r in op.results):
+        return False
+    touches = False
+    for inner in op.walk():
+        name = inner.op_name
+        if not (name in _SERIAL_OPS or name.startswith("scalar.")):
+            return False
+        touches = touches or name in ("loop.load", "loop.store")
+    return touches
