@@ -32,7 +32,12 @@ class ArrayLayout:
 
 
 def numpy_symbol(func: FuncOp) -> str:
-    return entry_symbol(func) + ".np"
+    return numpy_symbol_of(entry_symbol(func))
+
+
+def numpy_symbol_of(entry: str) -> str:
+    """The numpy-object wrapper's name for the function exported as `entry`."""
+    return entry + ".np"
 
 
 def emit_numpy_wrapper(llmod: ir.Module, func: FuncOp, layout: ArrayLayout) -> ir.Function:

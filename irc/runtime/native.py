@@ -28,7 +28,7 @@ from ..codegen_cpu.compile_processes import MIN_PARALLEL_CHARS, can_fork, compil
 from ..codegen_cpu.convert_to_llvm import convert_to_llvm
 from ..codegen_cpu.entry_abi import entry_symbol
 from ..codegen_cpu.kernel_split import KernelSet, decode_linked, encode_linked
-from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol
+from ..codegen_cpu.numpy_abi import ArrayLayout, numpy_symbol_of
 from ..codegen_cpu import target as cpu_target  # codegen_identity read at each compile
 from ..codegen_cpu.target import emit_object, glue_object, new_target_machine, parse_and_optimize, tier0_object
 from ..dialects import loop as L
@@ -104,6 +104,10 @@ class NativeFunction:
     assert_messages: list[str]
     stats: CompileStats
     assert_ops: list = field(default_factory=list, repr=False)  # the checks (`L.CHECKS`), by rc - 1
+    # a warm start's function has no loop IR in memory: this finds the checks when one fails
+    # (the loop text parsed then), so that the error still names the op and the user's line
+    checks_source: Callable[[], list] | None = field(default=None, repr=False)
+    cache_key: str = ""  # the object cache's key of the function's code ("" when not cached)
     _engine: object = field(repr=False, default=None)
     _cfunc: object = field(repr=False, default=None)
     _by_object: bool = False
@@ -158,7 +162,7 @@ class NativeFunction:
             rc = self._cfunc(*flat)
         if rc:
             err = ShapeError(f"'{self.name}': {self.assert_messages[rc - 1]}")
-            err.op = self.assert_ops[rc - 1] if rc <= len(self.assert_ops) else None
+            err.op = self.check_op(rc - 1)
             raise err
         if self.row_counts:
             return self._rows_run(outs)
@@ -191,6 +195,12 @@ class NativeFunction:
             outs[k] = outs[k][:int(outs[j])]
         return outs[:len(outs) - len(self.row_counts)]
 
+    def check_op(self, k: int):
+        """The `k`-th check of the loop IR (`L.CHECKS` in walk order), or None."""
+        if not self.assert_ops and self.checks_source is not None:
+            self.assert_ops = self.checks_source()
+        return self.assert_ops[k] if 0 <= k < len(self.assert_ops) else None
+
     def _coerce(self, i: int, a) -> np.ndarray:
         dt = self.in_dtypes[i]
         if isinstance(a, np.ndarray):
@@ -211,7 +221,12 @@ class NativeFunction:
                     raise ShapeError(f"'{self.name}': input #{i} has size {n} in dim {axis}, "
                                      f"its type requires {d}")
         n = len(self.in_ranks)
-        out = self.shapes.run(shapes[:n], shapes[n:])
+        try:
+            out = self.shapes.run(shapes[:n], shapes[n:])
+        except ShapeError as e:
+            if e.op is None and e.check is not None:
+                e.op = self.check_op(e.check)
+            raise
         if len(self._shape_cache) > 256:
             self._shape_cache.clear()
         self._shape_cache[shapes] = out
@@ -260,7 +275,7 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     key = cache_key(ABI_VERSION, text, cpu_target.codegen_identity(), layout.key() if layout else "flat")
     cache = ObjectCache(cache_dir)
     kernels = KernelCache(cache_dir, enabled=use_cache)
-    objects = _cached_objects(cache.load(key), kernels) if use_cache else None
+    objects = cached_objects(cache.load(key), kernels) if use_cache else None
     stats.cache_hit = objects is not None
     later = None
     if objects is None:
@@ -275,6 +290,7 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     # thread count set since, by `set_num_threads`, stays)
     serial = later is not None and pool_missing()
     native = bind_native(func, loop_func, text, objects, layout, stats, use_serial_runtime if serial else configure)
+    native.cache_key = key if use_cache else ""
     if later is not None:
         stats.tier = 0
         native._tier = TierSwitch(later[0], later[1],
@@ -282,7 +298,7 @@ def _compile_cpu(module: ModuleOp, name: str | None, cache_dir: str | None, use_
     return native
 
 
-def _cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | None:
+def cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | None:
     """The function's object and its kernels' from the cache; None if any is missing."""
     linked = decode_linked(entry) if entry is not None else None
     if linked is None:
@@ -323,17 +339,24 @@ def bind_native(func: FuncOp, loop_func: FuncOp, loop_text: str, obj: bytes | li
 
 def load_entry(obj: bytes | list[bytes], loop_func: FuncOp, layout, runtime: Callable[[], object] = configure) -> tuple:
     """(engine, entry point as a ctypes function) of the loaded object code."""
-    engine = load_object(obj, runtime)
     ft = loop_func.function_type
-    if layout is not None:
-        addr = engine.get_function_address(numpy_symbol(loop_func))
-        n_arrays = len(ft.inputs) + len(ft.results)
-        return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * n_arrays))(addr)
-    addr = engine.get_function_address(entry_symbol(loop_func))
+    return load_symbol(obj, entry_symbol(loop_func), [t.rank for t in ft.inputs], len(ft.results),
+                       layout is not None, runtime)
+
+
+def load_symbol(obj: bytes | list[bytes], symbol: str, in_ranks: list[int], n_results: int, by_object: bool,
+                runtime: Callable[[], object] = configure) -> tuple:
+    """(engine, entry point) of the function exported as `symbol` (`entry_symbol`): its
+    numpy-object wrapper when `by_object`, else the flat pointer/size/stride ABI."""
+    engine = load_object(obj, runtime)
+    if by_object:
+        addr = engine.get_function_address(numpy_symbol_of(symbol))
+        return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * (len(in_ranks) + n_results)))(addr)
+    addr = engine.get_function_address(symbol)
     argtypes: list = []
-    for t in ft.inputs:
-        argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * t.rank)
-    argtypes += [ctypes.c_void_p] * len(ft.results)
+    for rank in in_ranks:
+        argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * rank)
+    argtypes += [ctypes.c_void_p] * n_results
     return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
 
 
@@ -424,7 +447,7 @@ def _start_optimizing(texts: dict[str, str], found: KernelSet, keys: list[str], 
     def optimized() -> list[bytes]:
         cache = ObjectCache(cache_dir)
         fresh = KernelCache(cache_dir)  # new lookups: the child wrote these entries
-        objects = _cached_objects(cache.load(function_key), fresh)
+        objects = cached_objects(cache.load(function_key), fresh)
         if objects is not None:
             return objects
         got = dict(found.objects)
