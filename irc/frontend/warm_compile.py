@@ -21,6 +21,7 @@ from .modes import Mode
 
 # the row of `f.maker.compile_times` a hit adds (the key and the entry: the native load has its own)
 WARM_HIT = "warm start: cache hit before the passes (key and entry)"
+WARM_MISS = "warm start: key and lookup (a miss)"
 PLAIN_MODES = ("FAST_RUN", "FAST_COMPILE", "NO_OPT")
 
 
@@ -51,19 +52,23 @@ def warm_hit(warm: WarmKey, clock: Any) -> tuple[Any, dict[str, str], list[bool]
     entry (warned), or objects the cache no longer holds."""
     fields = load_entry(warm.key)
     if fields is None:
+        clock.mark(WARM_MISS)
         return None
-    clock.mark(WARM_HIT)
     from ..runtime.native_warm import bind_fields  # llvmlite
     try:
         native = bind_fields(fields["native"])
         stages = {"tensor": warm.text, "optimized": str(fields["optimized"])}
         borrowed = [bool(b) for b in fields["borrowed"]]
     except (KeyError, TypeError, ValueError) as e:  # checked whole, yet not what this irc writes
+        clock.mark(WARM_MISS)
         warnings.warn(f"irc: ignoring a malformed warm-start entry {warm.key[:16]}... ({type(e).__name__}: {e}); "
                       f"recompiling and replacing it", CacheWarning, stacklevel=4)
         return None
-    if native is None:
+    if native is None:  # its objects are gone: compiled as usual, which stores them again
+        clock.mark(WARM_MISS)
         return None
+    clock.mark(WARM_HIT)
+    clock.stages[WARM_HIT] -= native.stats.load_s  # the load has its own row
     stages["loop"] = native.loop_ir
     return native, stages, borrowed
 

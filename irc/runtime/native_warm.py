@@ -16,6 +16,7 @@ import numpy as np
 from ..base.compile_stages import LOAD, listening, timed
 from ..codegen_cpu import target as cpu_target
 from ..dialects import loop as L
+from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from .kernel_cache import KernelCache
 from .native import ABI_VERSION, CompileStats, NativeFunction, cached_objects, load_symbol, probe_numpy_layout
@@ -44,7 +45,18 @@ def native_fields(native: NativeFunction) -> dict[str, Any] | None:
             "shape_slots": native.shapes.num_slots, "value_args": list(native.shapes.value_args),
             "assert_messages": list(native.assert_messages),
             "inplace_results": [[k, v] for k, v in native.inplace_results.items()],
-            "row_counts": [list(p) for p in native.row_counts]}
+            "row_counts": [list(p) for p in native.row_counts], "checks_ir": located_checks_ir(native)}
+
+
+def located_checks_ir(native: NativeFunction) -> str:
+    """The loop module with locations, when it has checks (a failing one names the user's
+    line); "" otherwise. `loop_ir` is printed without them."""
+    if not native.assert_ops:
+        return ""
+    root = native.assert_ops[0]
+    while root.parent_op is not None:
+        root = root.parent_op
+    return render_ir(root, debuginfo=True)
 
 
 def stored(native: NativeFunction, cache_dir: str | None = None) -> bool:
@@ -70,7 +82,7 @@ def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeF
             engine, cfunc = load_symbol(objects, "irc." + fields["name"], in_ranks, len(out_dtypes),
                                         layout is not None)
         stats.load_s = time.perf_counter() - t0
-    loop_text = fields["loop"]
+    loop_text, checks_text = fields["loop"], fields["checks_ir"]
     shapes = ShapeProgram(tuple(tuple(s) for s in fields["shape_steps"]),
                           tuple((tuple(st), tuple(slots)) for st, slots in fields["shape_results"]),
                           int(fields["shape_slots"]), tuple(fields["value_args"]))
@@ -78,7 +90,7 @@ def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeF
         name=fields["name"], loop_ir=loop_text, in_dtypes=[np.dtype(d) for d in fields["in_dtypes"]],
         in_ranks=in_ranks, in_static=[tuple(s) for s in fields["in_static"]], out_dtypes=out_dtypes,
         shapes=shapes, assert_messages=list(fields["assert_messages"]), stats=stats,
-        checks_source=lambda: checks_of(loop_text), cache_key=fields["loop_key"],
+        checks_source=lambda: checks_of(checks_text), cache_key=fields["loop_key"],
         _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
         inplace_results={int(k): int(v) for k, v in fields["inplace_results"]},
         row_counts=tuple((int(k), int(j)) for k, j in fields["row_counts"]))
@@ -86,5 +98,7 @@ def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeF
 
 def checks_of(loop_text: str) -> list:
     """The checks of a loop-level module's text (`L.CHECKS` in walk order: the runtime's `rc - 1`)."""
+    if not loop_text:
+        return []
     module = parse_module(loop_text, "<loop IR of a warm start>")
     return [op for op in module.walk() if isinstance(op, L.CHECKS)]
