@@ -83,5 +83,5 @@ def remember(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[
 
 def warm_executor(native: Any) -> Any:
     """The executor of a hit's native function (as `make_cpu_executor`'s)."""
-    from ..runtime.native_executor import NativeExecutor  # llvmlite
+    from ..runtime.native_call import NativeExecutor  # llvmlite
     return NativeExecutor(native)

@@ -19,7 +19,8 @@ from ..dialects import loop as L
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from .kernel_cache import KernelCache
-from .native import ABI_VERSION, CompileStats, NativeFunction, cached_objects, load_symbol, probe_numpy_layout
+from .native_function import (ABI_VERSION, CompileStats, NativeFunction, cached_objects, load_symbol,
+                              probe_numpy_layout)
 from .object_cache import CacheWarning, ObjectCache
 from .shapes import ShapeProgram
 
