@@ -373,7 +373,8 @@ def _compile(plan: _Plan) -> Any:
         native, stages, borrowed = hit
         executor, module = warm_executor(native), None  # the module is parsed if asked for
     else:
-        executor, native, stages, labels, stats = _build(plan, mode, target, lowered, clock, profiling)
+        executor, native, stages, labels, stats = _build(plan, mode, target, lowered, clock, profiling,
+                                                         warm.text if warm is not None else None)
         module, borrowed = lowered.module, None
         if warm is not None:
             remember(warm, native, stages, borrowed_results(lowered.func, len(out_vars)))
@@ -396,13 +397,16 @@ def _compile(plan: _Plan) -> Any:
     return fn
 
 
-def _build(plan: _Plan, mode: str, target: Any, lowered: Any, clock: CompileClock, profiling: bool) -> tuple:
+def _build(plan: _Plan, mode: str, target: Any, lowered: Any, clock: CompileClock, profiling: bool,
+           tensor_text: str | None = None) -> tuple:
     """Run the passes over `lowered` (in place) and compile it: (executor, native function or
-    None, stages, DebugMode's labels or None, profile stats or None)."""
+    None, stages, DebugMode's labels or None, profile stats or None). `tensor_text`: the
+    lowered module's text, when the warm start's key has rendered it."""
     unoptimized = lowered.module.clone() if mode == "DebugMode" else None
     stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
                       per_pass=False,  # per-pass texts: replayed by `f.ir`
-                      device=target.placement, excluding=getattr(plan.mode, "excluded", ()))
+                      device=target.placement, excluding=getattr(plan.mode, "excluded", ()),
+                      tensor_text=tensor_text)
     _check_float64(lowered.func)
     report_host_ops(lowered.func, config.assert_no_cpu_op, target.placement)
     executor, native = _executor(target, lowered, plan.mode, profiling)

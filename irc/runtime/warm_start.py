@@ -29,14 +29,19 @@ PACKAGE = Path(__file__).resolve().parent.parent
 @functools.lru_cache(maxsize=None)
 def sources_fingerprint() -> str:
     """A hash over irc's .py files' paths, sizes and mtimes (cheap: no file is read)."""
-    rows = []
-    for folder, dirs, files in os.walk(PACKAGE):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                rows.append(f"{os.path.relpath(os.path.join(folder, name), PACKAGE)}:{st.st_size}:{st.st_mtime_ns}")
+    rows: list[str] = []
+    _stat_sources(str(PACKAGE), "", rows)
     return cache_key(*rows)
+
+
+def _stat_sources(folder: str, prefix: str, rows: list[str]) -> None:
+    with os.scandir(folder) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir() and entry.name != "__pycache__":
+                _stat_sources(entry.path, prefix + entry.name + "/", rows)
+            elif entry.name.endswith(".py"):
+                st = entry.stat()
+                rows.append(f"{prefix}{entry.name}:{st.st_size}:{st.st_mtime_ns}")
 
 
 def flags_fingerprint() -> str:
