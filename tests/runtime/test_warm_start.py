@@ -86,16 +86,24 @@ print(json.dumps(report))
 """
 
 
-def _run(folder: str, *cases: str) -> list[dict]:
+def _start(folder: str, *cases: str) -> subprocess.Popen:
     env = dict(os.environ)
     env["IRC_COMPILEDIR"] = folder
     env["IRC_FLAGS"] = "floatX=float32,compile_tiers=False"  # the first process stores every entry
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     sources = json.dumps({"lr": LR, "mlp": MLP, "dlt": str(ROOT / "examples" / "dlt_programs.py")})
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, sources, *cases], env=env, capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, sources, *cases], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def _result(proc: subprocess.Popen) -> list[dict]:
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _run(folder: str, *cases: str) -> list[dict]:
+    return _result(_start(folder, *cases))
 
 
 def _hit(row: dict) -> bool:
@@ -184,3 +192,16 @@ def test_a_hits_function_shows_its_ir_names_the_users_line_and_pickles(primed, t
         assert warm[key] == cold[key], key
     assert "func.func @train" in warm["optimized"]
     assert warm["shape_error"] == cold["shape_error"] and 'model.py' in warm["shape_error"], warm["shape_error"]
+
+
+def test_two_processes_storing_the_same_entry_leave_one_whole_entry(primed, tmp_path):
+    folder = _copy(primed, tmp_path)
+    shutil.rmtree(os.path.join(folder, "warm"))  # both find the objects and store the entry at once
+    first, second = _start(folder, "lr"), _start(folder, "lr")
+    rows = _result(first) + _result(second)
+    assert not any(_hit(row) for row in rows) and all(row["out"] == primed["lr"] for row in rows)
+    entry, = _warm_entries(folder)
+    assert not entry.name.startswith(".")  # no temporary file left behind
+    decode_entry("warm", entry.name.split(".")[0], entry.read_bytes())
+    again, = _run(folder, "lr")
+    assert _hit(again) and again["out"] == primed["lr"]
