@@ -6,10 +6,9 @@ and the function's own launch code): its LLVM time and the size of its LLVM IR.
     python3 tools/compile_time.py [--repeat N] [--kernels]
 
 Each program compiles in a fresh process (so `import irc` and llvmlite's start are paid as a
-user pays them), first with an empty compile cache, then twice again with the cache the
-previous ones left: the second process finds the optimized objects (a loop-level hit: the
-first process's were stored by its background compile) and leaves the entry keyed before the
-passes, which the third, "warm", finds (no pass, lowering or LLVM row).
+user pays them), first with an empty compile cache, then again with the cache the first left
+(a hit before the passes: the first stored that entry at its exit, after its background
+compile stored the optimized objects; no pass, lowering or LLVM row).
 Rows are `f.maker.compile_times` (what `profile=True` and `irc-opt --timing` report: frontend,
 each pass, lower-to-loops, LLVM IR, LLVM optimization, machine code, load), then the
 process's `import irc` and the whole first call (compile + one call). Seconds, medians of
@@ -107,20 +106,19 @@ def main() -> None:
         return
     for program, title in (("lr", "logistic-regression step (the tutorial's, float32)"),
                            ("mlp", "MLP step (examples/dlt_programs.py, float32)")):
-        kinds = ("cold", "second", "warm")
-        samples: dict[str, list[dict]] = {kind: [] for kind in kinds}
+        samples: dict[str, list[dict]] = {"cold": [], "warm": []}
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory(prefix="irc-compile-time-") as cache:
-                for kind in kinds:
-                    samples[kind].append(run(program, cache))
-        names = list(dict.fromkeys(k for kind in kinds for s in samples[kind] for k in s))
-        print(f"\n{title}\n| stage | cold (s) | second process (s) | warm (s) |\n|---|---|---|---|")
+                samples["cold"].append(run(program, cache))
+                samples["warm"].append(run(program, cache))
+        names = list(dict.fromkeys(k for kind in ("cold", "warm") for s in samples[kind] for k in s))
+        print(f"\n{title}\n| stage | cold (s) | warm (s) |\n|---|---|---|")
         for name in names:
             cells = []
-            for kind in kinds:
+            for kind in ("cold", "warm"):
                 values = [s[name] for s in samples[kind] if name in s]
                 cells.append(f"{statistics.median(values):.3f}" if values else "—")
-            print(f"| {name} | {' | '.join(cells)} |")
+            print(f"| {name} | {cells[0]} | {cells[1]} |")
 
 
 if __name__ == "__main__":

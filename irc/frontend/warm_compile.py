@@ -74,10 +74,22 @@ def warm_hit(warm: WarmKey, clock: Any) -> tuple[Any, dict[str, str], list[bool]
 
 
 def remember(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[bool]) -> None:
-    """Store the entry of a compile that ran the passes, when its objects are in the cache."""
+    """Store the entry of a compile that ran the passes, once its objects are in the cache: now,
+    or for tier-0 code at exit, after the background process has stored the optimized objects
+    (so that the next process starts warm)."""
+    if native is None:
+        return
+    if native.stats.tier == 0:
+        from ..runtime.native_warm import after_background  # llvmlite
+        after_background(native, lambda: _store(warm, native, stages, borrowed))
+        return
+    _store(warm, native, stages, borrowed)
+
+
+def _store(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[bool]) -> None:
     from ..runtime.native_warm import native_fields, stored  # llvmlite
-    fields = native_fields(native) if native is not None else None
-    if fields is not None and stored(native):
+    fields = native_fields(native)
+    if fields is not None and stored(native):  # never an entry pointing to missing objects
         store_entry(warm.key, {"native": fields, "optimized": stages["optimized"], "borrowed": borrowed})
 
 

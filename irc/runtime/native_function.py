@@ -158,6 +158,13 @@ class NativeFunction:
             self._tier = None
         return True
 
+    def wait_background(self, timeout: float | None = None) -> None:
+        """Wait (at most `timeout` seconds) until the background process optimizing this
+        function's code has stored it in the cache, without switching to it (at exit)."""
+        child = self._tier.child if self._tier is not None else None
+        if child is not None:
+            child.poll(timeout)
+
     def wait_optimized(self, timeout: float | None = None) -> bool:
         """Wait (at most `timeout` seconds; None: as long as it takes) until the function runs
         its optimized code; whether it does. Benchmarks call it before timing."""

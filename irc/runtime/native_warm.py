@@ -6,15 +6,17 @@ a loop-level hit does, without the IR. The loop IR travels as text and is parsed
 check fails (the error names the op and the user's line). Loads llvmlite."""
 from __future__ import annotations
 
+import atexit
 import os
 import time
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..base.compile_stages import LOAD, listening, timed
 from ..codegen_cpu import target as cpu_target
+from ..codegen_cpu.background_compile import EXIT_WAIT_S
 from ..dialects import loop as L
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
@@ -34,9 +36,9 @@ def codegen_parts() -> list[str]:
 
 
 def native_fields(native: NativeFunction) -> dict[str, Any] | None:
-    """`native` as JSON-ready fields; None when its code is not in the object cache (yet:
-    a tiered compile's optimized code is stored later by its background process)."""
-    if not native.cache_key or native.stats.tier != 1 or native._tier is not None:
+    """`native` as JSON-ready fields (the same for its tier-0 and its optimized code); None
+    when it has no object-cache entry."""
+    if not native.cache_key:
         return None
     return {"name": native.name, "loop_key": native.cache_key, "loop": native.loop_ir,
             "in_dtypes": [d.str for d in native.in_dtypes], "in_ranks": list(native.in_ranks),
@@ -103,3 +105,22 @@ def checks_of(loop_text: str) -> list:
         return []
     module = parse_module(loop_text, "<loop IR of a warm start>")
     return [op for op in module.walk() if isinstance(op, L.CHECKS)]
+
+
+_PENDING: list[tuple[NativeFunction, Callable[[], None]]] = []
+
+
+def after_background(native: NativeFunction, store: Callable[[], None]) -> None:
+    """Call `store()` at exit, once the background process optimizing `native`'s tier-0 code
+    has stored the optimized objects (or failed): the exit waits for it anyway."""
+    if not _PENDING:
+        atexit.register(_run_pending)  # after background_compile's handler: runs before it
+    _PENDING.append((native, store))
+
+
+def _run_pending() -> None:
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for native, store in _PENDING:
+        native.wait_background(max(0.0, deadline - time.monotonic()))
+        store()
+    _PENDING.clear()

@@ -86,10 +86,12 @@ print(json.dumps(report))
 """
 
 
-def _start(folder: str, *cases: str) -> subprocess.Popen:
+def _start(folder: str, *cases: str, tiers: bool = False) -> subprocess.Popen:
+    """A process compiling `cases`; without `tiers` it compiles optimized code directly (so it
+    stores every entry before its functions run)."""
     env = dict(os.environ)
     env["IRC_COMPILEDIR"] = folder
-    env["IRC_FLAGS"] = "floatX=float32,compile_tiers=False"  # the first process stores every entry
+    env["IRC_FLAGS"] = f"floatX=float32,compile_tiers={tiers}"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     sources = json.dumps({"lr": LR, "mlp": MLP, "dlt": str(ROOT / "examples" / "dlt_programs.py")})
     return subprocess.Popen([sys.executable, "-c", SCRIPT, sources, *cases], env=env, stdout=subprocess.PIPE,
@@ -205,3 +207,14 @@ def test_two_processes_storing_the_same_entry_leave_one_whole_entry(primed, tmp_
     decode_entry("warm", entry.name.split(".")[0], entry.read_bytes())
     again, = _run(folder, "lr")
     assert _hit(again) and again["out"] == primed["lr"]
+
+
+def test_a_tiered_first_process_leaves_the_entry_at_exit(tmp_path):
+    """Tier-0 code is never cached: the entry is stored at exit, once the background process
+    has stored the optimized objects, so the second process starts warm."""
+    folder = str(tmp_path / "compiledir")
+    first, = _result(_start(folder, "lr", tiers=True))
+    assert "LLVM tier 0 (no passes, FastISel)" in first["rows"] and not _hit(first)
+    second, = _result(_start(folder, "lr", tiers=True))
+    assert _hit(second)
+    np.testing.assert_allclose(second["out"][1], first["out"][1], rtol=1e-5)  # tier 0 against optimized code
