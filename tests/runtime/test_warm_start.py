@@ -218,3 +218,12 @@ def test_a_tiered_first_process_leaves_the_entry_at_exit(tmp_path):
     second, = _result(_start(folder, "lr", tiers=True))
     assert _hit(second)
     np.testing.assert_allclose(second["out"][1], first["out"][1], rtol=1e-5)  # tier 0 against optimized code
+
+
+def test_a_cache_that_cannot_be_written_still_runs(primed, tmp_path):
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")  # every store fails (as on a read-only or full disk)
+    rows = _run(str(blocked / "compiledir"), "lr", "lr")  # the second compile finds nothing either
+    assert not any(_hit(row) for row in rows) and all(row["warnings"] == [] for row in rows)
+    for row in rows:
+        np.testing.assert_allclose(row["out"][1], primed["lr"][1], rtol=1e-6)
