@@ -6,9 +6,10 @@
 A call checks the inputs' dtypes and ranks, looks the result shapes up in a cache keyed by the
 input shapes (computed from the IR on a miss, which also checks that the shapes fit), allocates
 the results with numpy and makes ONE ctypes call. Object code is cached on disk (see
-`object_cache.py`); a warm start lowers to loops (pure Python) and loads the object file into
+`object_cache.py`); a hit here lowers to loops (pure Python) and loads the object file into
 MCJIT without running LLVM's optimizer (the cache verifies an entry before LLVM sees it: a
-damaged one is recompiled).
+damaged one is recompiled). A warm start keyed before the passes (`warm_start.py`) does not
+come here: it binds the function from its entry (`native_warm.py`, `native_function.py`).
 """
 from __future__ import annotations
 

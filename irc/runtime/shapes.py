@@ -35,8 +35,8 @@ class ShapeError(ValueError):
 class ShapeProgram:
     """The top-level index computations of a function, in order, as plain data (so that a
     warm start can keep it in the compile cache without the IR): each step is a tuple over
-    value slots. `checks` maps a size check's step to its place among the function's checks
-    (`loop.CHECKS` in walk order), which the native function turns back into the op."""
+    value slots. A size check's step carries its message and its place among the function's
+    checks (`loop.CHECKS` in walk order), which the native function turns back into the op."""
 
     steps: tuple[tuple, ...]
     results: tuple[tuple[tuple[int | None, ...], tuple[int, ...]], ...]  # (static shape, slots of ? sizes)
