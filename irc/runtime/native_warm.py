@@ -125,3 +125,7 @@ def _run_pending() -> None:
         native.wait_background(max(0.0, deadline - time.monotonic()))
         store()
     _PENDING.clear()
+
+
+if hasattr(os, "register_at_fork"):  # a process the user forks leaves the entries to its parent
+    os.register_at_fork(after_in_child=_PENDING.clear)
