@@ -8,7 +8,9 @@ on the same machine so that the load is shared: the tutorial's logistic-regressi
 the MLP step of `examples/dlt_programs.py` on irc with an empty compile cache, the same two
 on jax.jit (jax's own persistent cache off), then an MLP of another width and other
 hyperparameters on irc with a cache that holds the LR and the first MLP (only kernels can be
-reused: its loop IR differs). Prints every sample, the medians and the load average.
+reused: its loop IR differs), then the MLP and the LR again: warm, a hit before the passes
+(for a baseline tree without that cache, a hit of its function-level object cache). Prints
+every sample, the medians and the load average.
 irc's first call on an empty cache runs tier-0 code (`config.compile_tiers`, as a user's does);
 each irc process waits at its exit for the background compile of the optimized code, so the
 next sample finds a complete cache and no child of the previous one still running.
@@ -123,7 +125,8 @@ def irc_samples(root: Path, label: str) -> dict[str, float]:
         got[f"{label}MLP, empty cache"] = sample(_IRC, "mlp", mlp_cache, root)["first call"]
         sample(_IRC, "mlp", cache, root)  # the cache now holds the LR's and the MLP's kernels
         got[f"{label}other MLP, cache holding LR + MLP"] = sample(_IRC, "mlp", cache, root, OTHER_MLP)["first call"]
-        got[f"{label}MLP again (whole-function hit)"] = sample(_IRC, "mlp", cache, root)["first call"]
+        got[f"{label}MLP again (warm: a hit before the passes)"] = sample(_IRC, "mlp", cache, root)["first call"]
+        got[f"{label}LR again (warm: a hit before the passes)"] = sample(_IRC, "lr", cache, root)["first call"]
     return got
 
 

@@ -6,7 +6,9 @@ and the function's own launch code): its LLVM time and the size of its LLVM IR.
     python3 tools/compile_time.py [--repeat N] [--kernels]
 
 Each program compiles in a fresh process (so `import irc` and llvmlite's start are paid as a
-user pays them), first with an empty compile cache, then again with the cache the first left.
+user pays them), first with an empty compile cache, then again with the cache the first left
+(a hit before the passes: the first stored that entry at its exit, after its background
+compile stored the optimized objects; no pass, lowering or LLVM row).
 Rows are `f.maker.compile_times` (what `profile=True` and `irc-opt --timing` report: frontend,
 each pass, lower-to-loops, LLVM IR, LLVM optimization, machine code, load), then the
 process's `import irc` and the whole first call (compile + one call). Seconds, medians of

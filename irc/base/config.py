@@ -215,6 +215,10 @@ class Config:
         """N of `cudaN`; None for `cpu` and for plain `cuda` (the runtime's default device)."""
         return self.requested_device.index
 
+    def flag_values(self) -> dict[str, Any]:
+        """Every flag's value as code reads it (what a compile-cache key hashes)."""
+        return {name: getattr(self, name) for name in FLAGS}
+
     def source(self, name: str) -> str:
         """Where the current value of `name` came from."""
         return self._sources[name]

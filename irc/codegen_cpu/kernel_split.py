@@ -32,9 +32,9 @@ from ..dialects.loop import KERNEL
 from ..ir.attributes import StringAttr
 from ..ir.core import Operation, Value
 from ..ir.printer import print_op_in_context
+from .linked_objects import decode_linked, encode_linked  # noqa: F401 (the entry format, imported from here)
 
 KERNEL_PREFIX = "irc.k."
-KERNELS_LINE = b"irc-kernels"
 
 
 def kernel_symbol(key: str) -> str:
@@ -144,22 +144,6 @@ def values_hidden(constants: list[Operation]) -> Iterator[None]:
     finally:
         for op, attr in zip(constants, saved):
             op.attributes["value"] = attr
-
-
-def encode_linked(kernel_keys: list[str], obj: bytes) -> bytes:
-    """Object code after a line naming the kernels it calls (a cache entry's body)."""
-    return b" ".join([KERNELS_LINE, *(k.encode("ascii") for k in kernel_keys)]) + b"\n" + obj
-
-
-def decode_linked(body: bytes) -> tuple[list[str], bytes] | None:
-    """(kernel keys, object code) of an `encode_linked` body; None when it is not one."""
-    end = body.find(b"\n")
-    if end < 0:
-        return None
-    words = body[:end].split(b" ")
-    if words[0] != KERNELS_LINE or not all(len(w) == 64 for w in words[1:]):
-        return None
-    return [w.decode("ascii") for w in words[1:]], body[end + 1:]
 
 
 def describe_inputs(parts: list[object], slot_of: dict[int, int], noalias: set[int]) -> list[str]:

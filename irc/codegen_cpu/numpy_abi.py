@@ -10,29 +10,18 @@ point of `convert_to_llvm`, which LLVM inlines.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from llvmlite import ir
 
 from ..codegen_llvm.memref_desc import I64, i64
 from ..dialects.func import FuncOp
+from .array_layout import ArrayLayout, numpy_symbol_of
 from .entry_abi import I32, PTR, entry_arg_layout, entry_symbol
 
 
-@dataclass(frozen=True)
-class ArrayLayout:
-    """Byte offsets of `data`, `dimensions` and `strides` in a numpy array object."""
-
-    data: int = 16
-    dims: int = 32
-    strides: int = 40
-
-    def key(self) -> str:
-        return f"np{self.data}.{self.dims}.{self.strides}"
-
-
 def numpy_symbol(func: FuncOp) -> str:
-    return entry_symbol(func) + ".np"
+    return numpy_symbol_of(entry_symbol(func))
+
+
 
 
 def emit_numpy_wrapper(llmod: ir.Module, func: FuncOp, layout: ArrayLayout) -> ir.Function:

@@ -21,7 +21,7 @@ from .integer_power import refuse_negative_integer_exponent
 from .join import Join
 from .shape_ops import Alloc, DimShuffle, MakeVector, Reshape, Shape_i
 from .subtensor import DynamicSubtensor, IncSubtensor, Subtensor
-from .tensor_type import COMPLEX_DTYPES, TensorType, floatX
+from .tensor_type import COMPLEX_DTYPES, TensorType, dtype_name, floatX
 
 
 # ---------------------------------------------------------------------------- constants
@@ -64,7 +64,7 @@ def constant(value: Any, name: str | None = None, ndim: int | None = None,
 
 
 def dtypes_name(dtype: str) -> str:
-    return floatX() if dtype == "floatX" else str(np.dtype(dtype))
+    return floatX() if dtype == "floatX" else dtype_name(dtype)
 
 
 def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,

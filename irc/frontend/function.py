@@ -16,7 +16,7 @@ from ..base.config import config
 from ..dialects import load_all
 from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import debug_executor
-from ..runtime.function import FunctionMaker, InputSpec, OutputSpec, function_class
+from ..runtime.function import FunctionMaker, InputSpec, OutputSpec, borrowed_results, function_class
 from ..runtime.graph_view import set_graph_view
 from ..runtime.input_state import InputContainer
 from ..runtime.ir_dump import dump_folder, dump_stages
@@ -34,6 +34,7 @@ from .monitor_mode import MonitorExecutor, MonitorMode
 from .nanguard import NanGuardExecutor, NanGuardMode
 from .placement_report import report_host_ops
 from .shared import SharedVariable, default_updates
+from .warm_compile import remember, warm_executor, warm_hit, warm_key_of
 
 # every compiled function shows users Theano's op classes (`f.maker.fgraph.toposort()`)
 set_graph_view(FunctionGraphView)
@@ -353,7 +354,8 @@ class _Plan:
 
 
 def _compile(plan: _Plan) -> Any:
-    """Lower, optimize and compile `plan` for the active target; the `Function`."""
+    """Lower, optimize and compile `plan` for the active target; the `Function`. A warm start
+    (the same module compiled before, by any process) skips the passes, the lowering and LLVM."""
     load_all()
     mode = check_mode(plan.mode)
     kind, out_vars, upd, name, profile = plan.kind, plan.out_vars, plan.updates, plan.name, plan.profile
@@ -363,35 +365,22 @@ def _compile(plan: _Plan) -> Any:
     lowered = lower(LoweringSpec([s.variable for s in plan.in_specs], plan.results, upd, plan.borrow + state_borrow,
                                  name or "main", plan.location, target.placement))
     clock.mark("frontend (graph to tensor IR)")
-    unoptimized = lowered.module.clone() if mode == "DebugMode" else None
-    stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
-                      per_pass=False,  # per-pass texts: replayed by `f.ir`
-                      device=target.placement, excluding=getattr(plan.mode, "excluded", ()))
-    _check_float64(lowered.func)
-    report_host_ops(lowered.func, config.assert_no_cpu_op, target.placement)
     profiling = bool(profile or (profile is None and (config.profile or mode == "ProfileMode")))
-    executor, native = _executor(target, lowered, plan.mode, profiling)
-    if native is not None:
-        stages["loop"] = native.loop_ir
-    elif getattr(executor, "loop_ir", None):  # native parts around user ops
-        stages["loop"] = executor.loop_ir
-    labels = None  # DebugMode's names of the results (kept by the maker: a pickle rebuilds it)
-    if unoptimized is not None:
-        labels = [f"output {k!r}" if kind == "dict" else f"output #{i}"
-                  for i, k in enumerate(plan.keys or range(len(out_vars)))]
-        labels += [f"the update of input {plan.in_specs[i].variable}" for i, _ in plan.state]
-        labels += [f"the update of shared variable {t}" for t, _ in upd]
-        labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
-        executor = debug_executor(executor, unoptimized, labels)
-    stats = None
-    if profiling:  # the profiler's hook: see irc/runtime/profile_hook.py
-        executor, stats = attach_profile(executor, profile, mode, name, lowered.func, clock, native,
-                                         lowered.module)
-        if isinstance(plan.mode, ProfileMode):
-            plan.mode.profiles.append(stats)
+    warm = warm_key_of(plan.mode, mode, target, lowered, profiling, _allow_gc(plan.mode))
+    hit = warm_hit(warm, clock) if warm is not None else None
+    labels = stats = None
+    if hit is not None:
+        native, stages, borrowed = hit
+        executor, module = warm_executor(native), None  # the module is parsed if asked for
+    else:
+        executor, native, stages, labels, stats = _build(plan, mode, target, lowered, clock, profiling,
+                                                         warm.text if warm is not None else None)
+        module, borrowed = lowered.module, None
+        if warm is not None:
+            remember(warm, native, stages, borrowed_results(lowered.func, len(out_vars)))
     inputs = [_input_spec(s, plan.allow_input_downcast) for s in plan.in_specs]
-    maker = FunctionMaker(mode, lowered.module, stages, inputs, out_vars, target)
-    maker.native, maker.allow_gc = native, _allow_gc(plan.mode)
+    maker = FunctionMaker(mode, module, stages, inputs, out_vars, target)
+    maker.native, maker.allow_gc, maker.borrowed = native, _allow_gc(plan.mode), borrowed
     maker.compile_times = clock.split(native)
     maker.debug_labels = labels
     maker.excluding = (config.optimizer_excluding, *getattr(plan.mode, "excluded", ()))
@@ -406,6 +395,40 @@ def _compile(plan: _Plan) -> Any:
     fn.recompile = lambda swap, delete_updates, name, profile: _compile(
         plan.swapped(swap, delete_updates, name, profile))
     return fn
+
+
+def _build(plan: _Plan, mode: str, target: Any, lowered: Any, clock: CompileClock, profiling: bool,
+           tensor_text: str | None = None) -> tuple:
+    """Run the passes over `lowered` (in place) and compile it: (executor, native function or
+    None, stages, DebugMode's labels or None, profile stats or None). `tensor_text`: the
+    lowered module's text, when the warm start's key has rendered it."""
+    unoptimized = lowered.module.clone() if mode == "DebugMode" else None
+    stages = optimize(lowered.module, mode, lowered.func.sym_name, instrumentations=[clock.passes],
+                      per_pass=False,  # per-pass texts: replayed by `f.ir`
+                      device=target.placement, excluding=getattr(plan.mode, "excluded", ()),
+                      tensor_text=tensor_text)
+    _check_float64(lowered.func)
+    report_host_ops(lowered.func, config.assert_no_cpu_op, target.placement)
+    executor, native = _executor(target, lowered, plan.mode, profiling)
+    if native is not None:
+        stages["loop"] = native.loop_ir
+    elif getattr(executor, "loop_ir", None):  # native parts around user ops
+        stages["loop"] = executor.loop_ir
+    labels = None  # DebugMode's names of the results (kept by the maker: a pickle rebuilds it)
+    if unoptimized is not None:
+        labels = [f"output {k!r}" if plan.kind == "dict" else f"output #{i}"
+                  for i, k in enumerate(plan.keys or range(len(plan.out_vars)))]
+        labels += [f"the update of input {plan.in_specs[i].variable}" for i, _ in plan.state]
+        labels += [f"the update of shared variable {t}" for t, _ in plan.updates]
+        labels = [label + _origin(v) for label, v in zip(labels, unoptimized_results(unoptimized))]
+        executor = debug_executor(executor, unoptimized, labels)
+    stats = None
+    if profiling:  # the profiler's hook: see irc/runtime/profile_hook.py
+        executor, stats = attach_profile(executor, plan.profile, mode, plan.name, lowered.func, clock, native,
+                                         lowered.module)
+        if isinstance(plan.mode, ProfileMode):
+            plan.mode.profiles.append(stats)
+    return executor, native, stages, labels, stats
 
 
 def _input_spec(spec: In, allow_input_downcast: bool | None) -> InputSpec:

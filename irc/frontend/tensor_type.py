@@ -5,6 +5,7 @@ It is Theano's notion of a type: the rank and which dimensions are known to be o
 a broadcastable dimension is a static 1 and every other dimension is dynamic (`?`)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,6 +22,20 @@ INT_DTYPES = ("int8", "int16", "int32", "int64") + UINT_DTYPES  # every integer 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 COMPLEX_DTYPES = ("complex64", "complex128")
 _RANK_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
+
+
+def dtype_name(dtype: Any) -> str:
+    """numpy's name of `dtype` (a name, a numpy type or dtype): `str(np.dtype(...))`, remembered
+    for hashable ones (it took ~10 µs, and a graph makes a few per node)."""
+    try:
+        return _dtype_name(dtype)
+    except TypeError:  # unhashable: numpy may still know it
+        return str(np.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=256)
+def _dtype_name(dtype: Any) -> str:
+    return str(np.dtype(dtype))
 
 
 def floatX() -> str:
@@ -58,7 +73,7 @@ class TensorType:
     variable_class: ClassVar[type]
 
     def __post_init__(self) -> None:
-        dtype = str(np.dtype(self.dtype)) if self.dtype != "floatX" else floatX()
+        dtype = dtype_name(self.dtype) if self.dtype != "floatX" else floatX()
         if dtype not in DTYPES:
             raise TypeError(f"unsupported dtype '{self.dtype}' (supported: {', '.join(DTYPES)})")
         object.__setattr__(self, "dtype", dtype)

@@ -109,17 +109,21 @@ class StageRecorder(PassInstrumentation):
 def optimize(module: Operation, mode: str, name: str, record: bool = True,
              instrumentations: Iterable[PassInstrumentation] = (),
              per_pass: bool = True, device: str | None = None,
-             excluding: Iterable[str] = ()) -> dict[str, str]:
+             excluding: Iterable[str] = (), tensor_text: str | None = None) -> dict[str, str]:
     """Run `mode`'s pipeline for placement `device` over `module` in place, without the passes tagged
-    or named in `config.optimizer_excluding` and `excluding`; returns the stage texts.
+    or named in `config.optimizer_excluding` and `excluding`; returns the stage texts
+    (`tensor_text`: the module's text as it comes, when the caller has rendered it already).
     (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
     insts: list[PassInstrumentation] = []
     recorder = StageRecorder(per_pass)
+    if tensor_text is not None:
+        recorder.stages["tensor"] = tensor_text
     if record:
         insts.append(recorder)
     insts.extend(instrumentations)
     PassManager(build_pipeline(mode, device, [config.optimizer_excluding, *excluding]), insts).run(module)
-    if record:
-        recorder.stages.setdefault("tensor", render_ir(module, debuginfo=True))
-        recorder.stages["optimized"] = render_ir(module, debuginfo=True)
+    if record:  # the final text, rendered once
+        optimized = render_ir(module, debuginfo=True)
+        recorder.stages.setdefault("tensor", optimized)  # no pipeline ran: the module as it came
+        recorder.stages["optimized"] = optimized
     return recorder.stages

@@ -94,10 +94,13 @@ class FunctionMaker:
 
     def __init__(self, mode: str, module: Any, stages: dict[str, str], inputs: Sequence[InputSpec],
                  outputs: Sequence[Any], target: Target | None = None):
+        """`module` None: a warm start's, parsed from `stages["optimized"]` when first asked for."""
         self.mode = mode
         self.target = target if target is not None else TARGETS[CPU]
-        self.module = module
+        self._module = module
         self.stages = stages
+        # a warm start's `borrowed_results`, kept in its entry (None: read from the module)
+        self.borrowed: list[bool] | None = None
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.native: Any = None  # the NativeFunction when the function runs as native code
@@ -122,6 +125,19 @@ class FunctionMaker:
         for key, text in optimize(module, self.mode, name, per_pass=True,
                                   device=self.target.placement).items():
             self.stages.setdefault(key, text)
+
+    def borrowed_results(self, count: int) -> list[bool]:
+        """`borrowed_results` of the module; a warm start's flags until its module is parsed."""
+        if self._module is None and self.borrowed is not None:
+            return list(self.borrowed)
+        return borrowed_results(self.func, count)
+
+    @property
+    def module(self) -> Any:
+        """The optimized tensor-level module."""
+        if self._module is None:
+            self._module = parse_module(self.stages["optimized"], "<optimized module of a warm start>")
+        return self._module
 
     @property
     def func(self) -> Any:
@@ -151,7 +167,7 @@ class Function:
         self.inputs = list(inputs)
         self.shared = list(shared)
         self.output_spec = outputs
-        self._borrowed = borrowed_results(maker.func, outputs.count)
+        self._borrowed = maker.borrowed_results(outputs.count)
         self.updated = list(updated)
         self.name = name
         self.allow_input_downcast = allow_input_downcast

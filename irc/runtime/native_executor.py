@@ -6,53 +6,17 @@ code generation reports an op it cannot handle — with a warning (once per op) 
 and the user's line, never silently."""
 from __future__ import annotations
 
-import re
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from ..dialects import loop as L
 from ..dialects.tensor_custom import user_op_label
-from .errors import ExecutionError, IndexOutOfRangeError
 from .native import NativeFunction, compile_cpu
+from .native_call import OP_NAME, NativeExecutor, execution_error  # noqa: F401 (imported from here too)
 from .reference import ReferenceExecutor
 from .segmented import compile_parts
 from .segments import split, splittable, user_ops
-from .shapes import ShapeError
 
 _warned: set[str] = set()
-_OP_NAME = re.compile(r"'([a-z_]+\.[a-z_0-9]+)'")
-
-
-class NativeExecutor:
-    """`run(args) -> results` through one native call; shape errors become `ExecutionError`s
-    naming the op, the user's Python line and the sizes that disagree."""
-
-    constants: dict = {}
-    fresh_results = True  # every result is a new array of its declared dtype (see `Function`)
-
-    def __init__(self, native: NativeFunction):
-        self.native = native
-        self.call = native.__call__
-
-    def run(self, args: Sequence[Any], hook: Callable | None = None, outs: list | None = None) -> list:
-        try:
-            return self.call(*args) if outs is None else self.call(*args, outs=outs)
-        except ShapeError as e:
-            raise execution_error(e, args) from None
-
-
-def execution_error(e: ShapeError, args: Sequence[Any]) -> ExecutionError:
-    op = e.op
-    shapes = [getattr(a, "shape", ()) for a in args]
-    if op is None:
-        return ExecutionError("func.func", None, shapes, str(e))
-    cls = IndexOutOfRangeError if isinstance(op, (L.CheckIndexOp, L.CheckFlagOp)) else ExecutionError
-    m = _OP_NAME.match(op.message)
-    name = m.group(1) if m else "loop.assert_eq"
-    reason = op.message[m.end():].lstrip(": ") if m else op.message
-    if e.sizes is not None:
-        reason += f" (sizes {e.sizes[0]} and {e.sizes[1]})"
-    return cls(name, op.location, shapes, reason)
 
 
 class UnsupportedOnCpu(Exception):
@@ -88,7 +52,7 @@ def make_cpu_executor(module: Any, func: Any, allow_gc: bool) -> tuple[Any, Nati
             return compile_parts(plan, lambda m, name: NativeExecutor(compile_or_explain(m, name, allow_gc))), None
         native = compile_or_explain(module, func.sym_name, allow_gc)
     except UnsupportedOnCpu as e:
-        m = _OP_NAME.search(str(e))
+        m = OP_NAME.search(str(e))
         key = m.group(1) if m else str(e)  # once per op name
         if key not in _warned:
             _warned.add(key)

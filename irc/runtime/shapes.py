@@ -27,16 +27,20 @@ class ShapeError(ValueError):
     failing `loop.assert_eq` when known (its location is the user's line)."""
 
     op: Operation | None = None
+    check: int | None = None  # the failing check's place among the function's (`ShapeProgram`)
     sizes: tuple[int, int] | None = None
 
 
 @dataclass
 class ShapeProgram:
-    """The top-level index computations of a function, in order, ready to interpret."""
+    """The top-level index computations of a function, in order, as plain data (so that a
+    warm start can keep it in the compile cache without the IR): each step is a tuple over
+    value slots. A size check's step carries its message and its place among the function's
+    checks (`loop.CHECKS` in walk order), which the native function turns back into the op."""
 
-    steps: list[Operation]
-    args: dict[Value, int]
-    results: list[Operation]  # the returned allocs
+    steps: tuple[tuple, ...]
+    results: tuple[tuple[tuple[int | None, ...], tuple[int, ...]], ...]  # (static shape, slots of ? sizes)
+    num_slots: int
     value_args: tuple[int, ...] = ()  # 0-d integer arguments whose values sizes depend on
 
     @staticmethod
@@ -69,41 +73,70 @@ class ShapeProgram:
         needed = _needed(steps, results)
         steps = [op for op in steps if op in needed]
         value_args = tuple(sorted({args[op.operand(0)] for op in steps if isinstance(op, L.LoadOp)}))
-        return ShapeProgram(steps, args, results, value_args)
+        check_index = {op: k for k, op in enumerate(op for op in func.walk() if isinstance(op, L.CHECKS))}
+        return _flatten(steps, args, results, check_index, value_args)
 
     def run(self, shapes: Sequence[tuple[int, ...]], values: Sequence[int] = ()) -> list[tuple[int, ...]]:
-        """The result shapes for the arguments' `shapes` (and the `values` of `value_args`)."""
-        env: dict[Value, int] = {}
+        """The result shapes for the arguments' `shapes` (and the `values` of `value_args`).
+        A failed size check raises `ShapeError` with `check` set to the check's place."""
+        env: list[int] = [0] * self.num_slots
         given = dict(zip(self.value_args, values))
-        for op in self.steps:
-            if isinstance(op, L.ConstantOp):
-                env[op.result] = op.value
-            elif isinstance(op, L.LoadOp):
-                env[op.result] = int(given[self.args[op.operand(0)]])
-            elif isinstance(op, S.ConstantOp):
-                env[op.results[0]] = int(op.attributes["value"].value)
-            elif isinstance(op, S.CastOp):
-                env[op.results[0]] = env[op.operand(0)]
-            elif isinstance(op, L.DimOp):
-                src = op.operand(0)
-                if src not in self.args:
-                    raise ValueError("loop.dim of a non-argument at the top level")
-                env[op.result] = shapes[self.args[src]][op.axis]
-            elif isinstance(op, L.AssertEqOp):
-                a, b = (env[v] for v in op.operands)
+        for step in self.steps:
+            kind = step[0]
+            if kind == "const":
+                env[step[1]] = step[2]
+            elif kind == "dim":
+                env[step[1]] = shapes[step[2]][step[3]]
+            elif kind == "value":
+                env[step[1]] = int(given[step[2]])
+            elif kind == "copy":
+                env[step[1]] = env[step[2]]
+            elif kind == "assert":
+                a, b = env[step[1]], env[step[2]]
                 if a != b:
-                    err = ShapeError(f"{op.message} ({a} vs {b}; input shapes "
-                                     + ", ".join(map(str, shapes)) + ")")
-                    err.op, err.sizes = op, (a, b)
+                    err = ShapeError(f"{step[3]} ({a} vs {b}; input shapes " + ", ".join(map(str, shapes)) + ")")
+                    err.check, err.sizes = step[4], (a, b)
                     raise err
             else:
-                a, b = (env[v] for v in op.operands)
-                env[op.results[0]] = _BINARY[op.op_name](a, b)
+                env[step[1]] = _BINARY[kind](env[step[2]], env[step[3]])
         out = []
-        for alloc in self.results:
-            dyn = iter(env[v] for v in alloc.operands)
-            out.append(tuple(d if d is not None else next(dyn) for d in alloc.result.type.shape))
+        for static, slots in self.results:
+            dyn = iter([env[s] for s in slots])
+            out.append(tuple(d if d is not None else next(dyn) for d in static))
         return out
+
+
+def _flatten(steps: list[Operation], args: dict[Value, int], results: list[Operation],
+             check_index: dict[Operation, int], value_args: tuple[int, ...]) -> ShapeProgram:
+    """The ops of a shape program as tuples over slots (one slot per value computed)."""
+    slots: dict[Value, int] = {}
+
+    def slot(v: Value) -> int:
+        return slots.setdefault(v, len(slots))
+
+    flat: list[tuple] = []
+    for op in steps:
+        if isinstance(op, L.ConstantOp):
+            flat.append(("const", slot(op.result), op.value))
+        elif isinstance(op, L.LoadOp):
+            flat.append(("value", slot(op.result), args[op.operand(0)]))
+        elif isinstance(op, S.ConstantOp):
+            flat.append(("const", slot(op.results[0]), int(op.attributes["value"].value)))
+        elif isinstance(op, S.CastOp):
+            flat.append(("copy", slot(op.results[0]), slots[op.operand(0)]))
+        elif isinstance(op, L.DimOp):
+            src = op.operand(0)
+            if src not in args:
+                raise ValueError("loop.dim of a non-argument at the top level")
+            flat.append(("dim", slot(op.result), args[src], op.axis))
+        elif isinstance(op, L.AssertEqOp):
+            a, b = (slots[v] for v in op.operands)
+            flat.append(("assert", a, b, op.message, check_index.get(op)))
+        else:
+            a, b = (slots[v] for v in op.operands)
+            flat.append((op.op_name, slot(op.results[0]), a, b))
+    shaped = tuple((tuple(alloc.result.type.shape), tuple(slots[v] for v in alloc.operands)) for alloc in results)
+    return ShapeProgram(tuple(flat), shaped, len(slots), value_args)
 
 
 # the integer scalar ops a shape program replays, by their index twins in the loop dialect
