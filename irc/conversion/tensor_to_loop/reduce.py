@@ -19,6 +19,7 @@ from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
 from ...ir.types import ScalarType, i64
 from ..loop_builder import Index
+from .arg_reduce import arg_reduce
 from .collapse_axes import Collapsed, collapse, merged_load, merged_view, operand_views
 from .column_sums import column_sums
 from .context import FuncLowering, inplace_target, lowering
@@ -61,7 +62,7 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     if not axes:
         ctx.copy(x, out, out_sizes)
     elif kind in ("argmax", "argmin"):
-        _arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
+        arg_reduce(ctx, kind, x, sizes, axes[0], out, out_sizes)
     elif rank - 1 in axes:
         _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, [out], [t.element], out_sizes)
     elif sums_rows(kind, axes, rank, [t.element]) and x.type.element == t.element and not is_transposed(x):
@@ -296,31 +297,5 @@ def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
         if acc is not out:
             with lb.parallel(out_sizes) as ivs:
                 lb.store(lb.cast(lb.load(acc, ivs), out.type.element), out, ivs)
-
-
-def _arg_reduce(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
-    """argmax/argmin: the first extremum, the first NaN winning (numpy's rule)."""
-    lb = ctx.lb
-    element = x.type.element
-    n = sizes[axis]
-    one = lb.const(1)
-    kept = [a for a in range(x.type.rank) if a != axis]
-    with lb.parallel(out_sizes) as ivs:
-        index = dict(zip(kept, ivs))
-        index[axis] = lb.const(0)
-        first = lb.load(x, [index[a] for a in range(x.type.rank)])
-        zero64 = lb.scalar_const(0, i64)
-        with lb.for_(one, n, inits=[first, zero64]) as loop:
-            index[axis] = loop.iv
-            v = lb.load(x, [index[a] for a in range(x.type.rank)])
-            best, at = loop.iter_args
-            better = lb.scalar("gt" if kind == "argmax" else "lt", [v, best])
-            if element.is_float:
-                v_nan = lb.scalar("ne", [v, v])
-                best_ok = lb.scalar("eq", [best, best])
-                better = lb.scalar("or", [better, lb.scalar("and", [v_nan, best_ok])])
-            lb.yield_(loop, [lb.scalar("select", [better, v, best]),
-                             lb.scalar("select", [better, lb.cast(loop.iv, i64), at])])
-        lb.store(loop.results[1], out, ivs)
 
 
