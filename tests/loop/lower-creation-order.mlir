@@ -17,14 +17,23 @@ func.func @cumsum_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
-// The sort: a copy of the row, then compare-and-swap of neighbours (NaNs after numbers).
+// The sort: a copy of the row, then merge passes of doubling width (the carried %acc) into a
+// second buffer, each merge a loop carrying its two cursors, the side taken a select (NaNs after
+// numbers), and the copy back.
 // CHECK-LABEL: func.func @sort_vector
-// CHECK:         loop.for %k = %{{.*}} {
-// CHECK-NEXT:      loop.for %k_1 = %{{.*}} to %k step
-// CHECK-NEXT:        %[[J:.*]] = loop.sub %k, %k_1
-// CHECK:             scalar.gt
-// CHECK:             scalar.ne
-// CHECK:             scalar.select
+// CHECK:         %[[KEYS:.*]] = loop.alloc
+// CHECK:         %[[SPARE:.*]] = loop.alloc
+// CHECK:         loop.for %k = %{{.*}} iter_args(%acc = %{{.*}}) -> (index) {
+// CHECK:           %[[W2:.*]] = loop.mul %acc, %{{.*}} : index
+// CHECK-NEXT:      loop.for %k_1 = %{{.*}} to %{{.*}} step %[[W2]] {
+// CHECK:             loop.for %k_2 = %k_1 to %{{.*}} iter_args(%acc_1 = %k_1, %acc_2 = %{{.*}}) -> (index, index) {
+// CHECK:               scalar.gt
+// CHECK:               scalar.ne
+// CHECK:               %[[V:.*]] = scalar.select
+// CHECK-NEXT:          loop.store %[[V]], %[[SPARE]][%k_2]
+// CHECK:           loop.for %k_3 =
+// CHECK-NEXT:        %[[B:.*]] = loop.load %[[SPARE]][%k_3]
+// CHECK-NEXT:        loop.store %[[B]], %[[KEYS]][%k_3]
 func.func @sort_vector(%x: tensor<?xf64>) -> tensor<?xf64> {
   %0 = tensor.sort %x {axis = 0, kind = "values"} : tensor<?xf64>
   func.return %0 : tensor<?xf64>

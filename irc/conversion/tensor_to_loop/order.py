@@ -1,8 +1,11 @@
 """Loop lowerings of `tensor.cumulative` and `tensor.sort`: a parallel loop over every
 position of the other axes, and a sequential loop along `axis`.
 
-Sort is a stable insertion sort written without branches (a compare-and-swap of neighbours
-for every pair, O(n^2) per row): correct first; NaNs go last, as numpy puts them."""
+Sort is a stable bottom-up merge sort of each row, O(n log n): runs of width 1, 2, 4, ...
+merged pairwise into a second buffer and copied back, each merge a branch-free loop over its
+output (the side taken is a select); `argsort` carries the indices through the same merges.
+NaNs go last, as numpy puts them. (Until session 13 it was a compare-and-swap of every pair of
+neighbours, O(n^2): 2 s for 30,000 values, hours for a million.)"""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -55,6 +58,10 @@ def _after(lb, a: Value, b: Value, is_float: bool) -> Value:
     return later
 
 
+# passes at most: the run width doubles each pass, and a row has fewer than 2^63 elements
+MAX_PASSES = 63
+
+
 @lowering("tensor.sort")
 def _sort(ctx: FuncLowering, op: Operation) -> None:
     lb = ctx.lb
@@ -65,23 +72,46 @@ def _sort(ctx: FuncLowering, op: Operation) -> None:
     sizes = ctx.sizes_of(x)
     keys = ctx.alloc(xt, sizes)  # the values, sorted in place
     ctx.copy(x, keys, sizes)
+    spare = ctx.alloc(xt, sizes)  # where a pass merges to
     perm = ctx.alloc(t, sizes) if kind == "indices" else None
-    one = lb.const(1)
+    spare_perm = ctx.alloc(t, sizes) if perm is not None else None
+    n = sizes[axis]
     with _rows(ctx, sizes, axis) as at:
         if perm is not None:
-            with lb.for_(lb.const(0), sizes[axis]) as init:
+            with lb.for_(lb.const(0), n) as init:
                 lb.store(lb.cast(init.iv, i64), perm, at(init.iv))
-        with lb.for_(one, sizes[axis]) as outer:
-            with lb.for_(lb.const(0), outer.iv) as inner:
-                j = lb.sub(outer.iv, inner.iv)        # i, i-1, ..., 1
-                left, right = at(lb.sub(j, one)), at(j)
-                a, b = lb.load(keys, left), lb.load(keys, right)
-                swap = _after(lb, a, b, xt.element.is_float)
-                lb.store(lb.scalar("select", [swap, b, a]), keys, left)
-                lb.store(lb.scalar("select", [swap, a, b]), keys, right)
-                if perm is not None:
-                    p, q = lb.load(perm, left), lb.load(perm, right)
-                    lb.store(lb.scalar("select", [swap, q, p]), perm, left)
-                    lb.store(lb.scalar("select", [swap, p, q]), perm, right)
+        with lb.for_(lb.const(0), lb.const(MAX_PASSES), inits=[lb.const(1)]) as passes:
+            width = passes.iter_args[0]
+            with lb.when(lb.scalar("lt", [width, n])):
+                _merge_pass(lb, at, n, width, (keys, perm), (spare, spare_perm), xt.element.is_float)
+            lb.yield_(passes, [lb.mul(width, lb.const(2))])
     result = perm if perm is not None else keys
     ctx.bind(op.results[0], result, ctx.sizes_of(result), contiguous=True)
+
+
+def _merge_pass(lb, at: Callable[[Index], list[Index]], n: Index, width: Index, src: tuple, dst: tuple,
+                is_float: bool) -> None:
+    """Merge each pair of sorted runs of `width` of the row from `src` into `dst` (keys, and
+    indices when sorting them too), then copy the row back."""
+    one = lb.const(1)
+    with lb.for_(lb.const(0), n, lb.mul(width, lb.const(2))) as run:
+        lo = run.iv
+        mid = lb.min(lb.add(lo, width), n)
+        hi = lb.min(lb.add(mid, width), n)
+        with lb.for_(lo, hi, inits=[lo, mid]) as merge:
+            i, j = merge.iter_args
+            left, right = at(lb.min(i, lb.sub(mid, one))), at(lb.min(j, lb.sub(hi, one)))
+            a, b = lb.load(src[0], left), lb.load(src[0], right)
+            right_open = lb.scalar("lt", [j, hi])
+            left_done = lb.scalar("ge", [i, mid])
+            take_right = lb.scalar("and", [right_open, lb.scalar("or", [left_done, _after(lb, a, b, is_float)])])
+            lb.store(lb.scalar("select", [take_right, b, a]), dst[0], at(merge.iv))
+            if src[1] is not None:
+                p, q = lb.load(src[1], left), lb.load(src[1], right)
+                lb.store(lb.scalar("select", [take_right, q, p]), dst[1], at(merge.iv))
+            lb.yield_(merge, [lb.scalar("select", [take_right, i, lb.add(i, one)]),
+                              lb.scalar("select", [take_right, lb.add(j, one), j])])
+    with lb.for_(lb.const(0), n) as back:
+        for from_, to in zip(dst, src):
+            if from_ is not None:
+                lb.store(lb.load(from_, at(back.iv)), to, at(back.iv))
