@@ -13,7 +13,7 @@ import pytest
 from llvmlite import ir
 
 from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
-from irc.codegen_cpu.mathlib_jit import build_kernel_module, compile_kernel
+from irc.codegen_cpu.mathlib_jit import build_kernel_module, compile_kernel, compile_kernel_text
 from irc.codegen_llvm.mathlib_ulp import (GAMMA_UNDERFLOW, REFERENCES, TRIG_LIMIT, random_bits, reference,
                                          sample_sets, ulp_error, uniform, wide)
 from irc.codegen_cpu import ulp_reference_store as stored
@@ -43,12 +43,21 @@ OWN_TESTS = {"j0", "j1", "jv", "i0", "i1", "iv", "chi2sf"}
 SWEPT = [name for name in MATH_EMITTERS if name not in OWN_TESTS]
 
 _KERNELS: dict = {}
+_TEXTS: dict = {}
+
+
+def kernel_text(name: str, dtype, lanes: int | None) -> str:
+    """The kernel module's LLVM IR (built once: the kernels and test_only_native_intrinsics read it)."""
+    key = (name, np.dtype(dtype), lanes)
+    if key not in _TEXTS:
+        _TEXTS[key] = str(build_kernel_module(MATH_EMITTERS[name], dtype, ARITY[name], lanes))
+    return _TEXTS[key]
 
 
 def kernel(name: str, dtype, lanes: int | None):
     key = (name, dtype, lanes)
     if key not in _KERNELS:
-        _KERNELS[key] = compile_kernel(MATH_EMITTERS[name], dtype, ARITY[name], lanes)[0]
+        _KERNELS[key] = compile_kernel_text(kernel_text(name, dtype, lanes), dtype, ARITY[name], lanes)[0]
     return _KERNELS[key]
 
 
@@ -316,7 +325,7 @@ ALLOWED = re.compile(r"llvm\.(fma|fmuladd|fabs|rint|trunc|copysign|sqrt)\.(v\d+)
 def test_only_native_intrinsics(name):
     for dtype in (F32, F64):
         for lanes in (None, LANES[dtype]):
-            text = str(build_kernel_module(MATH_EMITTERS[name], dtype, ARITY[name], lanes))
+            text = kernel_text(name, dtype, lanes)
             callees = set(CALL.findall(text))
             assert callees and all(ALLOWED.match(c) for c in callees), callees
 
