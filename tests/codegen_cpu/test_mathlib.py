@@ -13,10 +13,12 @@ import pytest
 from llvmlite import ir
 
 from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
-from irc.codegen_cpu.mathlib_jit import build_kernel_module, compile_kernel, compile_kernel_text
+from irc.codegen_cpu.mathlib_jit import compile_kernel
 from irc.codegen_llvm.mathlib_ulp import (GAMMA_UNDERFLOW, REFERENCES, TRIG_LIMIT, random_bits, reference,
                                          sample_sets, ulp_error, uniform, wide)
 from irc.codegen_cpu import ulp_reference_store as stored
+
+from mathlib_kernels import kernel, kernel_text
 
 F32, F64 = np.float32, np.float64
 LANES = {F32: 8, F64: 4}
@@ -41,25 +43,6 @@ BOUNDS = {
 # mpmath references: the sweeps below would take minutes)
 OWN_TESTS = {"j0", "j1", "jv", "i0", "i1", "iv", "chi2sf"}
 SWEPT = [name for name in MATH_EMITTERS if name not in OWN_TESTS]
-
-_KERNELS: dict = {}
-_TEXTS: dict = {}
-
-
-def kernel_text(name: str, dtype, lanes: int | None) -> str:
-    """The kernel module's LLVM IR (built once: the kernels and test_only_native_intrinsics read it)."""
-    key = (name, np.dtype(dtype), lanes)
-    if key not in _TEXTS:
-        _TEXTS[key] = str(build_kernel_module(MATH_EMITTERS[name], dtype, ARITY[name], lanes))
-    return _TEXTS[key]
-
-
-def kernel(name: str, dtype, lanes: int | None):
-    key = (name, dtype, lanes)
-    if key not in _KERNELS:
-        _KERNELS[key] = compile_kernel_text(kernel_text(name, dtype, lanes), dtype, ARITY[name], lanes)[0]
-    return _KERNELS[key]
-
 
 def dtype_id(d) -> str:
     return np.dtype(d).name
