@@ -74,8 +74,15 @@ def optimize(mod: llvm.ModuleRef, level: int = 3) -> None:
 def compile_kernel(emit: Emitter, dtype, arity: int = 1, lanes: int | None = None,
                    opt: bool = False) -> tuple[Callable, str]:
     """(numpy-level callable ``f(*inputs) -> out``, final LLVM IR text)."""
+    return compile_kernel_text(str(build_kernel_module(emit, dtype, arity, lanes)), dtype, arity, lanes, opt)
+
+
+def compile_kernel_text(text: str, dtype, arity: int = 1, lanes: int | None = None,
+                        opt: bool = False) -> tuple[Callable, str]:
+    """`compile_kernel` of a module `build_kernel_module` made already (its text): a caller
+    that also reads the text builds it once."""
     dtype = np.dtype(dtype)
-    mod = llvm.parse_assembly(str(build_kernel_module(emit, dtype, arity, lanes)))
+    mod = llvm.parse_assembly(text)
     mod.verify()
     if opt:
         optimize(mod)

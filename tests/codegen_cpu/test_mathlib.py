@@ -13,10 +13,12 @@ import pytest
 from llvmlite import ir
 
 from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
-from irc.codegen_cpu.mathlib_jit import build_kernel_module, compile_kernel
+from irc.codegen_cpu.mathlib_jit import compile_kernel
 from irc.codegen_llvm.mathlib_ulp import (GAMMA_UNDERFLOW, REFERENCES, TRIG_LIMIT, random_bits, reference,
                                          sample_sets, ulp_error, uniform, wide)
 from irc.codegen_cpu import ulp_reference_store as stored
+
+from mathlib_kernels import kernel, kernel_text
 
 F32, F64 = np.float32, np.float64
 LANES = {F32: 8, F64: 4}
@@ -41,16 +43,6 @@ BOUNDS = {
 # mpmath references: the sweeps below would take minutes)
 OWN_TESTS = {"j0", "j1", "jv", "i0", "i1", "iv", "chi2sf"}
 SWEPT = [name for name in MATH_EMITTERS if name not in OWN_TESTS]
-
-_KERNELS: dict = {}
-
-
-def kernel(name: str, dtype, lanes: int | None):
-    key = (name, dtype, lanes)
-    if key not in _KERNELS:
-        _KERNELS[key] = compile_kernel(MATH_EMITTERS[name], dtype, ARITY[name], lanes)[0]
-    return _KERNELS[key]
-
 
 def dtype_id(d) -> str:
     return np.dtype(d).name
@@ -316,7 +308,7 @@ ALLOWED = re.compile(r"llvm\.(fma|fmuladd|fabs|rint|trunc|copysign|sqrt)\.(v\d+)
 def test_only_native_intrinsics(name):
     for dtype in (F32, F64):
         for lanes in (None, LANES[dtype]):
-            text = str(build_kernel_module(MATH_EMITTERS[name], dtype, ARITY[name], lanes))
+            text = kernel_text(name, dtype, lanes)
             callees = set(CALL.findall(text))
             assert callees and all(ALLOWED.match(c) for c in callees), callees
 

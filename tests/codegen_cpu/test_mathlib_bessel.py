@@ -22,6 +22,8 @@ from irc.codegen_llvm.mathlib import ARITY, MATH_EMITTERS
 from irc.codegen_llvm.mathlib_ulp import ulp_error
 from irc.codegen_cpu import ulp_reference_store as stored
 
+from mathlib_kernels import kernel
+
 mp = pytest.importorskip("mpmath")
 
 F32, F64 = np.float32, np.float64
@@ -30,16 +32,6 @@ N = 1000                                   # points per sample set
 BESSEL_BOUNDS = {("J", F64): 32.0, ("I", F64): 16.0, ("J", F32): 1.0, ("I", F32): 1.0}
 CHI2SF_BOUNDS = {F64: 10.0, F32: 1.0}     # k >= 2 (measured 8.0 and 0.5)
 CHI2SF_SMALL_K_BOUND = 128.0               # float64, 0.05 <= k < 2 (measured 84): 1 - P cancels where Q is small
-
-_KERNELS: dict = {}
-
-
-def kernel(name: str, dtype, lanes: int | None = None):
-    key = (name, dtype, lanes)
-    if key not in _KERNELS:
-        _KERNELS[key] = compile_kernel(MATH_EMITTERS[name], dtype, ARITY[name], lanes)[0]
-    return _KERNELS[key]
-
 
 def mp_bessel(kind: str, v: float, x: float) -> float:
     with mp.workdps(30):

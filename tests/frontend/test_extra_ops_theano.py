@@ -6,6 +6,8 @@ Theano gives. The compositions compile natively; `searchsorted`, `Unique` and `c
 with numpy between native parts."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -94,12 +96,18 @@ def test_fill_diagonal_of_a_cube_and_errors():
         E.fill_diagonal(T.dmatrix(), T.dvector())
 
 
+@functools.lru_cache(maxsize=None)
+def fill_diagonal_offset_function():
+    """The offset an input: one function for every case below."""
+    a, s, k = T.dmatrix(), T.dscalar(), T.iscalar()
+    return irc.function([a, s, k], E.fill_diagonal_offset(a, s, k))
+
+
 @pytest.mark.parametrize("offset", [-5, -4, -1, 0, 1, 4, 5])
 @pytest.mark.parametrize("shape", [(8, 8), (5, 8), (8, 5)])
 def test_fill_diagonal_offset(offset, shape):
-    a, s, k = T.dmatrix(), T.dscalar(), T.iscalar()
     data = rng.rand(*shape)
-    out = native(irc.function([a, s, k], E.fill_diagonal_offset(a, s, k)))(data, 2.0, offset)
+    out = native(fill_diagonal_offset_function())(data, 2.0, offset)
     expected = data.copy()
     rows = np.arange(shape[0])
     on = (rows + offset >= 0) & (rows + offset < shape[1])
@@ -164,18 +172,28 @@ def test_compress():
 
 
 # ---------------------------------------------------------------------------- T.*
+@functools.lru_cache(maxsize=None)
+def cov_functions():
+    """T.cov plain, by rows, by columns, of x and y, biased, ddof=0: compiled once for every
+    shape below."""
+    x, y = T.dmatrix(), T.dmatrix()
+    return (irc.function([x], T.cov(x)), irc.function([x], T.cov(x, rowvar=True)),
+            irc.function([x], T.cov(x, rowvar=False)), irc.function([x, y], T.cov(x, y=y)),
+            irc.function([x], T.cov(x, bias=True)), irc.function([x], T.cov(x, ddof=0)))
+
+
 @pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 2), (1, 2)])
 def test_cov_is_numpys(shape):
-    x, y = T.dmatrix(), T.dmatrix()
+    plain, by_rows, by_columns, with_y, biased, ddof0 = cov_functions()
     a, b = rng.rand(*shape), rng.rand(*shape)
-    np.testing.assert_allclose(native(irc.function([x], T.cov(x)))(a), np.cov(a), rtol=1e-12)
-    for rowvar in (True, False):
-        np.testing.assert_allclose(irc.function([x], T.cov(x, rowvar=rowvar))(a), np.cov(a, rowvar=rowvar), rtol=1e-12)
-    np.testing.assert_allclose(irc.function([x, y], T.cov(x, y=y))(a, b), np.cov(a, y=b), rtol=1e-12)
-    np.testing.assert_allclose(irc.function([x], T.cov(x, bias=True))(a), np.cov(a, bias=True), rtol=1e-12)
-    np.testing.assert_allclose(irc.function([x], T.cov(x, ddof=0))(a), np.cov(a, ddof=0), rtol=1e-12)
+    np.testing.assert_allclose(native(plain)(a), np.cov(a), rtol=1e-12)
+    for f, rowvar in ((by_rows, True), (by_columns, False)):
+        np.testing.assert_allclose(f(a), np.cov(a, rowvar=rowvar), rtol=1e-12)
+    np.testing.assert_allclose(with_y(a, b), np.cov(a, y=b), rtol=1e-12)
+    np.testing.assert_allclose(biased(a), np.cov(a, bias=True), rtol=1e-12)
+    np.testing.assert_allclose(ddof0(a), np.cov(a, ddof=0), rtol=1e-12)
     with pytest.raises(NotImplementedError, match="fweights"):
-        T.cov(x, fweights=a)
+        T.cov(T.dmatrix(), fweights=a)
 
 
 def test_swapaxes():

@@ -11,6 +11,8 @@ every path. Tolerances: float32 rtol 1e-5 (products of up to 1000 terms, compare
 float64 numpy), float64 1e-12; integers exact."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -54,13 +56,20 @@ def close(got, want, dtype):
     np.testing.assert_allclose(np.asarray(got, dtype="float64"), want, **TOL[dtype])
 
 
+@functools.lru_cache(maxsize=None)
+def layout_product(path: str, dtype: str, ta: bool, tb: bool):
+    """The product of one layout, with no host op, compiled on `path` (the `product_path` the
+    first case of these has patched in): the sizes' cases share it."""
+    a, b = T.matrix("a", dtype=dtype), T.matrix("b", dtype=dtype)
+    with no_host_ops():
+        return irc.function([a, b], T.dot(a.T if ta else a, b.T if tb else b))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("m,k,n", [(31, 33, 1), (1, 7, 33), (33, 31, 17), (0, 5, 3), (4, 0, 3)])
 def test_matrix_products_every_layout(cuda_emulated, product_path, dtype, ta, tb, m, k, n):
-    a, b = T.matrix("a", dtype=dtype), T.matrix("b", dtype=dtype)
-    with no_host_ops():
-        f = irc.function([a, b], T.dot(a.T if ta else a, b.T if tb else b))
+    f = layout_product(product_path, dtype, ta, tb)
     av = rand(*((k, m) if ta else (m, k)), dtype=dtype, seed=1)
     bv = rand(*((n, k) if tb else (k, n)), dtype=dtype, seed=2)
     want = (av.T if ta else av).astype("float64") @ (bv.T if tb else bv).astype("float64")

@@ -6,6 +6,8 @@ tie and NaN rules for max/min/argmax/argmin; fused reductions as device ops. PTX
 of up to 10^6 values: chunked sums, compared with float64 numpy), float64 1e-12."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -38,21 +40,40 @@ def gpu_names(f) -> list[str]:
     return [type(n.op).__name__ for n in f.maker.fgraph.toposort()]
 
 
+# The functions of the size and shape cases below depend on the dtype only: compiled once per
+# dtype (in the first case's `cuda_emulated`; a later case runs the same kernels in the emulator)
+VECTOR_KINDS = ["sum", "max", "min", "argmax", "argmin", "mean"]
+MATRIX_CASES = [(k, a) for k in KINDS for a in (0, 1, None) if not (k.startswith("arg") and a is None)]
+
+
+@functools.lru_cache(maxsize=None)
+def vector_reductions(dtype: str):
+    """(every kind but prod of a vector, with no host op; the product alone)."""
+    x = T.vector("x", dtype=dtype)
+    with no_host_ops():
+        f = irc.function([x], [KINDS[k][0](x) for k in VECTOR_KINDS])
+    return f, irc.function([x], T.prod(x))
+
+
+@functools.lru_cache(maxsize=None)
+def matrix_reductions(dtype: str):
+    """Every kind over every axis of a matrix, with no host op."""
+    x = T.matrix("x", dtype=dtype)
+    with no_host_ops():
+        return irc.function([x], [KINDS[k][0](x, axis=a) for k, a in MATRIX_CASES])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 31, 33, 1000003])
 def test_vector_every_kind(cuda_emulated, dtype, n):
-    x = T.vector("x", dtype=dtype)
-    kinds = ["sum", "max", "min", "argmax", "argmin", "mean"]
-    with no_host_ops():
-        f = irc.function([x], [KINDS[k][0](x) for k in kinds])
+    f, p = vector_reductions(dtype)
     assert "GpuCAReduce" in gpu_names(f)
     xv = rand(n, dtype=dtype, low=0.0, high=1.0, seed=n)
-    for k, got in zip(kinds, f(xv)):
+    for k, got in zip(VECTOR_KINDS, f(xv)):
         check(got, KINDS[k][1](xv.astype("float64")), dtype, k)
     # a product that neither overflows nor vanishes. f32: 10^6 roundings of partial products
     # that all start at 1, where the spacing of floats changes (measured 5e-4 for n = 10^6, the
     # same as numpy computing the same chunks; the cpu backend's 8 accumulators: 1.6e-5)
-    p = irc.function([x], T.prod(x))
     xv = (1 + rand(n, dtype="float64", low=-1.0, high=1.0, seed=1) / 1000).astype(dtype)
     np.testing.assert_allclose(p(xv), np.prod(xv.astype("float64")),
                                rtol=1e-3 if dtype == "float32" else 1e-12)
@@ -74,13 +95,10 @@ MATRICES = [(1, 1), (33, 31), (257, 1025), (2, 5000)]
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", MATRICES)
 def test_matrix_axes_every_kind(cuda_emulated, dtype, shape):
-    x = T.matrix("x", dtype=dtype)
-    cases = [(k, a) for k in KINDS for a in (0, 1, None) if not (k.startswith("arg") and a is None)]
-    with no_host_ops():
-        f = irc.function([x], [KINDS[k][0](x, axis=a) for k, a in cases])
+    f = matrix_reductions(dtype)
     # values near 1 so that products neither overflow nor vanish
     xv = np.exp(rand(*shape, dtype="float64", low=-0.05, high=0.05, seed=sum(shape))).astype(dtype)
-    for (k, a), got in zip(cases, f(xv)):
+    for (k, a), got in zip(MATRIX_CASES, f(xv)):
         want = KINDS[k][1](xv.astype("float64"), axis=a)
         if k == "prod":  # compared as logarithms: f32 rounding grows with the count
             np.testing.assert_allclose(np.log(np.asarray(got, "float64")), np.log(want),
