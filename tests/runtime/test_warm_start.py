@@ -201,7 +201,8 @@ def test_two_processes_storing_the_same_entry_leave_one_whole_entry(primed, tmp_
     shutil.rmtree(os.path.join(folder, "warm"))  # both find the objects and store the entry at once
     first, second = _start(folder, "lr"), _start(folder, "lr")
     rows = _result(first) + _result(second)
-    assert not any(_hit(row) for row in rows) and all(row["out"] == primed["lr"] for row in rows)
+    # the one that looks first misses; the other may already find the first's entry (timing)
+    assert not all(_hit(row) for row in rows) and all(row["out"] == primed["lr"] for row in rows)
     entry, = _warm_entries(folder)
     assert not entry.name.startswith(".")  # no temporary file left behind
     decode_entry("warm", entry.name.split(".")[0], entry.read_bytes())
