@@ -119,6 +119,10 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
          "a cache miss runs quickly compiled code first while a background process builds the "
          "optimized code, switched to between calls (False: compile optimized code before the "
          "first call; default False when IRC_COMPILE_TIERS=0)"),
+    Flag("verify_each_pass", False, _bool, "True, False",
+         "verify the IR after every pass of irc.function's pipeline, naming the pass that broke it "
+         "(False: once after the pipeline, a tenth of the verifier's time; DebugMode always "
+         "verifies each pass, as irc-opt does)"),
     Flag("profile", False, _bool, "True, False", "profile every compiled function"),
     Flag("force_device", False, _bool, "True, False", "fail instead of falling back to the cpu"),
     Flag("print_active_device", True, _bool, "True, False", "print the device in use at start"),

@@ -126,6 +126,16 @@ def _broken_by(pass_: Pass, err: IRError) -> PassError:
     return PassError([*err.diagnostics, note])
 
 
+def verify_after_pipeline(module: Operation, hint: str) -> None:
+    """The verifier once after a pipeline run without `verify_each`; an error carries `hint`
+    (how to find the pass that broke the IR) as a note."""
+    try:
+        verify(module)
+    except IRError as e:
+        note = Diagnostic(f"IR failed to verify after the pipeline; {hint}", severity="note")
+        raise PassError([*e.diagnostics, note]) from None
+
+
 def run_passes(module: Operation, passes: Sequence[Pass] | str, **kwargs: Any) -> None:
     """Convenience: run a pipeline (string or list of passes) over `module`."""
     pm = PassManager.parse(passes, **kwargs) if isinstance(passes, str) else PassManager(passes, **kwargs)

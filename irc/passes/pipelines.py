@@ -13,7 +13,8 @@ from typing import Iterable
 from ..base.config import config
 from ..ir.core import Operation
 from ..ir.instrumentation import render_ir
-from ..ir.pass_manager import PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes
+from ..ir.pass_manager import (PASS_REGISTRY, Pass, PassInstrumentation, PassManager, load_passes,
+                               verify_after_pipeline)
 from ..ir.pass_pipeline import format_pass
 
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode", "ProfileMode", "NO_OPT")
@@ -113,7 +114,9 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     """Run `mode`'s pipeline for placement `device` over `module` in place, without the passes tagged
     or named in `config.optimizer_excluding` and `excluding`; returns the stage texts
     (`tensor_text`: the module's text as it comes, when the caller has rendered it already).
-    (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)"""
+    (`config.dump_ir` is written by `irc.function`, replayably: see `runtime/ir_dump.py`.)
+    The IR is verified once after the pipeline, or after each pass with
+    `config.verify_each_pass` or in DebugMode."""
     insts: list[PassInstrumentation] = []
     recorder = StageRecorder(per_pass)
     if tensor_text is not None:
@@ -121,7 +124,11 @@ def optimize(module: Operation, mode: str, name: str, record: bool = True,
     if record:
         insts.append(recorder)
     insts.extend(instrumentations)
-    PassManager(build_pipeline(mode, device, [config.optimizer_excluding, *excluding]), insts).run(module)
+    passes = build_pipeline(mode, device, [config.optimizer_excluding, *excluding])
+    each = config.verify_each_pass or mode == "DebugMode"
+    PassManager(passes, insts, verify_each=each).run(module)
+    if passes and not each:
+        verify_after_pipeline(module, "irc.config.verify_each_pass=True names the pass")
     if record:  # the final text, rendered once
         optimized = render_ir(module, debuginfo=True)
         recorder.stages.setdefault("tensor", optimized)  # no pipeline ran: the module as it came
