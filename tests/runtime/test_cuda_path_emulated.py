@@ -153,10 +153,11 @@ def assemble_new_kernels(modules: list, arch: str) -> None:
 
 
 def assemble(ptx: str, arch: str) -> None:
+    """ptxas accepts the PTX (-O0, as `gpu_helpers.assemble`: the check needs no optimizer)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "k.ptx")
         Path(path).write_text(ptx)
-        proc = subprocess.run([PTXAS, f"-arch={arch}", path, "-o", os.path.join(d, "k.cubin")],
+        proc = subprocess.run([PTXAS, "-O0", f"-arch={arch}", path, "-o", os.path.join(d, "k.cubin")],
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
 
