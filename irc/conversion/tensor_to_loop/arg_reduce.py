@@ -17,6 +17,9 @@ Every variant keeps the first index of the extremum, so all give numpy's answer.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
 from ...dialects.builtin import MemRefType
 from ...ir.core import Value
 from ...ir.types import i64
@@ -48,9 +51,11 @@ def _better(ctx: FuncLowering, kind: str, v: Value, best: Value) -> Value:
     return better
 
 
-def _two_passes(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
+@contextmanager
+def _lines(ctx: FuncLowering, x: Value, axis: int, out_sizes: list[Index]) -> Iterator[tuple[list, Callable]]:
+    """A parallel loop over the outputs; gives their indices and `at(k)`, the load of element
+    k along `axis` of the output's line."""
     lb = ctx.lb
-    n = sizes[axis]
     kept = [a for a in range(x.type.rank) if a != axis]
     with lb.parallel(out_sizes) as ivs:
         index = dict(zip(kept, ivs))
@@ -58,7 +63,13 @@ def _two_passes(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
         def at(k: Index) -> Value:
             index[axis] = k
             return lb.load(x, [index[a] for a in range(x.type.rank)])
+        yield ivs, at
 
+
+def _two_passes(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
+    lb = ctx.lb
+    n = sizes[axis]
+    with _lines(ctx, x, axis, out_sizes) as (ivs, at):
         with lb.for_(lb.const(1), n, inits=[at(lb.const(0))], reduction=True) as extremum:
             combined = lb.scalar("maximum" if kind == "argmax" else "minimum", [extremum.iter_args[0],
                                                                                at(extremum.iv)])
@@ -100,17 +111,11 @@ def _walk_rows(ctx, kind, x, sizes, out) -> None:
 
 def _carried(ctx, kind, x, sizes, axis, out, out_sizes) -> None:
     lb = ctx.lb
-    n = sizes[axis]
-    kept = [a for a in range(x.type.rank) if a != axis]
-    with lb.parallel(out_sizes) as ivs:
-        index = dict(zip(kept, ivs))
-        index[axis] = lb.const(0)
-        first = lb.load(x, [index[a] for a in range(x.type.rank)])
-        with lb.for_(lb.const(1), n, inits=[first, lb.scalar_const(0, i64)]) as loop:
-            index[axis] = loop.iv
-            v = lb.load(x, [index[a] for a in range(x.type.rank)])
-            best, at = loop.iter_args
+    with _lines(ctx, x, axis, out_sizes) as (ivs, at):
+        with lb.for_(lb.const(1), sizes[axis], inits=[at(lb.const(0)), lb.scalar_const(0, i64)]) as loop:
+            v = at(loop.iv)
+            best, where = loop.iter_args
             better = _better(ctx, kind, v, best)
             lb.yield_(loop, [lb.scalar("select", [better, v, best]),
-                             lb.scalar("select", [better, lb.cast(loop.iv, i64), at])])
+                             lb.scalar("select", [better, lb.cast(loop.iv, i64), where])])
         lb.store(loop.results[1], out, ivs)
