@@ -90,8 +90,9 @@ class KernelCallOutliner:
         returned = conv.b.call(callee, flat)
         if len(op.results) == 1:
             conv.values[op.results[0]] = returned
-        for k, r in enumerate(op.results if len(op.results) > 1 else ()):
-            conv.values[r] = conv.b.extract_value(returned, k)
+        else:  # none, or a struct of them
+            for k, r in enumerate(op.results):
+                conv.values[r] = conv.b.extract_value(returned, k)
 
     def _module(self, op: L.ForOp, key: str, fn_type: ir.FunctionType, captured: list[Value],
                 flat: list[ir.Value], slot_of: dict[int, int]) -> ir.Module:
