@@ -35,8 +35,9 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     f = irc.function([x], out)
     result = f(np.linspace(-3.0, 3.0, 50001))
-print(json.dumps({"result": result.tolist(), "hit": f.maker.native.stats.cache_hit,
-                  "warnings": [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]}))
+with open(sys.argv[2], "w") as out:  # a file, not stdout: the report is ~1 MB
+    json.dump({"result": result.tolist(), "hit": f.maker.native.stats.cache_hit,
+               "warnings": [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]}, out)
 """
 
 
@@ -44,10 +45,12 @@ def _run(folder: str, which: str) -> dict:
     env = dict(os.environ)
     env["IRC_COMPILEDIR"] = folder
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, which], env=env, capture_output=True,
+    report = folder.rstrip(os.sep) + f".report-{which}.json"  # beside the cache, not in it
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, which, report], env=env, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, f"the process died (rc {proc.returncode}):\n{proc.stderr[-3000:]}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    with open(report) as f:
+        return json.load(f)
 
 
 def _entries(folder: str, kind: str) -> set[str]:
