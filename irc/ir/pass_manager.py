@@ -130,7 +130,7 @@ def verify_after_pipeline(module: Operation, hint: str) -> None:
     """The verifier once after a pipeline run without `verify_each`; an error carries `hint`
     (how to find the pass that broke the IR) as a note."""
     try:
-        verify(module)
+        _verify(module, allow_unregistered=False)
     except IRError as e:
         note = Diagnostic(f"IR failed to verify after the pipeline; {hint}", severity="note")
         raise PassError([*e.diagnostics, note]) from None
