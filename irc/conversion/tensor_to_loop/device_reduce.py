@@ -18,11 +18,14 @@ It serves reductions keeping axes when they have many outputs or few items each,
 of at most `WARP_FULL_MAX` items; the chunked passes serve the rest. Which one runs is decided
 from the sizes when the call is planned: the other's launches have no work and are dropped (a
 0/1 flag multiplies their thread counts). A reduction to one number of any other shape takes
-one thread when it has at most `SINGLE_MAX` items. Small column sums (`STRIDED_WARP_*`) take the
-warp pass too, its lanes reading down a column; the host chooses between it and the chunked
-passes (a `loop.if` on the sizes), which run unflagged: their pass 1 with its thread count multiplied by such a
-flag ran 60% slower on an H100 (4096² column sums 27 → 44 µs, row sums 28 → 54 µs, the same PTX
-but for that product).
+one thread when it has at most `SINGLE_MAX` items. Column sums (the reduced axis not innermost)
+always take the chunked passes, unflagged: their pass 1 with its thread count multiplied by such
+a flag ran 60% slower on an H100 (4096² column sums 27 → 44 µs, row sums 28 → 54 µs, the same
+PTX but for that product). A warp per column, its lanes reading down the rows in one kernel,
+lost to the two passes even for an MLP's bias gradients over a 256-row batch (10 and 512
+columns): each of its loads reads 32 rows' lines for one element each, and the MLP step took
+58 µs on an H100 against 46 µs with the two passes (and 81 µs with a warp over 8 columns,
+whose lanes then read whole sectors but 4× as many rows each).
 
 Pass 2 combines each output's chunks in a fixed order (row-major over the chunk indices; on a
 warp where the chunks are innermost in memory, as the warp pass does: few long rows). A
@@ -57,8 +60,10 @@ TARGET_THREADS = 1 << 17  # pass 1's threads: about half the 270K an H100 (132 S
 # elements a pass-1 thread reads at least (else partials cost more than they save). Small
 # reductions are latency-bound: measured on an H200, the bias gradient of a 256-row batch (10
 # columns) took 8.5 µs with 32 rows per thread, a fused logistic-regression reduction of 400
-# items 9.6 µs; the 4096² sums keep their chunking (TARGET_THREADS bounds them first)
-MIN_PER_THREAD = 8
+# items 9.6 µs; on an H100 the MLP step (two such gradients, 10 and 512 columns) took 49.8 µs
+# with 16, 46.0 with 8 and 44.9 with 4; the 4096² sums keep their chunking (TARGET_THREADS
+# bounds them first)
+MIN_PER_THREAD = 4
 SINGLE_MAX = 32           # items up to which one thread does a whole reduction to one number
 # ... or one warp, for a vector: a lane then reads at most 32 items (4 rounds of 8 loads)
 WARP_FULL_MAX = 1024
@@ -67,11 +72,6 @@ WARP_FULL_MAX = 1024
 # resident warps, which then all read whole 128-byte lines) or at most WARP_ITEMS items each
 WARP_OUTPUTS = 1024
 WARP_ITEMS = 2048
-# column sums of at most this many rows and elements take one kernel, a warp per column (its
-# lanes read rows, 32 lines per load, from L2 at these sizes) instead of the two chunked passes:
-# an MLP's bias gradients over a 256-row batch (10 and 512 columns) were two launches each
-STRIDED_WARP_ITEMS = 512
-STRIDED_WARP_ELEMENTS = 1 << 18
 KEEP_MAX_CHUNKS = 1024    # chunks per output when an axis is kept: pass 2 reads them on one thread
 WARP_KEEP_MAX_CHUNKS = 1 << 15  # ... or on a warp, where they are innermost in memory (row sums)
 FAN_IN = 64               # partials one thread combines in the middle levels of a full reduction
@@ -164,17 +164,10 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
     for a in axes:
         count = lb.mul(count, counts[a])
     shape = [counts.get(a, sizes[a]) for a in range(rank)]
-    if kept and not lanes_fit:
-        # a small one (a bias's gradient over a batch) in one kernel, a warp per output; else
-        # the chunked passes, chosen by the host (no gating flag: it slowed a chunked pass 1
-        # by 60%, see above)
-        small = _small_strided(lb, outputs, reduced)
-        with lb.when(small):
-            _warp_pass(ctx, red, sizes, axes, first_item, outs, device, one, epilogue, UNROLL_KEPT)
-        with lb.when(lb.negate(small)):
-            partials = _partials(ctx, red, [shape[a] for a in order], device)
-            _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL_KEPT)
-            _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, one, epilogue)
+    if kept and not lanes_fit:  # column sums: the chunked passes, unflagged (see above)
+        partials = _partials(ctx, red, [shape[a] for a in order], device)
+        _chunk_pass(ctx, red, sizes, axes, order, counts, first_item, partials, device, UNROLL_KEPT)
+        _final_pass(ctx, red, shape, axes, _reader(lb, partials, order), outs, device, one, epilogue)
         return
     partials = _partials(ctx, red, [shape[a] for a in order], device)
     if kept:
@@ -221,13 +214,6 @@ def device_reduce(ctx: FuncLowering, kind: str, sizes: list[Index], axes: Sequen
 
 assert -(-TARGET_THREADS // FAN_IN ** 2) <= FINAL_MAX < -(-TARGET_THREADS // FAN_IN), \
     "the levels of a full reduction must be two (see `device_reduce`)"
-
-
-def _small_strided(lb: LoopBuilder, outputs: Index, reduced: Index) -> Value:
-    """An i1 the host computes: a reduction whose items are strided (column sums) is small
-    enough for `_warp_pass`, whose lanes then read across rows (see STRIDED_WARP_*)."""
-    return lb.scalar("and", [lb.at_most(reduced, STRIDED_WARP_ITEMS),
-                             lb.at_most(lb.mul(outputs, reduced), STRIDED_WARP_ELEMENTS)])
 
 
 def _at_least(lb: LoopBuilder, a: Index, n: int) -> Index:
