@@ -1,33 +1,99 @@
-"""Probe: the GPU MLP step's time with lowering constants changed (one variant per process,
-each with its own compile folder, since the warm start's key covers irc's sources, not a
-changed constant).
+"""Probe: the GPU MLP step's time under variants of the compiler (lowering constants, passes),
+built in one process and timed interleaved (round after round, each variant's samples beside
+the others'), since the step's time moves by a few µs between processes.
 
-    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/probe_mlp_variants.py \
-        [--set irc.conversion.tensor_to_loop.device_reduce.MIN_PER_THREAD=4 ...]
+    IRC_FLAGS=device=cuda,floatX=float32 python3 tools/probe_mlp_variants.py main \
+        no-reuse old-fusion,no-reuse irc.conversion.tensor_to_loop.device_reduce.MIN_PER_THREAD=8
+
+A variant is a comma-separated list of changes: `no-reuse` (plan_buffers reuses no dead
+buffer), `no-canon` (canonicalize without BroadcastLikeOfElementwise), `no-sibling-fix` (siblings
+merged on shape-only reads), `no-ancestor` (in-place writes on the device without the
+ancestor check), `old-fusion` (all three), `module.NAME=int`;
+`main` is none. Each variant compiles into a folder of its own (the warm start's key covers
+irc's sources, not a changed constant).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import statistics
 import sys
+import tempfile
+import time
+
+import irc
 
 sys.path.insert(0, "tools")
+from bench_gpu import irc_sync  # noqa: E402
+from bench_gpu_steps import mlp_irc  # noqa: E402
+
+
+@contextlib.contextmanager
+def patched(obj, name: str, value):
+    old = getattr(obj, name)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        setattr(obj, name, old)
+
+
+def changes(spec: str) -> contextlib.ExitStack:
+    stack = contextlib.ExitStack()
+    for change in filter(None, spec.split(",")):
+        if change == "main":
+            continue
+        if change == "no-reuse":
+            from irc.passes import plan_buffers
+            stack.enter_context(patched(plan_buffers.plan_buffers, "__defaults__", (False, True)))
+        elif change == "old-fusion":
+            for old in ("no-canon", "no-sibling-fix", "no-ancestor"):
+                stack.enter_context(changes(old))
+        elif change == "no-canon":
+            from irc.passes import canonicalize
+            kept = tuple(p for p in canonicalize.CANONICALIZE_PATTERNS
+                         if type(p).__name__ != "BroadcastLikeOfElementwise")
+            stack.enter_context(patched(canonicalize, "CANONICALIZE_PATTERNS", kept))
+        elif change == "no-sibling-fix":
+            from irc.passes import fusion_groups
+            stack.enter_context(patched(fusion_groups, "_reads_values_of", lambda op, v: True))
+        elif change == "no-ancestor":
+            from irc.passes import inplace
+            stack.enter_context(patched(inplace, "ANCESTOR_SEARCH_LIMIT", -1))
+        else:
+            target, value = change.split("=")
+            module, name = target.rsplit(".", 1)
+            stack.enter_context(patched(importlib.import_module(module), name, int(value)))
+    return stack
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", action="append", default=[], help="module.NAME=int")
-    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("variants", nargs="+")
+    ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--inner", type=int, default=100)
     args = ap.parse_args()
-    for item in args.set:
-        target, value = item.split("=")
-        module, name = target.rsplit(".", 1)
-        setattr(importlib.import_module(module), name, int(value))
-    from bench_gpu import device_us, irc_sync
-    from bench_gpu_steps import mlp_irc
-    fp32 = device_us(mlp_irc(), irc_sync, args.repeat, 100)
-    tf32 = device_us(mlp_irc(True), irc_sync, args.repeat, 100)
-    print(f"VARIANT {' '.join(args.set) or 'main'}: fp32 {fp32:.2f} µs, tf32 {tf32:.2f} µs", flush=True)
+    steps = {}
+    for spec in args.variants:
+        for tf32 in (False, True):
+            with changes(spec), irc.config.change_flags(compiledir=tempfile.mkdtemp(prefix="probe-")):
+                steps[spec, tf32] = mlp_irc(tf32)
+    samples = {key: [] for key in steps}
+    for f in steps.values():
+        for _ in range(20):
+            f()
+    irc_sync()
+    for _ in range(args.rounds):
+        for key, f in steps.items():
+            t0 = time.perf_counter()
+            for _ in range(args.inner):
+                f()
+            irc_sync()
+            samples[key].append((time.perf_counter() - t0) / args.inner * 1e6)
+    for spec in args.variants:
+        fp32, tf32 = (statistics.median(samples[spec, t]) for t in (False, True))
+        print(f"VARIANT {spec}: fp32 {fp32:.2f} µs, tf32 {tf32:.2f} µs", flush=True)
 
 
 if __name__ == "__main__":

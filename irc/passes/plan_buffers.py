@@ -4,7 +4,9 @@ last use (or keep them across calls with `allow_gc=False`), and state the peak m
 Liveness is counted in top-level ops of the function body (a loop nest is one step); a view
 keeps its root buffer alive; returned buffers are never freed nor reused (the caller owns
 them). One forward sweep with a free pool keyed by (type, size values): a buffer whose last use
-is before an allocation of the same key replaces it — linear in the number of ops.
+is before an allocation of the same key replaces it — linear in the number of ops. A device
+buffer is given only to a temporary whose first user already waits for every op that used it
+(`buffer_dependences.py`: else the reuse would order kernels that the GPU runs side by side).
 
 A `loop.if` branch, a `loop.for` body (a scan's step) and a `loop.parallel` body are planned the same way as blocks of
 their own (a branch's yielded buffers are what it returns: the `loop.if` result owns them, and
@@ -28,6 +30,7 @@ from ..dialects.builtin import MemRefType
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import Block, Operation, Value
+from .buffer_dependences import BufferDependences
 
 VIEW_OPS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
 
@@ -107,14 +110,18 @@ def _plan_block(body: Block, reuse: bool, allow_gc: bool) -> None:
         pool: dict[tuple, list[Value]] = defaultdict(list)
         release: dict[int, list[Value]] = defaultdict(list)
         temp_ops = set(temps)
+        deps = BufferDependences(body) if any(op.result.type.device is not None for op in temps) else None
         for top in list(body.ops):
             i = pos[top]
             if isinstance(top, L.AssertEqOp):
                 sizes.union(*top.operands)
             if top in temp_ops:
                 free = pool[sizes.key(top)]
-                if free:
-                    buf = free.pop()
+                buf = _reusable(free, top.result, deps)
+                if buf is not None:
+                    free.remove(buf)
+                    if deps is not None:
+                        deps.merge(buf, top.result)
                     end = last[top.result]
                     top.result.replace_all_uses_with(buf)
                     top.erase()
@@ -139,6 +146,18 @@ def _plan_block(body: Block, reuse: bool, allow_gc: bool) -> None:
             body.insert_before(anchor, dealloc)
         else:
             body.insert_after(anchor, dealloc)
+
+
+def _reusable(free: list[Value], new: Value, deps: BufferDependences | None) -> Value | None:
+    """The dead buffer of `free` that `new` takes: the last freed, on a device the last freed
+    whose users `new`'s first user waits for; None for a fresh buffer."""
+    if deps is None or new.type.device is None:
+        return free[-1] if free else None
+    first = deps.first_user(new)
+    for buf in reversed(free):
+        if first is None or deps.waits_for_all(first, deps.users(buf)):
+            return buf
+    return None
 
 
 def _surviving(body, at: dict[int, Operation], i: int) -> Operation:
