@@ -8,7 +8,8 @@ the others'), since the step's time moves by a few µs between processes.
 A variant is a comma-separated list of changes: `no-reuse` (plan_buffers reuses no dead
 buffer), `no-canon` (canonicalize without BroadcastLikeOfElementwise), `no-sibling-fix` (siblings
 merged on shape-only reads), `no-ancestor` (in-place writes on the device without the
-ancestor check), `old-fusion` (all three), `module.NAME=int`;
+ancestor check), `old-fusion` (all three), `old-reuse` (plan_buffers gives any dead buffer
+of the type and size, on a device too), `module.NAME=int`;
 `main` is none. Each variant compiles into a folder of its own (the warm start's key covers
 irc's sources, not a changed constant).
 """
@@ -47,6 +48,9 @@ def changes(spec: str) -> contextlib.ExitStack:
         if change == "no-reuse":
             from irc.passes import plan_buffers
             stack.enter_context(patched(plan_buffers.plan_buffers, "__defaults__", (False, True)))
+        elif change == "old-reuse":
+            from irc.passes import plan_buffers
+            stack.enter_context(patched(plan_buffers, "_reusable", lambda free, new, deps: free[-1] if free else None))
         elif change == "old-fusion":
             for old in ("no-canon", "no-sibling-fix", "no-ancestor"):
                 stack.enter_context(changes(old))
