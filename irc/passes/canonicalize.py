@@ -4,7 +4,6 @@
     cast(x : T to T) -> x         cast(cast(x, B), C) -> cast(x, C)  when A -> B is exact
     x - x -> 0  and  x * 0 -> 0   for integers only (inf - inf and inf * 0 are NaN in floats)
     dim(f(a, b), k) -> dim(a, k)  f elementwise, a's dim k not a static 1
-    broadcast(x, f(a, b)) -> broadcast(x, a)  f elementwise, a of f's shape
     dim(gather(x, i), k) -> dim(i, k) or x's dim;  dim(scatter(d, ...), k) -> dim(d, k)
     dim(dimshuffle(x, p), k) -> dim(x, p[k])
     dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, p after q);  an identity dimshuffle -> x
@@ -223,32 +222,6 @@ class DimOfElementwise(RewritePattern):
         return False
 
 
-class BroadcastLikeOfElementwise(RewritePattern):
-    """`broadcast(x, f(a, b)) -> broadcast(x, a)` for an elementwise `f` (or a broadcast) when
-    `a` has the shape type of f's result: the target shape is the operands' (Theano's
-    broadcasting makes a `?` dim of an operand equal the result's), so the broadcast no longer
-    waits for `f`'s value. A gradient's `broadcast(dcost, y * log(p))` then reads only `y`'s
-    shape: its kernel need not wait for the product's, nor keep the product as a result only
-    to give it a shape."""
-
-    root = "tensor.broadcast"
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        x, like = op.operands
-        owner = like.owner
-        if not isinstance(owner, Operation) or not owner.op_name.startswith("tensor."):
-            return False
-        if owner.op_name != "tensor.broadcast" and not owner.has_trait(ElementwiseTrait):
-            return False
-        t = like.type
-        for v in sorted(owner.operands, key=lambda v: not isinstance(v, BlockArgument)):
-            u = v.type
-            if isinstance(u, TensorType) and u.shape == t.shape and u.device == t.device:
-                rewriter.replace_op(op, rewriter.create("tensor.broadcast", [x, v], dict(op.attributes)))
-                return True
-        return False
-
-
 class DimFromSource(RewritePattern):
     """`dim(gather(x, i, j), a)` -> the index arrays' dim a (one not a static 1) for the
     broadcast dims, else x's matching dim; `dim(scatter(dest, ...), a) -> dim(dest, a)`;
@@ -311,8 +284,7 @@ class DimShuffleOfDimShuffle(RewritePattern):
 
 CANONICALIZE_PATTERNS: tuple[RewritePattern, ...] = (
     *IDENTITY_PATTERNS, NegNeg(), SubSelf(), MulByZero(),
-    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), BroadcastLikeOfElementwise(), DimFromSource(),
-    DimShuffleOfDimShuffle(),
+    CastToSameType(), CastOfWideningCast(), DimOfElementwise(), DimFromSource(), DimShuffleOfDimShuffle(),
 )
 
 

@@ -41,11 +41,6 @@ def inlinable_constant(v: Value) -> bool:
             and all(d == 1 for d in v.type.shape))
 
 
-def _reads_values_of(op: Operation, v: Value) -> bool:
-    """Whether `op` reads v's elements (not only its shape, as a broadcast's target)."""
-    return op.op_name not in SHAPE_ONLY_SECOND or op.operands[0] is v
-
-
 def fusable(op: Operation) -> bool:
     """A tensor op one loop nest can compute per element, from tensors of its rank."""
     elementwise = op.has_trait(ElementwiseTrait) and op.op_name.startswith("tensor.")
@@ -252,13 +247,7 @@ class Grouping:
             # In program order, not use-list order: a re-parsed dump must fuse the same way.
             # Each reader's group is tried with the previous reader's: runs of readers merge,
             # and a refused merge (a dependence between them) costs a short search.
-            # (a broadcast reading only the shape of a value no group makes, a reduction's
-            # result say, is no sibling: merged, it would wait for the other readers' work,
-            # a whole reduction of v perhaps, for nothing)
-            made_in_group = isinstance(v.owner, Operation) and v.owner in self.group
-            readers = sorted((u for u in v.users
-                              if u in self.group and (made_in_group or _reads_values_of(u, v))),
-                             key=self.pos.__getitem__)
+            readers = sorted((u for u in v.users if u in self.group), key=self.pos.__getitem__)
             current: Group | None = None
             for u in readers:
                 g = self.group[u]  # looked up now: earlier merges may have moved u

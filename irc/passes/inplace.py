@@ -17,10 +17,6 @@ by the op computing its update (`irc.update = N` on the one result that reads it
 op is the last reader of the old value: the loop-level function then says so with
 `irc.inplace = N` on the result (the runtime contract, see `lower-to-loops`).
 
-On a device, a temporary is overwritten only when every other op reading it is one the writer
-already waits for (an ancestor through the data): the GPU runs independent kernels side by
-side, and a write over a buffer that an independent kernel still reads would order the two.
-
 Function bodies, scan bodies and ifelse branches alike (a step's arguments are never
 overwritten: they are rows of the caller's sequences and of the results). One pass over each
 block: positions, alias roots and last readers are computed once (linear).
@@ -59,25 +55,18 @@ def overwritable(op: Operation) -> range:
     return range(0)
 
 
-ANCESTOR_SEARCH_LIMIT = 2000  # ops one device check may visit (beyond: the check is skipped)
-
-
 class Liveness:
-    """Alias roots (a view's root is its source's root), the last reader of each root and
-    all its readers."""
+    """Alias roots (a view's root is its source's root) and the last reader of each root."""
 
     def __init__(self, block: Block):
         self.pos = {op: i for i, op in enumerate(block.ops)}
         self.root: dict[Value, Value] = {}
         self.last: dict[Value, int] = {}
-        self.readers: dict[Value, list[Operation]] = {}
         for op in block.ops:
             if op.op_name in VIEW_OPS:
                 self.root[op.results[0]] = self.root_of(op.operand(0))
             for v in (*op.operands, *values_from_above(op)):  # a `tensor.if` branch's reads count here
-                root = self.root_of(v)
-                self.last[root] = self.pos[op]
-                self.readers.setdefault(root, []).append(op)
+                self.last[self.root_of(v)] = self.pos[op]
 
     def root_of(self, v: Value) -> Value:
         return self.root.get(v, v)
@@ -156,27 +145,5 @@ class Inplace(Pass):
         if isinstance(v, BlockArgument):
             return updates.get(r) == v.index
         owner = v.owner  # (made in this block: a branch never writes over what it reads from above)
-        if not (isinstance(owner, Operation) and owner.parent is op.parent and owner.op_name not in NO_BUFFER):
-            return False
-        return r.type.device is None or _waits_for_all(op, [u for u in live.readers[v] if u is not op])
-
-
-def _waits_for_all(op: Operation, readers: list[Operation]) -> bool:
-    """Whether every op of `readers` is an ancestor of `op` through the data (walked back over
-    the operands within op's block); True, unchecked, past ANCESTOR_SEARCH_LIMIT ops."""
-    pending = set(readers)
-    if any(u.parent is not op.parent for u in pending):
-        return False
-    seen: set[Operation] = set()
-    stack = [op]
-    while stack and pending:
-        for v in stack.pop().operands:
-            owner = v.owner
-            if isinstance(owner, Operation) and owner.parent is op.parent and owner not in seen:
-                seen.add(owner)
-                pending.discard(owner)
-                stack.append(owner)
-        if len(seen) > ANCESTOR_SEARCH_LIMIT:
-            return True
-    return not pending
+        return isinstance(owner, Operation) and owner.parent is op.parent and owner.op_name not in NO_BUFFER
 

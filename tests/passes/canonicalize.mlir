@@ -140,24 +140,3 @@ func.func @dimshuffles(%s: tensor<f32>, %m: tensor<?x?xf32>) -> (tensor<f32>, te
   %u = tensor.dimshuffle %t {pattern = array<i64: 1, 0, 2>} : (tensor<?x1x?xf32>) -> tensor<1x?x?xf32>
   func.return %b, %u : tensor<f32>, tensor<1x?x?xf32>
 }
-
-// -----
-
-// A broadcast's target shape is read from an operand of the elementwise op that made it when
-// that operand has the op's shape type (%y, past the product and the negation); not from a
-// row that broadcasts (%b), and not past a reduction (%r stays).
-// CHECK-LABEL: func.func @broadcast_like_of_elementwise
-// CHECK:         %[[A:.*]] = tensor.broadcast %s, %y
-// CHECK:         %[[R:.*]] = tensor.reduce
-// CHECK:         %[[B:.*]] = tensor.broadcast %v, %[[R]]
-// CHECK:         func.return %[[A]], %[[B]]
-func.func @broadcast_like_of_elementwise(%b: tensor<1x?xf32>, %y: tensor<?x?xf32>, %s: tensor<1x1xf32>)
-    -> (tensor<?x?xf32>, tensor<?xf32>) {
-  %p = tensor.mul %b, %y : (tensor<1x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %n = tensor.neg %p : tensor<?x?xf32>
-  %a = tensor.broadcast %s, %n : (tensor<1x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %r = tensor.reduce %n {axes = array<i64: 1>, kind = "sum"} : (tensor<?x?xf32>) -> tensor<?xf32>
-  %v = tensor.dimshuffle %s {pattern = array<i64: 0>} : (tensor<1x1xf32>) -> tensor<1xf32>
-  %c = tensor.broadcast %v, %r : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xf32>
-  func.return %a, %c : tensor<?x?xf32>, tensor<?xf32>
-}

@@ -134,21 +134,3 @@ func.func @limits(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tenso
   %s = tensor.reduce %e {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
   func.return %a, %e, %s : tensor<?xf32>, tensor<?xf32>, tensor<f32>
 }
-
-// -----
-
-// A broadcast that reads only the shape of a reduction's result (%r, a row sum) is no sibling
-// of the reduction that reads %r's values: merged, the exp of the broadcast %s would wait for
-// the whole sum %t (on a GPU, a kernel that needs nothing of it).
-// CHECK-LABEL: func.func @shape_of_a_sum
-// CHECK:         %[[R:.*]] = tensor.reduce %x
-// CHECK:         tensor.fused_reduce(%{{.*}} = %[[R]]) {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
-// CHECK:         tensor.fused(%{{.*}} = %s, %{{.*}} = %[[R]]) : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xf32>
-func.func @shape_of_a_sum(%x: tensor<?x?xf32>, %s: tensor<1xf32>) -> (tensor<f32>, tensor<?xf32>) {
-  %r = tensor.reduce %x {axes = array<i64: 1>, kind = "sum"} : (tensor<?x?xf32>) -> tensor<?xf32>
-  %n = tensor.neg %r : tensor<?xf32>
-  %t = tensor.reduce %n {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
-  %b = tensor.broadcast %s, %r : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xf32>
-  %e = tensor.exp %b : tensor<?xf32>
-  func.return %t, %e : tensor<f32>, tensor<?xf32>
-}

@@ -155,34 +155,3 @@ func.func @scatter(%m: tensor<?x3xf32>, %y: tensor<?x3xf32>, %i: tensor<?xi64>, 
   %s = tensor.scatter %k, %k, %k {mode = "add"} : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
   func.return %a, %u, %s, %v : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xi64>, tensor<?x3xf32>
 }
-
-// -----
-
-// On a device a temporary is overwritten only when its other readers are ancestors of the
-// writer: %b may not write over %a (the sum %s, which also reads %a, does not feed %b: the
-// two kernels could run side by side); %g may write over %e (its other reader %f feeds %g).
-// The same ops on the host take both buffers.
-// CHECK-LABEL: func.func @device_readers
-// CHECK:         %[[B:.*]] = tensor.neg %[[A:.*]] : tensor<?xf32, "cuda">
-// CHECK:         tensor.add %[[E:.*]], %[[F:.*]] {inplace = array<i64: 0>}
-// CHECK-LABEL: func.func @host_readers
-// CHECK:         tensor.neg %[[HA:.*]] {inplace = array<i64: 0>}
-// CHECK:         tensor.add %[[HE:.*]], %[[HF:.*]] {inplace = array<i64: 0>}
-func.func @device_readers(%x: tensor<?xf32, "cuda">) -> (tensor<f32, "cuda">, tensor<?xf32, "cuda">, tensor<?xf32, "cuda">) {
-  %a = tensor.exp %x : tensor<?xf32, "cuda">
-  %s = tensor.reduce %a {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32, "cuda">) -> tensor<f32, "cuda">
-  %b = tensor.neg %a : tensor<?xf32, "cuda">
-  %e = tensor.exp %b : tensor<?xf32, "cuda">
-  %f = tensor.neg %e : tensor<?xf32, "cuda">
-  %g = tensor.add %e, %f : tensor<?xf32, "cuda">
-  func.return %s, %b, %g : tensor<f32, "cuda">, tensor<?xf32, "cuda">, tensor<?xf32, "cuda">
-}
-func.func @host_readers(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>, tensor<?xf32>) {
-  %a = tensor.exp %x : tensor<?xf32>
-  %s = tensor.reduce %a {axes = array<i64: 0>, kind = "sum"} : (tensor<?xf32>) -> tensor<f32>
-  %b = tensor.neg %a : tensor<?xf32>
-  %e = tensor.exp %b : tensor<?xf32>
-  %f = tensor.neg %e : tensor<?xf32>
-  %g = tensor.add %e, %f : tensor<?xf32>
-  func.return %s, %b, %g : tensor<f32>, tensor<?xf32>, tensor<?xf32>
-}
