@@ -116,12 +116,10 @@ func.func @fused(%x: tensor<?x?xf32, "cuda">) -> (tensor<?x?xf32, "cuda">, tenso
 }
 
 // A bias's SGD update, b - lr·(column sums of d): computed in the reduction's last pass, no
-// kernel of its own. The host picks, by the sizes, one kernel (a warp per column: a batch of
-// at most 512 rows) or the two chunked passes: three launches in the IR, one or two run.
+// kernel of its own. Column sums take the two chunked passes at every size (coalesced: a
+// thread per chunk of rows and column, then a thread per column): two launches, no choice.
 // GPU-LABEL: func.func @bias_update(
-// GPU:         "loop.if"
-// GPU-COUNT-1: gpu.launch
-// GPU:         "loop.if"
+// GPU-NOT:     "loop.if"
 // GPU-COUNT-2: gpu.launch
 // GPU-NOT:     gpu.launch
 // GPU:         func.return
