@@ -3,13 +3,11 @@ built in one process and timed interleaved (round after round, each variant's sa
 the others'), since the step's time moves by a few µs between processes.
 
     IRC_FLAGS=device=cuda,floatX=float32 python3 tools/probe_mlp_variants.py main \
-        no-reuse old-fusion,no-reuse irc.conversion.tensor_to_loop.device_reduce.MIN_PER_THREAD=8
+        no-reuse old-reuse irc.conversion.tensor_to_loop.device_reduce.MIN_PER_THREAD=8
 
 A variant is a comma-separated list of changes: `no-reuse` (plan_buffers reuses no dead
-buffer), `no-canon` (canonicalize without BroadcastLikeOfElementwise), `no-sibling-fix` (siblings
-merged on shape-only reads), `no-ancestor` (in-place writes on the device without the
-ancestor check), `old-fusion` (all three), `old-reuse` (plan_buffers gives any dead buffer
-of the type and size, on a device too), `module.NAME=int`;
+buffer), `old-reuse` (plan_buffers gives any dead buffer of the type and size, on a device
+too), `module.NAME=int`;
 `main` is none. Each variant compiles into a folder of its own (the warm start's key covers
 irc's sources, not a changed constant).
 """
@@ -51,20 +49,6 @@ def changes(spec: str) -> contextlib.ExitStack:
         elif change == "old-reuse":
             from irc.passes import plan_buffers
             stack.enter_context(patched(plan_buffers, "_reusable", lambda free, new, deps: free[-1] if free else None))
-        elif change == "old-fusion":
-            for old in ("no-canon", "no-sibling-fix", "no-ancestor"):
-                stack.enter_context(changes(old))
-        elif change == "no-canon":
-            from irc.passes import canonicalize
-            kept = tuple(p for p in canonicalize.CANONICALIZE_PATTERNS
-                         if type(p).__name__ != "BroadcastLikeOfElementwise")
-            stack.enter_context(patched(canonicalize, "CANONICALIZE_PATTERNS", kept))
-        elif change == "no-sibling-fix":
-            from irc.passes import fusion_groups
-            stack.enter_context(patched(fusion_groups, "_reads_values_of", lambda op, v: True))
-        elif change == "no-ancestor":
-            from irc.passes import inplace
-            stack.enter_context(patched(inplace, "ANCESTOR_SEARCH_LIMIT", -1))
         else:
             target, value = change.split("=")
             module, name = target.rsplit(".", 1)
