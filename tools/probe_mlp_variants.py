@@ -7,7 +7,7 @@ the others'), since the step's time moves by a few µs between processes.
 
 A variant is a comma-separated list of changes: `no-reuse` (plan_buffers reuses no dead
 buffer), `old-reuse` (plan_buffers gives any dead buffer of the type and size, on a device
-too), `big-blocks` (every launch in blocks of 256 threads), `module.NAME=int`;
+too), `module.NAME=int`;
 `main` is none. Each variant compiles into a folder of its own (the warm start's key covers
 irc's sources, not a changed constant).
 """
@@ -47,9 +47,6 @@ def changes(spec: str) -> contextlib.ExitStack:
         if change == "no-reuse":
             from irc.passes import plan_buffers
             stack.enter_context(patched(plan_buffers.plan_buffers, "__defaults__", (False, True)))
-        elif change == "big-blocks":
-            from irc.codegen_ptx import abi
-            stack.enter_context(patched(abi, "SMALL_BLOCKS", False))
         elif change == "old-reuse":
             from irc.passes import plan_buffers
             stack.enter_context(patched(plan_buffers, "_reusable", lambda free, new, deps: free[-1] if free else None))

@@ -176,25 +176,13 @@ def dense_strides(shape: Sequence[int]) -> list[int]:
     return list(reversed(out))
 
 
-# A kernel with fewer threads than BLOCK per SM gets smaller blocks (whole warps, at least
-# this many threads), spread over the SMs instead of crowding a few: a softmax over 256 short
-# rows, a thread per row, was one block on one SM
-SMALL_BLOCKS = True
-MIN_BLOCK = 32
-
-
 def launch_dims(work: int, sm_count: int, items_per_thread: int = 1, block: int = BLOCK
                 ) -> tuple[int, int]:
     """(blocks in the grid, threads per block) for `work` iteration points of a kernel whose
     threads take `items_per_thread` of them per step: enough threads for all the work, at
-    most `BLOCKS_PER_SM` blocks per SM (the grid-stride loop covers the rest); where the
-    threads would not give each SM a whole block, blocks of a power of two of whole warps
-    sized to spread them over the SMs. A launch with no work is not made at all (the caller
-    skips it: CUDA refuses empty grids)."""
+    most `BLOCKS_PER_SM` blocks per SM (the grid-stride loop covers the rest). A
+    launch with no work is not made at all (the caller skips it: CUDA refuses empty grids)."""
     if work <= 0:
         return 0, block
     threads = -(-work // items_per_thread)
-    if SMALL_BLOCKS and threads < block * sm_count:
-        per_sm = -(-threads // sm_count)
-        block = min(block, max(MIN_BLOCK, 1 << (per_sm - 1).bit_length()))
     return max(1, min(-(-threads // block), sm_count * BLOCKS_PER_SM)), block
