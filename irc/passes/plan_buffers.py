@@ -30,9 +30,8 @@ from ..dialects.builtin import MemRefType
 from ..dialects.func import FuncOp, ReturnOp
 from ..ir.attributes import IntegerAttr, StringAttr
 from ..ir.core import Block, Operation, Value
-from .buffer_dependences import BufferDependences
+from .buffer_dependences import VIEW_OPS, BufferDependences
 
-VIEW_OPS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
 
 
 class SizeClasses:
