@@ -1,6 +1,6 @@
-"""A compiled CPU function as the runtime calls it (`NativeFunction`), and the loading of its
-object code into MCJIT: what a warm start needs of the native runtime, apart from the lowering
-and the code generator (`native.py`), so that a cache hit imports neither."""
+"""A compiled CPU function as the runtime calls it (`NativeFunction`): what a warm start needs
+of the native runtime, apart from the lowering, the code generator (`native.py`) and MCJIT
+(`native_jit.py`), so that a hit from a shared library imports none of them (nor llvmlite)."""
 from __future__ import annotations
 
 import ctypes
@@ -8,15 +8,12 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
-import llvmlite.binding as llvm
 import numpy as np
 
 from ..codegen_cpu.array_layout import ArrayLayout, numpy_symbol_of
 from ..codegen_cpu.linked_objects import decode_linked
-from ..codegen_cpu.target import new_target_machine
 from .kernel_cache import KernelCache
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure
 from .tier_switch import TierSwitch
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
@@ -230,30 +227,13 @@ def cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | N
     return objects
 
 
-def load_symbol(obj: bytes | list[bytes], symbol: str, in_ranks: list[int], n_results: int, by_object: bool,
-                runtime: Callable[[], object] = configure) -> tuple:
-    """(engine, entry point) of the function exported as `symbol` (`entry_symbol`): its
-    numpy-object wrapper when `by_object`, else the flat pointer/size/stride ABI."""
-    engine = load_object(obj, runtime)
+def entry_point(address: int, in_ranks: list[int], n_results: int, by_object: bool):
+    """The entry point at `address` as a ctypes function: the numpy-object wrapper's ABI when
+    `by_object` (`numpy_symbol_of`), else the flat pointer/size/stride ABI."""
     if by_object:
-        addr = engine.get_function_address(numpy_symbol_of(symbol))
-        return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * (len(in_ranks) + n_results)))(addr)
-    addr = engine.get_function_address(symbol)
+        return ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * (len(in_ranks) + n_results)))(address)
     argtypes: list = []
     for rank in in_ranks:
         argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * rank)
     argtypes += [ctypes.c_void_p] * n_results
-    return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
-
-
-def load_object(obj: bytes | list[bytes], runtime: Callable[[], object] = configure):
-    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here).
-    `runtime()` runs first, since the runtime's symbols must resolve when the object loads:
-    `configure` (the pool, with `config.cpu_threads` applied: every compile), `ensure_configured`
-    (a tier switch) or `use_serial_runtime` (tier-0 code before the pool exists)."""
-    runtime()
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
-    for o in [obj] if isinstance(obj, bytes) else obj:
-        engine.add_object_file(llvm.ObjectFileRef.from_data(o))
-    engine.finalize_object()
-    return engine
+    return ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)

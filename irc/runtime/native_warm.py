@@ -8,6 +8,7 @@ user's line. Loads llvmlite."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import time
 import warnings
@@ -15,25 +16,18 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..base.compile_stages import LOAD, listening, timed
-from ..codegen_cpu import target as cpu_target
+from ..base.compile_stages import LOAD, LOAD_LIBRARY, listening, timed
+from ..codegen_cpu.array_layout import numpy_symbol_of
 from ..codegen_cpu.background_compile import EXIT_WAIT_S
 from ..dialects import loop as L
 from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from .kernel_cache import KernelCache
-from .native_function import (ABI_VERSION, CompileStats, NativeFunction, cached_objects, load_symbol,
-                              probe_numpy_layout)
-from .object_cache import CacheWarning, ObjectCache
+from .native_function import CompileStats, NativeFunction, cached_objects, entry_point, probe_numpy_layout
+from .native_library import checked_pool_key, library_path, load_library
+from .object_cache import BadEntry, CacheWarning, ObjectCache
 from .shapes import ShapeProgram
-
-
-def codegen_parts() -> list[str]:
-    """What the native code depends on besides the IR and irc's sources: the ABI, the host
-    (triple, CPU, features, LLVM), the optimization level, numpy's array layout."""
-    layout = probe_numpy_layout()
-    return [ABI_VERSION, cpu_target.host_identity(), f"O{cpu_target.speed_level()}",
-            layout.key() if layout else "flat"]
+from .threads import configure, library_pool
 
 
 def native_fields(native: NativeFunction) -> dict[str, Any] | None:
@@ -69,23 +63,30 @@ def stored(native: NativeFunction, cache_dir: str | None = None) -> bool:
 
 
 def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeFunction | None:
-    """The `NativeFunction` of `native_fields`' answer, its objects from the cache; None when
-    the cache lacks one of them (the caller compiles as usual)."""
-    with warnings.catch_warnings():  # a damaged entry: the compile that follows says so, once
-        warnings.simplefilter("ignore", CacheWarning)
-        objects = cached_objects(ObjectCache(cache_dir).load(fields["loop_key"]), KernelCache(cache_dir))
-    if objects is None:
-        return None
+    """The `NativeFunction` of `native_fields`' answer: its shared library loaded with ctypes
+    (`native_library.py`), else its objects from the cache loaded into MCJIT; None when the
+    cache lacks one of them (the caller compiles as usual)."""
     layout = probe_numpy_layout()
     stats = CompileStats(cache_hit=True)
     in_ranks = [int(r) for r in fields["in_ranks"]]
     out_dtypes = [np.dtype(d) for d in fields["out_dtypes"]]
+    symbol = "irc." + fields["name"]
     with listening(stats.add_stage):
         t0 = time.perf_counter()
-        with timed(LOAD):
-            engine, cfunc = load_symbol(objects, "irc." + fields["name"], in_ranks, len(out_dtypes),
-                                        layout is not None)
+        with timed(LOAD_LIBRARY):
+            bound = from_library(fields["loop_key"], symbol, in_ranks, len(out_dtypes), layout is not None, cache_dir)
+        if bound is None:
+            with warnings.catch_warnings():  # a damaged entry: the compile that follows says so, once
+                warnings.simplefilter("ignore", CacheWarning)
+                objects = cached_objects(ObjectCache(cache_dir).load(fields["loop_key"]), KernelCache(cache_dir))
+            if objects is None:
+                return None
+            from .native_jit import load_symbol  # llvmlite
+            with timed(LOAD):
+                bound = load_symbol(objects, symbol, in_ranks, len(out_dtypes), layout is not None)
+            relink_if_damaged(fields["loop_key"], cache_dir)
         stats.load_s = time.perf_counter() - t0
+    engine, cfunc = bound
     loop_text, checks_text = fields["loop"], fields["checks_ir"]
     shapes = ShapeProgram(tuple(tuple(s) for s in fields["shape_steps"]),
                           tuple((tuple(st), tuple(slots)) for st, slots in fields["shape_results"]),
@@ -98,6 +99,55 @@ def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeF
         _engine=engine, _cfunc=cfunc, _by_object=layout is not None,
         inplace_results={int(k): int(v) for k, v in fields["inplace_results"]},
         row_counts=tuple((int(k), int(j)) for k, j in fields["row_counts"]))
+
+
+def from_library(key: str, symbol: str, in_ranks: list[int], n_results: int, by_object: bool,
+                 cache_dir: str | None = None) -> tuple | None:
+    """(library, entry point) of the function's shared library, or None: no library, one that
+    does not check out (warned), or a process whose pool is not that library's (it came from
+    MCJIT first): the objects go to MCJIT then, so that every parallel loop uses one pool."""
+    path = library_path(key, cache_dir)
+    if not os.path.exists(path):
+        return None
+    pool = pool_key_of(path)
+    if pool is not None and not library_pool(pool):
+        return None
+    library = load_library(key, cache_dir)  # checks the whole file (warns when it does not check out)
+    if library is None:
+        return None
+    configure()
+    address = library.address(numpy_symbol_of(symbol) if by_object else symbol)
+    if not address:
+        return None
+    return library, entry_point(address, in_ranks, n_results, by_object)
+
+
+def pool_key_of(path: str) -> str | None:
+    """The pool key that the trailer of the library at `path` names (None: no trailer)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 512))
+            tail = f.read()
+    except OSError:
+        return None
+    fields = tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:].split(b" ")
+    return fields[3].decode("ascii", "replace") if len(fields) == 6 else None
+
+
+def relink_if_damaged(key: str, cache_dir: str | None) -> None:
+    """After a library that did not check out (warned): link a good one for the next process."""
+    path = library_path(key, cache_dir)
+    if os.path.exists(path):
+        try:
+            with open(path, "rb") as f:
+                checked_pool_key(key, f.read())
+            return
+        except (OSError, BadEntry):
+            pass
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        from .library_link import link_later  # llvmlite
+        link_later(key, cache_dir)
 
 
 def checks_of(loop_text: str) -> list:
