@@ -9,24 +9,22 @@ one pool (`threads.py`). The objects are MCJIT's (static relocations, large code
 linker writes text relocations (`-z notext`): the loader patches ~400 addresses per library,
 about 0.1 ms.
 
-A library is written by the system linker (`ld`, else `cc`/`gcc`), to a temporary file renamed
-into place (two processes linking one entry both write whole files). It ends with a line
+A library is written by the system linker (`library_link.py`), to a temporary file renamed into
+place (two processes linking one entry both write whole files). It ends with a line
 proving it whole, as every cache entry does (`object_cache.py`; the ELF loader ignores bytes
 after the sections):
 
     \\nirc-library 1 <key> <pool library key, or -> <body length> <sha256 of the body>\\n
 
-A library that does not check out is one `CacheWarning` and a miss; a linker that is missing
+A library that does not check out is one `CacheWarning`, a miss and removed (the next store
+links it again); a linker that is missing
 or fails, a library the loader refuses: a miss (MCJIT loads the objects then)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import functools
 import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 import warnings
 
 from .object_cache import BadEntry, CacheWarning, cache_dir
@@ -34,58 +32,13 @@ from .object_cache import BadEntry, CacheWarning, cache_dir
 MAGIC = b"irc-library"
 FORMAT_VERSION = 1
 NO_POOL = "-"  # the pool's own library depends on none
-LINK_TIMEOUT_S = 60.0
 
 
 def library_path(key: str, folder: str | None = None) -> str:
     return os.path.join(cache_dir(folder), "lib", f"{key}.e{FORMAT_VERSION}.so")
 
 
-@functools.lru_cache(maxsize=None)
-def find_linker() -> tuple[str, ...] | None:
-    """The command that links objects into a shared library (objects and `-o` follow), or None."""
-    ld = shutil.which("ld")
-    if ld:
-        return (ld, "-shared", "-z", "notext", "-Bsymbolic")
-    for name in ("cc", "gcc"):
-        cc = shutil.which(name)
-        if cc:
-            return (cc, "-shared", "-nostdlib", "-Wl,-z,notext", "-Wl,-Bsymbolic")
-    return None
-
-
-def link_library(objects: list[bytes], key: str, pool_key: str, folder: str | None = None) -> bool:
-    """Link `objects` into the library of `key` (whose pool symbols the library of `pool_key`
-    defines, or `NO_POOL`); whether it is in the cache now. Best effort: no linker, a failed
-    link, a read-only or full disk only leave the next warm start on MCJIT."""
-    linker = find_linker()
-    if linker is None:
-        return False
-    path = library_path(key, folder)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=os.path.dirname(path), prefix=".link-") as work:
-            names = []
-            for k, obj in enumerate(objects):
-                names.append(os.path.join(work, f"{k}.o"))
-                with open(names[-1], "wb") as f:
-                    f.write(obj)
-            out = os.path.join(work, "out.so")
-            done = subprocess.run([*linker, "-o", out, *names], capture_output=True, timeout=LINK_TIMEOUT_S,
-                                  check=False)
-            if done.returncode != 0:
-                return False
-            with open(out, "rb") as f:
-                body = f.read()
-            with open(out, "ab") as f:
-                f.write(_trailer(key, pool_key, body))
-            os.replace(out, path)
-        return True
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-def _trailer(key: str, pool_key: str, body: bytes) -> bytes:
+def trailer(key: str, pool_key: str, body: bytes) -> bytes:
     digest = hashlib.sha256(body).hexdigest()
     return f"\n{MAGIC.decode()} {FORMAT_VERSION} {key} {pool_key} {len(body)} {digest}\n".encode("ascii")
 
@@ -144,6 +97,8 @@ def load_library(key: str, folder: str | None = None, global_scope: bool = False
     except BadEntry as e:
         warnings.warn(f"irc: ignoring a damaged compile-cache library {path}: {e}; loading the objects instead "
                       f"and linking it again", CacheWarning, stacklevel=2)
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # of no use: the next link of it writes a whole one
         return None
     try:
         mode = os.RTLD_NOW | (os.RTLD_GLOBAL if global_scope else os.RTLD_LOCAL)

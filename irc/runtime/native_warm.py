@@ -8,7 +8,6 @@ user's line. Loads llvmlite."""
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import time
 import warnings
@@ -16,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..base.config import config
 from ..base.compile_stages import LOAD, LOAD_LIBRARY, listening, timed
 from ..codegen_cpu.array_layout import numpy_symbol_of
 from ..codegen_cpu.background_compile import EXIT_WAIT_S
@@ -24,8 +24,8 @@ from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from .kernel_cache import KernelCache
 from .native_function import CompileStats, NativeFunction, cached_objects, entry_point, probe_numpy_layout
-from .native_library import checked_pool_key, library_path, load_library
-from .object_cache import BadEntry, CacheWarning, ObjectCache
+from .native_library import library_path, load_library
+from .object_cache import CacheWarning, ObjectCache
 from .shapes import ShapeProgram
 from .threads import configure, library_pool
 
@@ -84,7 +84,7 @@ def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeF
             from .native_jit import load_symbol  # llvmlite
             with timed(LOAD):
                 bound = load_symbol(objects, symbol, in_ranks, len(out_dtypes), layout is not None)
-            relink_if_damaged(fields["loop_key"], cache_dir)
+            link_again(fields["loop_key"], cache_dir)
         stats.load_s = time.perf_counter() - t0
     engine, cfunc = bound
     loop_text, checks_text = fields["loop"], fields["checks_ir"]
@@ -134,18 +134,13 @@ def pool_key_of(path: str) -> str | None:
     return fields[3].decode("ascii", "replace") if len(fields) == 6 else None
 
 
-def relink_if_damaged(key: str, cache_dir: str | None) -> None:
-    """After a library that did not check out (warned): link a good one for the next process."""
+def link_again(key: str, cache_dir: str | None) -> None:
+    """After a hit that loaded objects into MCJIT for want of a library (gone, or damaged and
+    removed), or for want of the pool's library that it names, link them for the next process
+    (`config.compile_tiers` only, as at a store)."""
     path = library_path(key, cache_dir)
-    if os.path.exists(path):
-        try:
-            with open(path, "rb") as f:
-                checked_pool_key(key, f.read())
-            return
-        except (OSError, BadEntry):
-            pass
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+    pool = pool_key_of(path) if os.path.exists(path) else None
+    if config.compile_tiers and (pool is None or not os.path.exists(library_path(pool))):
         from .library_link import link_later  # llvmlite
         link_later(key, cache_dir)
 
