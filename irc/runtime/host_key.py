@@ -48,13 +48,11 @@ def host_identity() -> str:
 def host_fingerprint() -> str:
     """A key of what decides LLVM's view of the host, read without llvmlite; "" when unknown."""
     try:
-        with open("/proc/cpuinfo", "rb") as f:
-            text = f.read(1 << 16).decode("ascii", "replace")
+        text = first_cpu_block()
         spec = importlib.util.find_spec("llvmlite")
     except (OSError, ImportError, ValueError):
         return ""
-    first_cpu = text.split("\n\n", 1)[0]
-    cpu = [line for line in first_cpu.splitlines() if line.split(":", 1)[0].strip() in CPU_FIELDS]
+    cpu = [line for line in text.splitlines() if line.split(":", 1)[0].strip() in CPU_FIELDS]
     if not cpu or spec is None or not spec.origin:
         return ""
     binding = os.path.join(os.path.dirname(spec.origin), "binding")
@@ -68,3 +66,16 @@ def host_fingerprint() -> str:
     uname = os.uname()
     return cache_key("irc-host-1", uname.sysname, uname.machine, *cpu,
                      *(f"{binding}/{n}:{st.st_size}:{st.st_mtime_ns}" for n, st in zip(native, stats)))
+
+
+def first_cpu_block() -> str:
+    """/proc/cpuinfo up to its first blank line, read in small pieces: the kernel writes the
+    file a processor at a time, and on a machine with hundreds of them reading it all is slow."""
+    data = b""
+    with open("/proc/cpuinfo", "rb") as f:
+        while b"\n\n" not in data:
+            piece = f.read(4096)
+            if not piece:
+                break
+            data += piece
+    return data.split(b"\n\n", 1)[0].decode("ascii", "replace")

@@ -16,7 +16,6 @@ import ctypes
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Callable
 
 from ..codegen_cpu.pool_abi import LIBCALLS, MASK_WORDS, MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS
@@ -32,28 +31,25 @@ SET_SOLO_UNTIL, SET_SOLO_CYCLES = SETTABLE.index("solo_until"), SETTABLE.index("
 SET_PLACEMENT, SET_RESCUE, SET_GIVE_WAY = (SETTABLE.index(k) for k in ("placement", "rescue", "give_way"))
 
 
-@dataclass
 class _Pool:
-    engine: object  # what holds the pool's code: its shared library (`Library`), or an MCJIT engine
-    address: Callable[[str], int]  # a symbol's address in it (`engine.get_function_address`)
-    library_key: str  # the key of its library ("": loaded into MCJIT)
-    set: object  # irc_rt_set(which, value)
-    get: object  # irc_rt_get(which)
-    set_mask: object  # irc_rt_set_mask(word, bits): the cores workers may be placed on
-    worker: object | None  # irc_rt_worker(k), None where the pool cannot sleep (no futex)
-    threads: list = field(default_factory=list)
-    cores: set = field(default_factory=set)  # the cores published to the pool (`_publish_cores`)
-    for_mcjit: bool = False  # its symbols resolve MCJIT's code (`pool_for_mcjit`)
+    """The process's pool: the code holding it, its entry points as ctypes functions, its
+    workers. (A plain class: a dataclass cost ~0.6 ms of every warm start's imports.)"""
 
-    @classmethod
-    def of(cls, engine: object, address: Callable[[str], int], library_key: str) -> "_Pool":
-        def fn(restype, *argtypes):
-            return lambda name: ctypes.CFUNCTYPE(restype, *argtypes)(address(name))
+    def __init__(self, engine: object, address: Callable[[str], int], library_key: str):
+        self.engine = engine  # holds the pool's code: its shared library (`Library`), or an MCJIT engine
+        self.address = address  # a symbol's address in it (`engine.get_function_address`)
+        self.library_key = library_key  # the key of its library ("": loaded into MCJIT)
+        i64 = ctypes.c_int64
+        self.set = ctypes.CFUNCTYPE(None, i64, i64)(address("irc_rt_set"))  # irc_rt_set(which, value)
+        self.get = ctypes.CFUNCTYPE(i64, i64)(address("irc_rt_get"))  # irc_rt_get(which)
+        # irc_rt_set_mask(word, bits): the cores workers may be placed on
+        self.set_mask = ctypes.CFUNCTYPE(None, i64, i64)(address("irc_rt_set_mask"))
+        # irc_rt_worker(k), None where the pool cannot sleep (no futex)
         worker = address("irc_rt_worker")
-        return cls(engine, address, library_key, fn(None, ctypes.c_int64, ctypes.c_int64)("irc_rt_set"),
-                   fn(ctypes.c_int64, ctypes.c_int64)("irc_rt_get"),
-                   fn(None, ctypes.c_int64, ctypes.c_int64)("irc_rt_set_mask"),
-                   fn(None, ctypes.c_int64)("irc_rt_worker") if worker else None)
+        self.worker = ctypes.CFUNCTYPE(None, i64)(worker) if worker else None
+        self.threads: list = []
+        self.cores: set = set()  # the cores published to the pool (`_publish_cores`)
+        self.for_mcjit = False  # its symbols resolve MCJIT's code (`pool_for_mcjit`)
 
     def symbols(self) -> dict[str, int]:
         """What compiled code calls in it: the parallel loop and the runtime library."""
@@ -156,10 +152,10 @@ def _build() -> _Pool:
     key = pool_key()
     library = load_library(key, global_scope=True)
     if library is not None:
-        pool = _Pool.of(library, library.address, key)
+        pool = _Pool(library, library.address, key)
     else:
         engine = build_pool(_PREBUILT[0] if _PREBUILT else None)
-        pool = _Pool.of(engine, engine.get_function_address, "")
+        pool = _Pool(engine, engine.get_function_address, "")
     add_symbols(pool.symbols())
     pool.for_mcjit = True
     return pool
@@ -186,7 +182,7 @@ def library_pool(key: str) -> bool:
             library = load_library(key, global_scope=True)
             if library is None:
                 return False
-            _POOL = _started(_Pool.of(library, library.address, key))
+            _POOL = _started(_Pool(library, library.address, key))
         return _POOL.library_key == key
 
 
