@@ -16,7 +16,6 @@ from ..base.device import CPU
 from ..ir.instrumentation import render_ir
 from ..runtime.segments import user_ops
 from ..runtime.object_cache import CacheWarning
-from ..runtime.host_key import codegen_parts
 from ..runtime.warm_start import load_entry, store_entry, warm_key
 from .modes import Mode
 
@@ -42,6 +41,7 @@ def warm_key_of(user_mode: Any, mode: str, target: Any, lowered: Any, profiling:
     if (target.name != CPU or profiling or not plain or mode not in PLAIN_MODES or linker == "py"
             or config.dump_ir or config.warn_float64 != "ignore" or user_ops(lowered.func)):
         return None
+    from ..runtime.host_key import codegen_parts  # the native runtime: loaded at a compile, not at `import irc`
     text = render_ir(lowered.module, debuginfo=True)
     excluded = tuple(getattr(user_mode, "excluded", ()))
     return WarmKey(warm_key(text, mode, linker, excluded, allow_gc, target.name, codegen_parts()), text)
