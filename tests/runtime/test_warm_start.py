@@ -2,6 +2,9 @@
 compiling the same program finds its function-level entry and runs no pass, no lowering and
 no LLVM, with the same numbers; a changed flag, mode exclusion or program line is a miss; a
 damaged entry is one warning and a recompile; a hit's function still shows its IR and pickles.
+A tiered first process leaves shared libraries (`irc/runtime/native_library.py`): a hit loads
+them without llvmlite and computes what MCJIT's load of the same objects computes; a damaged
+one is one warning, the objects, and a new library; without a linker the objects serve.
 Each case is a fresh process on a copy of one primed cache folder (the LR and the MLP of
 examples/dlt_programs.py, compiled once for the module)."""
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +22,11 @@ import pytest
 
 from irc.base.compile_stages import LOAD, LOAD_LIBRARY
 from irc.frontend.warm_compile import WARM_HIT
-from irc.runtime.object_cache import decode_entry
+from irc.runtime.kernel_cache import KernelCache
+from irc.runtime.library_link import link_library
+from irc.runtime.native_function import cached_objects
+from irc.runtime.native_library import checked_pool_key
+from irc.runtime.object_cache import ObjectCache, decode_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -272,3 +280,20 @@ def test_a_cache_that_cannot_be_written_still_runs(primed, tmp_path):
     assert not any(_hit(row) for row in rows) and all(row["warnings"] == [] for row in rows)
     for row in rows:
         np.testing.assert_allclose(row["out"][1], primed["lr"][1], rtol=1e-6)
+
+
+def test_two_links_of_one_library_leave_one_whole_library(linked, tmp_path):
+    folder = _copy(linked, tmp_path)
+    library = next(p for p in _libraries(folder) if b" - " not in p.read_bytes()[-200:])  # a function's
+    key = library.name.split(".")[0]
+    pool = checked_pool_key(key, library.read_bytes())
+    library.unlink()
+    objects = cached_objects(ObjectCache(folder).load(key), KernelCache(folder))
+    done: list[bool] = []
+    links = [threading.Thread(target=lambda: done.append(link_library(objects, key, pool, folder))) for _ in range(2)]
+    for t in links:
+        t.start()
+    for t in links:
+        t.join()
+    assert done == [True, True] and checked_pool_key(key, library.read_bytes()) == pool
+    assert not [p for p in Path(folder, "lib").iterdir() if p.name.startswith(".")]  # no temporary left
