@@ -7,7 +7,6 @@ name and features, the llvmlite/LLVM versions and the code generator's own sourc
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import llvmlite.binding as llvm

@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..codegen_cpu.array_layout import ArrayLayout, numpy_symbol_of
+from ..codegen_cpu.array_layout import ArrayLayout
 from ..codegen_cpu.linked_objects import decode_linked
 from .kernel_cache import KernelCache
 from .shapes import ShapeError, ShapeProgram

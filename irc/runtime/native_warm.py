@@ -1,10 +1,11 @@
 """A CPU function's native side as plain data and back, for the warm start keyed before the
 passes (`warm_start.py`): what `bind_native` reads from the loop IR (dtypes, ranks, static
 shapes, the shape program, the checks' messages, in-place and row-count results) is kept as
-JSON beside the key of the function's object-cache entry, so that a hit loads the objects as
-a loop-level hit does, without the IR. The loop IR travels as text (with locations when it
-has checks) and is parsed only when a check fails, so that the error names the op and the
-user's line. Loads llvmlite."""
+JSON beside the key of the function's object-cache entry, so that a hit binds the function
+without the IR: from its shared library (`native_library.py`: no llvmlite), else from the
+objects loaded into MCJIT as a loop-level hit loads them. The loop IR travels as text (with
+locations when it has checks) and is parsed only when a check fails, so that the error names
+the op and the user's line."""
 from __future__ import annotations
 
 import atexit

@@ -1,7 +1,10 @@
 """The CPU thread pool at run time: loads `irc/codegen_cpu/thread_pool.py`'s module once per
-process (its object code is in the disk cache like compiled functions'), makes `irc_rt_parallel_for`
-and the runtime-library functions of `codegen_cpu/libcalls.py` resolvable for compiled code, and
-starts the workers.
+process (its object code is in the disk cache like compiled functions'; from its shared library
+where the cache holds one, `native_library.py`, else into MCJIT: `pool_jit.py`), makes
+`irc_rt_parallel_for` and the runtime-library functions of `codegen_cpu/libcalls.py` resolvable
+for compiled code (a library's symbols for the libraries loaded after it; MCJIT's through
+`llvm.add_symbol`), and starts the workers. One pool per process, whichever way it came: a
+warm start's library is used only where the pool is the one its library links to.
 
 Workers are daemon Python threads that each make one ctypes call, `irc_rt_worker(k)`, which
 releases the GIL and never returns: the waiting, the work and the wake-ups are all native.
@@ -20,7 +23,7 @@ from typing import Callable
 
 from ..codegen_cpu.pool_abi import LIBCALLS, MASK_WORDS, MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS
 from ..base.config import config
-from .native_library import Library, load_library
+from .native_library import load_library
 from .object_cache import ObjectCache
 from .worker_slice import WORKER_SLICE_NS, request_slice
 
@@ -184,10 +187,6 @@ def library_pool(key: str) -> bool:
                 return False
             _POOL = _started(_Pool(library, library.address, key))
         return _POOL.library_key == key
-
-
-def current_pool() -> _Pool | None:
-    return _POOL
 
 
 def _publish_cores(pool: _Pool) -> None:
