@@ -16,9 +16,10 @@ after the sections):
 
     \\nirc-library 1 <key> <pool library key, or -> <body length> <sha256 of the body>\\n
 
-A library that does not check out is one `CacheWarning`, a miss and removed (the next store
-links it again); a linker that is missing
-or fails, a library the loader refuses: a miss (MCJIT loads the objects then)."""
+A library that does not check out is one `CacheWarning`, a miss and removed (linked again
+after the hit, or by the next store); a linker that is missing or fails, a library the loader
+refuses (a system that forbids text relocations, a cache on a noexec mount): a silent miss
+(MCJIT loads the objects then)."""
 from __future__ import annotations
 
 import contextlib
@@ -103,7 +104,5 @@ def load_library(key: str, folder: str | None = None, global_scope: bool = False
     try:
         mode = os.RTLD_NOW | (os.RTLD_GLOBAL if global_scope else os.RTLD_LOCAL)
         return Library(ctypes.CDLL(path, mode=mode), key, pool_key)
-    except OSError as e:
-        warnings.warn(f"irc: the loader refused compile-cache library {path} ({e}); loading the objects instead",
-                      CacheWarning, stacklevel=2)
-        return None
+    except OSError:  # a whole library the system will not load (text relocations refused, a
+        return None  # noexec mount): not damage, nothing to tell; MCJIT loads the objects
