@@ -80,7 +80,7 @@ def remember(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[
     if native is None:
         return
     if native.stats.tier == 0:
-        from ..runtime.native_warm import after_background  # llvmlite
+        from ..runtime.warm_store import after_background
         after_background(native, lambda: _store(warm, native, stages, borrowed, at_exit=True))
         return
     _store(warm, native, stages, borrowed, at_exit=False)
@@ -91,7 +91,7 @@ def _store(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[bo
     thread, or at exit right here: the background process has usually linked it already).
     Only with `config.compile_tiers`: without it nothing runs beside the user's program."""
     from ..runtime.library_link import link_cached, link_later  # llvmlite
-    from ..runtime.native_warm import native_fields, stored
+    from ..runtime.warm_store import native_fields, stored
     fields = native_fields(native)
     if fields is not None and stored(native):  # never an entry pointing to missing objects
         store_entry(warm.key, {"native": fields, "optimized": stages["optimized"], "borrowed": borrowed})

@@ -8,20 +8,17 @@ locations when it has checks) and is parsed only when a check fails, so that the
 the op and the user's line."""
 from __future__ import annotations
 
-import atexit
 import os
 import time
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..base.config import config
 from ..base.compile_stages import LOAD, LOAD_LIBRARY, listening, timed
 from ..codegen_cpu.array_layout import numpy_symbol_of
-from ..codegen_cpu.background_compile import EXIT_WAIT_S
 from ..dialects import loop as L
-from ..ir.instrumentation import render_ir
 from ..ir.parser import parse_module
 from .kernel_cache import KernelCache
 from .native_function import CompileStats, NativeFunction, cached_objects, entry_point, probe_numpy_layout
@@ -29,38 +26,6 @@ from .native_library import library_path, load_library
 from .object_cache import CacheWarning, ObjectCache
 from .shapes import ShapeProgram
 from .threads import configure, library_pool
-
-
-def native_fields(native: NativeFunction) -> dict[str, Any] | None:
-    """`native` as JSON-ready fields (the same for its tier-0 and its optimized code); None
-    when it has no object-cache entry."""
-    if not native.cache_key:
-        return None
-    return {"name": native.name, "loop_key": native.cache_key, "loop": native.loop_ir,
-            "in_dtypes": [d.str for d in native.in_dtypes], "in_ranks": list(native.in_ranks),
-            "in_static": [list(s) for s in native.in_static], "out_dtypes": [d.str for d in native.out_dtypes],
-            "shape_steps": [list(s) for s in native.shapes.steps],
-            "shape_results": [[list(st), list(slots)] for st, slots in native.shapes.results],
-            "shape_slots": native.shapes.num_slots, "value_args": list(native.shapes.value_args),
-            "assert_messages": list(native.assert_messages),
-            "inplace_results": [[k, v] for k, v in native.inplace_results.items()],
-            "row_counts": [list(p) for p in native.row_counts], "checks_ir": located_checks_ir(native)}
-
-
-def located_checks_ir(native: NativeFunction) -> str:
-    """The loop module with locations, when it has checks (a failing one names the user's
-    line); "" otherwise. `loop_ir` is printed without them."""
-    if not native.assert_ops:
-        return ""
-    root = native.assert_ops[0]
-    while root.parent_op is not None:
-        root = root.parent_op
-    return render_ir(root, debuginfo=True)
-
-
-def stored(native: NativeFunction, cache_dir: str | None = None) -> bool:
-    """Whether the object cache holds `native`'s entry (a warm entry must not point to a missing one)."""
-    return bool(native.cache_key) and os.path.exists(ObjectCache(cache_dir).path(native.cache_key))
 
 
 def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeFunction | None:
@@ -152,26 +117,3 @@ def checks_of(loop_text: str) -> list:
         return []
     module = parse_module(loop_text, "<loop IR of a warm start>")
     return [op for op in module.walk() if isinstance(op, L.CHECKS)]
-
-
-_PENDING: list[tuple[NativeFunction, Callable[[], None]]] = []
-
-
-def after_background(native: NativeFunction, store: Callable[[], None]) -> None:
-    """Call `store()` at exit, once the background process optimizing `native`'s tier-0 code
-    has stored the optimized objects (or failed): the exit waits for it anyway."""
-    if not _PENDING:
-        atexit.register(_run_pending)  # after background_compile's handler: runs before it
-    _PENDING.append((native, store))
-
-
-def _run_pending() -> None:
-    deadline = time.monotonic() + EXIT_WAIT_S
-    for native, store in _PENDING:
-        native.wait_background(max(0.0, deadline - time.monotonic()))
-        store()
-    _PENDING.clear()
-
-
-if hasattr(os, "register_at_fork"):  # a process the user forks leaves the entries to its parent
-    os.register_at_fork(after_in_child=_PENDING.clear)

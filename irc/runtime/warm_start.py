@@ -4,7 +4,7 @@ produced it, before any pass, so that a hit skips the Python passes, the lowerin
 The key hashes the module's text (with locations: they end up in error messages), the mode's
 pipeline and its exclusions, every `irc.config` flag, the target, `allow_gc`, irc's sources
 (paths, sizes and mtimes of the package's .py files, read once per process) and what the
-native code depends on besides (`native_warm.codegen_parts`: ABI, host, LLVM, level, numpy's
+native code depends on besides (`host_key.codegen_parts`: ABI, host, LLVM, level, numpy's
 layout). The entry (`<compiledir>/warm/`, an `ObjectCache` entry: verified, written
 atomically, best effort on a read-only or full disk) is JSON: the optimized tensor text, the
 native function's fields and the key of its object-cache entry, whose objects a hit loads as a
