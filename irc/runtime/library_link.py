@@ -1,7 +1,8 @@
 """Linking a compiled function's shared library (`native_library.py`) once its objects are in
-the cache, with the system linker (`ld`, else `cc`/`gcc`; none: no library, MCJIT serves): in the background process that optimizes a first compile's code, or beside the
-warm-start entry that a compile stores (`frontend/warm_compile.py`). The thread pool's library
-is linked first where the cache lacks it. Loads llvmlite (the pool's key)."""
+the cache, with the system linker (`ld`, else `cc`/`gcc`; none: no library, MCJIT serves): in
+the background process that optimizes a first compile's code, or beside the warm-start entry
+that a compile stores (`frontend/warm_compile.py`). The thread pool's library is linked first
+where the cache lacks it. Loads llvmlite (the pool's key)."""
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,9 @@ def link_cached(key: str, folder: str | None = None) -> bool:
 
 
 def link_later(key: str, folder: str | None = None) -> threading.Thread:
-    """`link_cached` in a thread (the process waits for it at exit): the linker takes ~30 ms
-    that the first call need not wait for."""
+    """`link_cached` in a thread (the process waits for it at exit): the linker takes 12–20 ms
+    (and as much again for the pool's library, once per cache) that the first call need not
+    wait for."""
     thread = threading.Thread(target=link_cached, args=(key, folder), name="irc-link", daemon=False)
     thread.start()
     return thread

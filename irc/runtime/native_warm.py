@@ -37,21 +37,23 @@ def bind_fields(fields: dict[str, Any], cache_dir: str | None = None) -> NativeF
     in_ranks = [int(r) for r in fields["in_ranks"]]
     out_dtypes = [np.dtype(d) for d in fields["out_dtypes"]]
     symbol = "irc." + fields["name"]
-    with listening(stats.add_stage):
-        t0 = time.perf_counter()
-        with timed(LOAD_LIBRARY):
-            bound = from_library(fields["loop_key"], symbol, in_ranks, len(out_dtypes), layout is not None, cache_dir)
-        if bound is None:
-            with warnings.catch_warnings():  # a damaged entry: the compile that follows says so, once
-                warnings.simplefilter("ignore", CacheWarning)
-                objects = cached_objects(ObjectCache(cache_dir).load(fields["loop_key"]), KernelCache(cache_dir))
-            if objects is None:
-                return None
-            from .native_jit import load_symbol  # llvmlite
-            with timed(LOAD):
-                bound = load_symbol(objects, symbol, in_ranks, len(out_dtypes), layout is not None)
-            link_again(fields["loop_key"], cache_dir)
+    t0 = time.perf_counter()
+    bound = from_library(fields["loop_key"], symbol, in_ranks, len(out_dtypes), layout is not None, cache_dir)
+    if bound is not None:
         stats.load_s = time.perf_counter() - t0
+        stats.add_stage(LOAD_LIBRARY, stats.load_s)
+    else:  # (the look for a library, and reading the objects, count in the warm-start row)
+        with warnings.catch_warnings():  # a damaged entry: the compile that follows says so, once
+            warnings.simplefilter("ignore", CacheWarning)
+            objects = cached_objects(ObjectCache(cache_dir).load(fields["loop_key"]), KernelCache(cache_dir))
+        if objects is None:
+            return None
+        from .native_jit import load_symbol  # llvmlite
+        t1 = time.perf_counter()
+        with listening(stats.add_stage), timed(LOAD):
+            bound = load_symbol(objects, symbol, in_ranks, len(out_dtypes), layout is not None)
+        stats.load_s = time.perf_counter() - t1
+        link_again(fields["loop_key"], cache_dir)
     engine, cfunc = bound
     loop_text, checks_text = fields["loop"], fields["checks_ir"]
     shapes = ShapeProgram(tuple(tuple(s) for s in fields["shape_steps"]),
