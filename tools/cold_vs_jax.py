@@ -152,11 +152,11 @@ def main() -> None:
     rounds = []
     for k in range(args.rounds):
         rounds.append(one_round(args.baseline))
-        print(f"round {k + 1}: " + ", ".join(f"{name} {v:.2f}" for name, v in rounds[-1].items()), flush=True)
+        print(f"round {k + 1}: " + ", ".join(f"{name} {v:.3f}" for name, v in rounds[-1].items()), flush=True)
     print("\n| first call (s) | median | samples |\n|---|---|---|")
     for name in rounds[0]:
         values = [r[name] for r in rounds]
-        print(f"| {name} | {statistics.median(values):.2f} | {', '.join(f'{v:.2f}' for v in values)} |")
+        print(f"| {name} | {statistics.median(values):.3f} | {', '.join(f'{v:.3f}' for v in values)} |")
 
 
 if __name__ == "__main__":

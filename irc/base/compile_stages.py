@@ -15,6 +15,8 @@ LLVM_IR = "LLVM IR (convert-to-llvm)"
 LLVM_OPT = "LLVM optimization"
 MACHINE_CODE = "machine code"
 LOAD = "load (MCJIT)"
+# a warm start's function from its shared library (`runtime/native_library.py`)
+LOAD_LIBRARY = "load (shared library)"
 # waiting for the forked processes that compile kernels beside this one (`compile_processes.py`)
 LLVM_CHILDREN = "LLVM (waiting for other processes)"
 # a first compile's quick code (`config.compile_tiers`): parsing and FastISel, no optimization

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .temp_cache import TEMP_ALLOC, TEMP_FREE, define_temp_cache
-
-TRUNC_DOUBLE_TO_HALF = "__truncdfhf2"
-LIBCALLS = (TRUNC_DOUBLE_TO_HALF, TEMP_ALLOC, TEMP_FREE)
+from .pool_abi import LIBCALLS, TRUNC_DOUBLE_TO_HALF  # noqa: F401  (re-exported)
+from .temp_cache import define_temp_cache
 
 
 def add_libcalls(module: ir.Module) -> None:

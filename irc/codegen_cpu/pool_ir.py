@@ -7,7 +7,7 @@ from llvmlite import ir
 I64 = ir.IntType(64)
 PTR = ir.PointerType()
 
-MAX_THREADS = 64
+from .pool_abi import MAX_THREADS  # noqa: F401  (re-exported)
 LINE = 8    # i64 per cache line: each cursor, each worker's lane on its own line
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from .pool_abi import MASK_WORDS
 from .pool_ir import LINE, MAX_THREADS, arch_of, c64, counted_loop, opaque
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 PTR = ir.PointerType()
 
-MASK_WORDS = 16  # a cpu_set_t: 1024 cores
 MASK_BYTES = MASK_WORDS * 8
 # gettid(2), where the pool runs workers (the architectures of FUTEX_SYSCALL)
 GETTID_SYSCALL = {"x86_64": 186, "aarch64": 178}

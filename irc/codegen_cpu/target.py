@@ -7,7 +7,6 @@ name and features, the llvmlite/LLVM versions and the code generator's own sourc
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -16,14 +15,8 @@ from llvmlite import ir
 from ..base.compile_stages import LLVM_OPT, LLVM_TIER0, MACHINE_CODE, timed
 from ..codegen_llvm.identity import llvm_versions, sources_hash
 from ..codegen_llvm import optimize as llvm_optimize
+from .speed_level import HOST_SPEED_LEVEL, SPEED_LEVEL_VARIABLE, speed_level  # noqa: F401  (re-exported)
 
-# O2, not O3: O3 doubled the LLVM time of a function with a gemm (its 12×32 tile of sums:
-# 0.93 s against 0.48 s) and made no kernel measurably faster (gemm, exp, the LR and MLP
-# steps, column sums: CPU time on one thread within 1.5%)
-HOST_SPEED_LEVEL = 2
-# `IRC_LLVM_SPEED_LEVEL=0..3` replaces it (part of the cache key): the test suite runs its
-# numerics tests at O1, a third less LLVM time for the same IR, passes and machine code path
-SPEED_LEVEL_VARIABLE = "IRC_LLVM_SPEED_LEVEL"
 # A function's launch code (its loops are kernels compiled apart) gets two passes and O1 code
 # generation: the O2 pipeline took 0.73 s over a training step's ~5,000 lines of it (work
 # estimates, clamps, context stores), these 0.11 s; its object is smaller (23 KB against 27)
@@ -85,16 +78,6 @@ def codegen_identity() -> str:
 @functools.lru_cache(maxsize=None)
 def _sources_identity() -> str:
     return host_identity() + "|" + sources_hash(Path(__file__).parent)
-
-
-def speed_level() -> int:
-    """O2, or the level `IRC_LLVM_SPEED_LEVEL` names."""
-    text = os.environ.get(SPEED_LEVEL_VARIABLE, "")
-    if not text:
-        return HOST_SPEED_LEVEL
-    if text not in ("0", "1", "2", "3"):
-        raise ValueError(f"{SPEED_LEVEL_VARIABLE}={text!r}: the LLVM optimization level must be 0, 1, 2 or 3")
-    return int(text)
 
 
 def parse_and_optimize(module: ir.Module | str) -> "llvm.ModuleRef":

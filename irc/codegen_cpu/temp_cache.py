@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-TEMP_ALLOC = "irc_temp_alloc"
-TEMP_FREE = "irc_temp_free"
+from .pool_abi import TEMP_ALLOC, TEMP_FREE
 SLOTS = 32
 CACHED_MIN = 1 << 18       # bytes: smaller blocks go straight back to malloc (no page faults there)
 CACHE_LIMIT = 1 << 30      # bytes kept in the slots at most

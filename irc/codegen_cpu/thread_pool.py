@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .pool_abi import PARALLEL_FOR, SETTABLE, STATS  # noqa: F401  (re-exported)
 from .pool_backoff import FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE, emit_spin
 from .pool_caller import after_wait, wait_budget, wait_for_blocks, wake_sleepers
 from .pool_ir import LINE, MAX_THREADS, arch_of, c64, counted_loop, opaque
@@ -49,7 +50,6 @@ I64 = ir.IntType(64)
 PTR = ir.PointerType()
 VOID = ir.VoidType()
 
-PARALLEL_FOR = "irc_rt_parallel_for"
 BODY_TYPE = ir.FunctionType(VOID, [PTR, I64, I64])
 PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [PTR, PTR, I64, I64])
 
@@ -114,10 +114,6 @@ JOB = {
     "job_cpu": (I64, 5),      # the caller's core (-1: unknown), for `pool_placement`
 }
 # irc_rt_set / irc_rt_get selectors
-SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
-            "solo_until", "solo_cycles", "placement", "rescue", "give_way"]
-STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo", "moves", "pulls", "slept_cycles",
-         "waited_cycles", "own_cycles"]  # also irc_rt_set / irc_rt_get
 
 
 class IndirectCallee:

@@ -41,7 +41,7 @@ def warm_key_of(user_mode: Any, mode: str, target: Any, lowered: Any, profiling:
     if (target.name != CPU or profiling or not plain or mode not in PLAIN_MODES or linker == "py"
             or config.dump_ir or config.warn_float64 != "ignore" or user_ops(lowered.func)):
         return None
-    from ..runtime.native_warm import codegen_parts  # llvmlite
+    from ..runtime.host_key import codegen_parts  # the native runtime: loaded at a compile, not at `import irc`
     text = render_ir(lowered.module, debuginfo=True)
     excluded = tuple(getattr(user_mode, "excluded", ()))
     return WarmKey(warm_key(text, mode, linker, excluded, allow_gc, target.name, codegen_parts()), text)
@@ -54,7 +54,7 @@ def warm_hit(warm: WarmKey, clock: Any) -> tuple[Any, dict[str, str], list[bool]
     if fields is None:
         clock.mark(WARM_MISS)
         return None
-    from ..runtime.native_warm import bind_fields  # llvmlite
+    from ..runtime.native_warm import bind_fields  # (llvmlite only where no shared library serves)
     try:
         native = bind_fields(fields["native"])
         stages = {"tensor": warm.text, "optimized": str(fields["optimized"])}
@@ -80,17 +80,27 @@ def remember(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[
     if native is None:
         return
     if native.stats.tier == 0:
-        from ..runtime.native_warm import after_background  # llvmlite
-        after_background(native, lambda: _store(warm, native, stages, borrowed))
+        from ..runtime.warm_store import after_background
+        after_background(native, lambda: _store(warm, native, stages, borrowed, at_exit=True))
         return
-    _store(warm, native, stages, borrowed)
+    _store(warm, native, stages, borrowed, at_exit=False)
 
 
-def _store(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[bool]) -> None:
-    from ..runtime.native_warm import native_fields, stored  # llvmlite
+def _store(warm: WarmKey, native: Any, stages: dict[str, str], borrowed: list[bool], at_exit: bool) -> None:
+    """The entry, and the function's shared library where the cache lacks it (linked in a
+    thread, or at exit right here: the background process has usually linked it already).
+    Only with `config.compile_tiers`: without it nothing runs beside the user's program."""
+    from ..runtime.library_link import link_cached, link_later  # llvmlite
+    from ..runtime.warm_store import native_fields, stored
     fields = native_fields(native)
     if fields is not None and stored(native):  # never an entry pointing to missing objects
         store_entry(warm.key, {"native": fields, "optimized": stages["optimized"], "borrowed": borrowed})
+        if not config.compile_tiers:  # nothing runs beside the program then (the test suite)
+            return
+        if at_exit:
+            link_cached(native.cache_key)
+        else:
+            link_later(native.cache_key)
 
 
 def warm_executor(native: Any) -> Any:

@@ -35,8 +35,9 @@ from ..ir.verifier import verify
 from ..conversion.tensor_to_loop.context import ROWS
 from ..conversion.tensor_to_loop.lower_to_loops import is_tensor_function, lower_function
 from .kernel_cache import KernelCache
-from .native_function import (ABI_VERSION, CompileStats, NativeFunction, cached_objects, load_object,  # noqa: F401
-                              load_symbol, probe_numpy_layout)
+from .library_link import link_function
+from .native_function import ABI_VERSION, CompileStats, NativeFunction, cached_objects, probe_numpy_layout
+from .native_jit import load_object, load_symbol  # noqa: F401  (load_object: re-exported)
 from .object_cache import ObjectCache, cache_key
 from .shapes import ShapeProgram
 from .threads import (configure, ensure_configured, pool_missing, pool_module_text, pool_text, promise_pool,
@@ -218,7 +219,10 @@ def _start_optimizing(texts: dict[str, str], found: KernelSet, keys: list[str], 
 
     def work() -> None:  # in the child: the pool's IR is built there too
         todo = {**texts, POOL: pool_text()} if with_pool else texts
-        store_function(compile_all(todo, compile_and_store, max(1, process_count() - 1)))
+        compiled = compile_all(todo, compile_and_store, max(1, process_count() - 1))
+        store_function(compiled)
+        objects = {**found.objects, **compiled}  # the next process's warm start loads them as one library
+        link_function([objects[GLUE], *(objects[k] for k in keys)], function_key, cache_dir, compiled.get(POOL))
 
     def store_function(objects: dict[str, bytes]) -> None:  # after its kernels: it counts only with them
         ObjectCache(cache_dir).store(function_key, encode_linked(keys, objects[GLUE]))

@@ -1,23 +1,21 @@
-"""A compiled CPU function as the runtime calls it (`NativeFunction`), and the loading of its
-object code into MCJIT: what a warm start needs of the native runtime, apart from the lowering
-and the code generator (`native.py`), so that a cache hit imports neither."""
+"""A compiled CPU function as the runtime calls it (`NativeFunction`): what a warm start needs
+of the native runtime, apart from the lowering, the code generator (`native.py`) and MCJIT
+(`native_jit.py`), so that a hit from a shared library imports none of them (nor llvmlite)."""
 from __future__ import annotations
 
 import ctypes
 import functools
-from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import llvmlite.binding as llvm
 import numpy as np
 
-from ..codegen_cpu.array_layout import ArrayLayout, numpy_symbol_of
+from ..codegen_cpu.array_layout import ArrayLayout
 from ..codegen_cpu.linked_objects import decode_linked
-from ..codegen_cpu.target import new_target_machine
 from .kernel_cache import KernelCache
 from .shapes import ShapeError, ShapeProgram
-from .threads import configure
-from .tier_switch import TierSwitch
+
+if TYPE_CHECKING:
+    from .tier_switch import TierSwitch
 
 ABI_VERSION = "irc-cpu-abi-3"  # 2: parallel loops call irc_rt_parallel_for; 3: kernels linked in
 
@@ -47,59 +45,63 @@ def _fits(a, shape: tuple, dtype: np.dtype) -> bool:
             and a.flags.c_contiguous and a.flags.writeable)
 
 
-@dataclass
 class CompileStats:
-    lower_s: float = 0.0
-    llvm_s: float = 0.0
-    load_s: float = 0.0
-    cache_hit: bool = False
-    # 0: the function runs tier-0 code until its optimized code is ready (`config.compile_tiers`)
-    tier: int = 1
-    optimized_after_s: float | None = None  # tier 0: seconds until the optimized code took over
-    # the finer split (`base/compile_stages.py`): lowering, LLVM IR, LLVM's optimizer, machine
-    # code, loading, in the order they ran
-    stages: dict = field(default_factory=dict)
+    """Where a function's compile time went (plain classes here, not dataclasses: making
+    those cost ~1 ms of every warm start's imports)."""
+
+    def __init__(self, lower_s: float = 0.0, llvm_s: float = 0.0, load_s: float = 0.0, cache_hit: bool = False,
+                 tier: int = 1, optimized_after_s: float | None = None, stages: dict | None = None):
+        self.lower_s, self.llvm_s, self.load_s, self.cache_hit = lower_s, llvm_s, load_s, cache_hit
+        # 0: the function runs tier-0 code until its optimized code is ready (`config.compile_tiers`)
+        self.tier = tier
+        self.optimized_after_s = optimized_after_s  # tier 0: seconds until the optimized code took over
+        # the finer split (`base/compile_stages.py`): lowering, LLVM IR, LLVM's optimizer, machine
+        # code, loading, in the order they ran
+        self.stages: dict = {} if stages is None else stages
+
+    def __repr__(self) -> str:
+        return (f"CompileStats(lower_s={self.lower_s!r}, llvm_s={self.llvm_s!r}, load_s={self.load_s!r}, "
+                f"cache_hit={self.cache_hit!r}, tier={self.tier!r}, optimized_after_s={self.optimized_after_s!r}, "
+                f"stages={self.stages!r})")
 
     def add_stage(self, stage: str, seconds: float) -> None:
         self.stages[stage] = self.stages.get(stage, 0.0) + seconds
 
 
-@dataclass
 class NativeFunction:
     """A compiled function: call it with numpy arrays, get a list of numpy arrays."""
 
-    name: str
-    loop_ir: str
-    in_dtypes: list[np.dtype]
-    in_ranks: list[int]
-    in_static: list[tuple[int | None, ...]]
-    out_dtypes: list[np.dtype]
-    shapes: ShapeProgram
-    assert_messages: list[str]
-    stats: CompileStats
-    assert_ops: list = field(default_factory=list, repr=False)  # the checks (`L.CHECKS`), by rc - 1
-    # a warm start's function has no loop IR in memory: this finds the checks when one fails
-    # (the loop text parsed then), so that the error still names the op and the user's line
-    checks_source: Callable[[], list] | None = field(default=None, repr=False)
-    cache_key: str = ""  # the object cache's key of the function's code ("" when not cached)
-    _engine: object = field(repr=False, default=None)
-    _cfunc: object = field(repr=False, default=None)
-    _by_object: bool = False
-    _shape_cache: dict = field(default_factory=dict, repr=False)
-    # result index -> argument index the native code may write it over (`irc.inplace = N`)
-    inplace_results: dict = field(default_factory=dict)
-    # (result, result holding its row count): results whose rows are known after the call
-    # (a scan with `until`), sized for every step; the counts are results after the user's
-    row_counts: tuple = ()
-    _value_args: tuple = field(init=False, repr=False, default=())
-    # tier-0 code's way to the optimized code (None: the code is optimized); engines replaced
-    # by it stay alive (another thread's call may still run in one)
-    _tier: TierSwitch | None = field(repr=False, default=None)
-    _retired: list = field(repr=False, default_factory=list)
-
-    def __post_init__(self):
+    def __init__(self, name: str, loop_ir: str, in_dtypes: list[np.dtype], in_ranks: list[int],
+                 in_static: list[tuple[int | None, ...]], out_dtypes: list[np.dtype], shapes: ShapeProgram,
+                 assert_messages: list[str], stats: CompileStats, assert_ops: list | None = None,
+                 checks_source: Callable[[], list] | None = None, cache_key: str = "", _engine: object = None,
+                 _cfunc: object = None, _by_object: bool = False, inplace_results: dict | None = None,
+                 row_counts: tuple = (), _tier: "TierSwitch | None" = None):
+        self.name, self.loop_ir, self.stats = name, loop_ir, stats
+        self.in_dtypes, self.in_ranks, self.in_static, self.out_dtypes = in_dtypes, in_ranks, in_static, out_dtypes
+        self.shapes, self.assert_messages = shapes, assert_messages
+        self.assert_ops = [] if assert_ops is None else assert_ops  # the checks (`L.CHECKS`), by rc - 1
+        # a warm start's function has no loop IR in memory: this finds the checks when one fails
+        # (the loop text parsed then), so that the error still names the op and the user's line
+        self.checks_source = checks_source
+        self.cache_key = cache_key  # the object cache's key of the function's code ("" when not cached)
+        self._engine, self._cfunc, self._by_object = _engine, _cfunc, _by_object
+        self._shape_cache: dict = {}
+        # result index -> argument index the native code may write it over (`irc.inplace = N`)
+        self.inplace_results = {} if inplace_results is None else inplace_results
+        # (result, result holding its row count): results whose rows are known after the call
+        # (a scan with `until`), sized for every step; the counts are results after the user's
+        self.row_counts = row_counts
         # read on every call: one attribute instead of two
-        self._value_args = tuple(self.shapes.value_args)
+        self._value_args = tuple(shapes.value_args)
+        # tier-0 code's way to the optimized code (None: the code is optimized); engines replaced
+        # by it stay alive (another thread's call may still run in one)
+        self._tier = _tier
+        self._retired: list = []
+
+    def __repr__(self) -> str:
+        return (f"NativeFunction(name={self.name!r}, in_dtypes={self.in_dtypes!r}, in_ranks={self.in_ranks!r}, "
+                f"out_dtypes={self.out_dtypes!r}, cache_key={self.cache_key!r})")
 
     def __call__(self, *args, outs: list | None = None):
         """`outs` (optional): per result, an array to write into (used when its shape, dtype
@@ -230,30 +232,13 @@ def cached_objects(entry: bytes | None, kernels: KernelCache) -> list[bytes] | N
     return objects
 
 
-def load_symbol(obj: bytes | list[bytes], symbol: str, in_ranks: list[int], n_results: int, by_object: bool,
-                runtime: Callable[[], object] = configure) -> tuple:
-    """(engine, entry point) of the function exported as `symbol` (`entry_symbol`): its
-    numpy-object wrapper when `by_object`, else the flat pointer/size/stride ABI."""
-    engine = load_object(obj, runtime)
+def entry_point(address: int, in_ranks: list[int], n_results: int, by_object: bool):
+    """The entry point at `address` as a ctypes function: the numpy-object wrapper's ABI when
+    `by_object` (`numpy_symbol_of`), else the flat pointer/size/stride ABI."""
     if by_object:
-        addr = engine.get_function_address(numpy_symbol_of(symbol))
-        return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * (len(in_ranks) + n_results)))(addr)
-    addr = engine.get_function_address(symbol)
+        return ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * (len(in_ranks) + n_results)))(address)
     argtypes: list = []
     for rank in in_ranks:
         argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * (2 * rank)
     argtypes += [ctypes.c_void_p] * n_results
-    return engine, ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(addr)
-
-
-def load_object(obj: bytes | list[bytes], runtime: Callable[[], object] = configure):
-    """An MCJIT engine holding only these object files, linked (no LLVM optimization runs here).
-    `runtime()` runs first, since the runtime's symbols must resolve when the object loads:
-    `configure` (the pool, with `config.cpu_threads` applied: every compile), `ensure_configured`
-    (a tier switch) or `use_serial_runtime` (tier-0 code before the pool exists)."""
-    runtime()
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
-    for o in [obj] if isinstance(obj, bytes) else obj:
-        engine.add_object_file(llvm.ObjectFileRef.from_data(o))
-    engine.finalize_object()
-    return engine
+    return ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)

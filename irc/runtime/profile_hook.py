@@ -11,7 +11,7 @@ from __future__ import annotations
 from time import perf_counter
 from typing import Any
 
-from ..base.compile_stages import LOAD
+from ..base.compile_stages import LOAD, LOAD_LIBRARY
 from ..base.config import config
 from ..ir.instrumentation import PassTiming
 from .profile import ProfileStats, ProfilingExecutor
@@ -44,7 +44,7 @@ class CompileClock:
         st = getattr(native, "stats", None)
         if st is not None:  # the stages below the passes (`base/compile_stages.py`), as they ran
             for stage, seconds in st.stages.items():
-                if stage == LOAD and st.cache_hit:
+                if stage in (LOAD, LOAD_LIBRARY) and st.cache_hit:
                     out["LLVM [cache hit: object code from the disk cache]"] = 0.0
                 out[stage] = seconds
         return out

@@ -1,7 +1,10 @@
 """The CPU thread pool at run time: loads `irc/codegen_cpu/thread_pool.py`'s module once per
-process (its object code is in the disk cache like compiled functions'), makes `irc_rt_parallel_for`
-and the runtime-library functions of `codegen_cpu/libcalls.py` resolvable for compiled code, and
-starts the workers.
+process (its object code is in the disk cache like compiled functions'; from its shared library
+where the cache holds one, `native_library.py`, else into MCJIT: `pool_jit.py`), makes
+`irc_rt_parallel_for` and the runtime-library functions of `codegen_cpu/libcalls.py` resolvable
+for compiled code (a library's symbols for the libraries loaded after it; MCJIT's through
+`llvm.add_symbol`), and starts the workers. One pool per process, whichever way it came: a
+warm start's library is used only where the pool is the one its library links to.
 
 Workers are daemon Python threads that each make one ctypes call, `irc_rt_worker(k)`, which
 releases the GIL and never returns: the waiting, the work and the wake-ups are all native.
@@ -16,17 +19,12 @@ import ctypes
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from typing import Callable
 
-import llvmlite.binding as llvm
-
-from ..codegen_cpu.serial_runtime import build_serial_runtime_module
-from ..codegen_cpu.target import codegen_identity, emit_object, new_target_machine, parse_and_optimize, tier0_object
-from ..codegen_cpu.libcalls import LIBCALLS, add_libcalls
-from ..codegen_cpu.pool_placement import MASK_WORDS
-from ..codegen_cpu.thread_pool import MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS, build_pool_module
+from ..codegen_cpu.pool_abi import LIBCALLS, MASK_WORDS, MAX_THREADS, PARALLEL_FOR, SETTABLE, STATS
 from ..base.config import config
-from .object_cache import ObjectCache, cache_key
+from .native_library import load_library
+from .object_cache import ObjectCache
 from .worker_slice import WORKER_SLICE_NS, request_slice
 
 SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
@@ -36,15 +34,29 @@ SET_SOLO_UNTIL, SET_SOLO_CYCLES = SETTABLE.index("solo_until"), SETTABLE.index("
 SET_PLACEMENT, SET_RESCUE, SET_GIVE_WAY = (SETTABLE.index(k) for k in ("placement", "rescue", "give_way"))
 
 
-@dataclass
 class _Pool:
-    engine: object
-    set: object  # irc_rt_set(which, value)
-    get: object  # irc_rt_get(which)
-    set_mask: object  # irc_rt_set_mask(word, bits): the cores workers may be placed on
-    worker: object | None  # irc_rt_worker(k), None where the pool cannot sleep (no futex)
-    threads: list = field(default_factory=list)
-    cores: set = field(default_factory=set)  # the cores published to the pool (`_publish_cores`)
+    """The process's pool: the code holding it, its entry points as ctypes functions, its
+    workers. (A plain class: a dataclass cost ~0.6 ms of every warm start's imports.)"""
+
+    def __init__(self, engine: object, address: Callable[[str], int], library_key: str):
+        self.engine = engine  # holds the pool's code: its shared library (`Library`), or an MCJIT engine
+        self.address = address  # a symbol's address in it (`engine.get_function_address`)
+        self.library_key = library_key  # the key of its library ("": loaded into MCJIT)
+        i64 = ctypes.c_int64
+        self.set = ctypes.CFUNCTYPE(None, i64, i64)(address("irc_rt_set"))  # irc_rt_set(which, value)
+        self.get = ctypes.CFUNCTYPE(i64, i64)(address("irc_rt_get"))  # irc_rt_get(which)
+        # irc_rt_set_mask(word, bits): the cores workers may be placed on
+        self.set_mask = ctypes.CFUNCTYPE(None, i64, i64)(address("irc_rt_set_mask"))
+        # irc_rt_worker(k), None where the pool cannot sleep (no futex)
+        worker = address("irc_rt_worker")
+        self.worker = ctypes.CFUNCTYPE(None, i64)(worker) if worker else None
+        self.threads: list = []
+        self.cores: set = set()  # the cores published to the pool (`_publish_cores`)
+        self.for_mcjit = False  # its symbols resolve MCJIT's code (`pool_for_mcjit`)
+
+    def symbols(self) -> dict[str, int]:
+        """What compiled code calls in it: the parallel loop and the runtime library."""
+        return {name: self.address(name) for name in (PARALLEL_FOR, *LIBCALLS)}
 
 
 _POOL: _Pool | None = None
@@ -64,43 +76,24 @@ def default_threads() -> int:
 
 
 _PREBUILT: list[bytes] = []  # the pool's object code, compiled beside a function's kernels
-
-
-def _pool_key() -> str:
-    return cache_key("irc-thread-pool", codegen_identity())
-
-
-def _pool_module():
-    module = build_pool_module(llvm.get_process_triple())
-    add_libcalls(module)
-    return module
+_PROMISED: list[bool] = []  # a background compile will store the pool in the cache (`promise_pool`)
 
 
 def pool_missing() -> bool:
     """Whether loading compiled code now would have to compile the pool (it is neither running
     in this process nor in the cache)."""
-    return _POOL is None and not _PREBUILT and ObjectCache(kind="runtime").load(_pool_key()) is None
-
-
-_SERIAL: list = []  # the serial runtime's engine, once loaded (`use_serial_runtime`)
-_PROMISED: list[bool] = []  # a background compile will store the pool in the cache (`promise_pool`)
+    from .pool_jit import pool_key  # llvmlite
+    return _POOL is None and not _PREBUILT and ObjectCache(kind="runtime").load(pool_key()) is None
 
 
 def use_serial_runtime() -> None:
     """Make `irc_rt_parallel_for` and the runtime-library functions resolve to the serial
     runtime (`codegen_cpu/serial_runtime.py`), for tier-0 code loaded before the pool exists;
     code loaded once the pool runs resolves to the pool's (`_build` adds its symbols over these)."""
+    from .pool_jit import give_serial_runtime  # llvmlite
     with _LOCK:
-        if _POOL is not None:
-            return
-        if not _SERIAL:
-            engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
-            engine.add_object_file(llvm.ObjectFileRef.from_data(
-                tier0_object(build_serial_runtime_module(llvm.get_process_triple()))))
-            engine.finalize_object()
-            _SERIAL.append(engine)
-        for name in (PARALLEL_FOR, *LIBCALLS):
-            llvm.add_symbol(name, _SERIAL[0].get_function_address(name))
+        if _POOL is None:
+            give_serial_runtime()
 
 
 def promise_pool() -> bool:
@@ -114,12 +107,14 @@ def promise_pool() -> bool:
 
 def pool_text() -> str:
     """The pool's LLVM IR (for a background compile, `promise_pool`)."""
-    return str(_pool_module())
+    from .pool_jit import pool_module  # llvmlite
+    return str(pool_module())
 
 
 def store_pool_object(obj: bytes) -> None:
     """The pool's optimized object code, into the cache (a background compile's)."""
-    ObjectCache(kind="runtime").store(_pool_key(), obj)
+    from .pool_jit import pool_key  # llvmlite
+    ObjectCache(kind="runtime").store(pool_key(), obj)
 
 
 def ensure_configured() -> None:
@@ -136,9 +131,9 @@ def pool_module_text() -> str | None:
     """The pool's LLVM IR when it is still to be compiled (not running in this process, not
     in the cache), so that the first compile of a process can build it beside its kernels
     (`native.build_objects`, possibly in another process); else None."""
-    if _POOL is not None or _PREBUILT or ObjectCache(kind="runtime").load(_pool_key()) is not None:
+    if _POOL is not None or not pool_missing():
         return None
-    return str(_pool_module())
+    return pool_text()
 
 
 def provide_pool_object(obj: bytes) -> None:
@@ -147,24 +142,51 @@ def provide_pool_object(obj: bytes) -> None:
     store_pool_object(obj)
 
 
+def pool_object() -> bytes | None:
+    """The pool's object code, compiled in this process or cached (for its library)."""
+    from .pool_jit import pool_key  # llvmlite
+    return _PREBUILT[0] if _PREBUILT else ObjectCache(kind="runtime").load(pool_key())
+
+
 def _build() -> _Pool:
-    cache = ObjectCache(kind="runtime")
-    key = _pool_key()
-    obj = _PREBUILT[0] if _PREBUILT else cache.load(key)
-    if obj is None:
-        obj = emit_object(parse_and_optimize(_pool_module()))
-        cache.store(key, obj)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    engine.finalize_object()
-    for name in (PARALLEL_FOR, *LIBCALLS):
-        llvm.add_symbol(name, engine.get_function_address(name))
-    setter = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set"))
-    getter = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_get"))
-    set_mask = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(engine.get_function_address("irc_rt_set_mask"))
-    addr = engine.get_function_address("irc_rt_worker")
-    worker = ctypes.CFUNCTYPE(None, ctypes.c_int64)(addr) if addr else None
-    return _Pool(engine, setter, getter, set_mask, worker)
+    """The pool from its library when the cache holds one, else loaded into MCJIT from its
+    object (compiled first if the cache lacks it)."""
+    from .pool_jit import add_symbols, build_pool, pool_key  # llvmlite
+    key = pool_key()
+    library = load_library(key, global_scope=True)
+    if library is not None:
+        pool = _Pool(library, library.address, key)
+    else:
+        engine = build_pool(_PREBUILT[0] if _PREBUILT else None)
+        pool = _Pool(engine, engine.get_function_address, "")
+    add_symbols(pool.symbols())
+    pool.for_mcjit = True
+    return pool
+
+
+def pool_for_mcjit() -> None:
+    """The pool's symbols resolve the code MCJIT loads from now on, where the pool came from
+    its library before llvmlite was needed (a warm start, then a compile)."""
+    with _LOCK:
+        if _POOL is not None and not _POOL.for_mcjit:
+            from .pool_jit import add_symbols  # llvmlite
+            add_symbols(_POOL.symbols())
+            _POOL.for_mcjit = True
+
+
+def library_pool(key: str) -> bool:
+    """Whether the process's pool is the one of library `key`, loaded now if it has no pool
+    yet, so that a function's library can resolve its symbols (`native_warm.py`). False: the
+    pool came from MCJIT (or another library, or this one cannot load): such a function is
+    loaded into MCJIT."""
+    global _POOL
+    with _LOCK:
+        if _POOL is None:
+            library = load_library(key, global_scope=True)
+            if library is None:
+                return False
+            _POOL = _started(_Pool(library, library.address, key))
+        return _POOL.library_key == key
 
 
 def _publish_cores(pool: _Pool) -> None:
@@ -199,10 +221,14 @@ def ensure_pool() -> _Pool:
     global _POOL
     with _LOCK:
         if _POOL is None:
-            _POOL = _build()
-            if hasattr(os, "register_at_fork"):
-                os.register_at_fork(after_in_child=_after_fork_in_child)
+            _POOL = _started(_build())
         return _POOL
+
+
+def _started(pool: _Pool) -> _Pool:
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+    return pool
 
 
 def configure() -> int:

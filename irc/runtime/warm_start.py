@@ -4,7 +4,7 @@ produced it, before any pass, so that a hit skips the Python passes, the lowerin
 The key hashes the module's text (with locations: they end up in error messages), the mode's
 pipeline and its exclusions, every `irc.config` flag, the target, `allow_gc`, irc's sources
 (paths, sizes and mtimes of the package's .py files, read once per process) and what the
-native code depends on besides (`native_warm.codegen_parts`: ABI, host, LLVM, level, numpy's
+native code depends on besides (`host_key.codegen_parts`: ABI, host, LLVM, level, numpy's
 layout). The entry (`<compiledir>/warm/`, an `ObjectCache` entry: verified, written
 atomically, best effort on a read-only or full disk) is JSON: the optimized tensor text, the
 native function's fields and the key of its object-cache entry, whose objects a hit loads as a
@@ -28,20 +28,22 @@ PACKAGE = Path(__file__).resolve().parent.parent
 
 @functools.lru_cache(maxsize=None)
 def sources_fingerprint() -> str:
-    """A hash over irc's .py files' paths, sizes and mtimes (cheap: no file is read)."""
+    """A hash over irc's .py files' paths, sizes and mtimes (cheap: no file is read; ~1 ms,
+    two thirds of it the stats)."""
     rows: list[str] = []
-    _stat_sources(str(PACKAGE), "", rows)
+    folders = [str(PACKAGE)]
+    start = len(str(PACKAGE)) + 1
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.endswith(".py"):
+                    st = entry.stat()
+                    rows.append(f"{entry.path[start:]}:{st.st_size}:{st.st_mtime_ns}")
+                elif name != "__pycache__" and entry.is_dir():
+                    folders.append(entry.path)
+    rows.sort()
     return cache_key(*rows)
-
-
-def _stat_sources(folder: str, prefix: str, rows: list[str]) -> None:
-    with os.scandir(folder) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            if entry.is_dir() and entry.name != "__pycache__":
-                _stat_sources(entry.path, prefix + entry.name + "/", rows)
-            elif entry.name.endswith(".py"):
-                st = entry.stat()
-                rows.append(f"{prefix}{entry.name}:{st.st_size}:{st.st_mtime_ns}")
 
 
 def flags_fingerprint() -> str:

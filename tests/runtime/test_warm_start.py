@@ -2,6 +2,9 @@
 compiling the same program finds its function-level entry and runs no pass, no lowering and
 no LLVM, with the same numbers; a changed flag, mode exclusion or program line is a miss; a
 damaged entry is one warning and a recompile; a hit's function still shows its IR and pickles.
+A tiered first process leaves shared libraries (`irc/runtime/native_library.py`): a hit loads
+them without llvmlite and computes what MCJIT's load of the same objects computes; a damaged
+one is one warning, the objects, and a new library; without a linker the objects serve.
 Each case is a fresh process on a copy of one primed cache folder (the LR and the MLP of
 examples/dlt_programs.py, compiled once for the module)."""
 from __future__ import annotations
@@ -11,13 +14,19 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from irc.base.compile_stages import LOAD, LOAD_LIBRARY
 from irc.frontend.warm_compile import WARM_HIT
-from irc.runtime.object_cache import decode_entry
+from irc.runtime.kernel_cache import KernelCache
+from irc.runtime.library_link import link_library
+from irc.runtime.native_function import cached_objects
+from irc.runtime.native_library import checked_pool_key
+from irc.runtime.object_cache import ObjectCache, decode_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,7 +78,8 @@ for case in sys.argv[2:]:
         out = f(*scope["args"])
         out = out if isinstance(out, list) else [out]
     row = {"case": case, "rows": list(f.maker.compile_times), "out": [np.asarray(o).tolist() for o in out],
-           "warnings": [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]}
+           "warnings": [str(w.message) for w in caught if issubclass(w.category, CacheWarning)],
+           "llvmlite": "llvmlite.binding" in sys.modules}
     if variant == "ir":
         row["optimized"] = f.ir("optimized")
         row["tensor"], row["loop"], row["canonicalize"] = f.ir("tensor"), f.ir("loop"), f.ir("canonicalize")
@@ -86,10 +96,12 @@ print(json.dumps(report))
 """
 
 
-def _start(folder: str, *cases: str, tiers: bool = False) -> subprocess.Popen:
+def _start(folder: str, *cases: str, tiers: bool = False, path: str | None = None) -> subprocess.Popen:
     """A process compiling `cases`; without `tiers` it compiles optimized code directly (so it
-    stores every entry before its functions run)."""
+    stores every entry before its functions run, and links no shared library); `path`: its PATH."""
     env = dict(os.environ)
+    if path is not None:
+        env["PATH"] = path
     env["IRC_COMPILEDIR"] = folder
     env["IRC_FLAGS"] = f"floatX=float32,compile_tiers={tiers}"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
@@ -210,15 +222,55 @@ def test_two_processes_storing_the_same_entry_leave_one_whole_entry(primed, tmp_
     assert _hit(again) and again["out"] == primed["lr"]
 
 
-def test_a_tiered_first_process_leaves_the_entry_at_exit(tmp_path):
-    """Tier-0 code is never cached: the entry is stored at exit, once the background process
-    has stored the optimized objects, so the second process starts warm."""
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory) -> dict:
+    """A cache folder after a tiered process compiled the LR and the MLP: tier-0 code is never
+    cached, so the entries are stored at exit, once the background process has stored the
+    optimized objects and linked them into the functions' shared libraries (and the pool's)."""
+    folder = str(tmp_path_factory.mktemp("linked"))
+    lr, mlp = _result(_start(folder, "lr", "mlp", tiers=True))
+    assert "LLVM tier 0 (no passes, FastISel)" in lr["rows"] and not _hit(lr) and not _hit(mlp)
+    assert len(_libraries(folder)) == 3  # the LR's, the MLP's, the pool's
+    return {"folder": folder, "lr": lr["out"], "mlp": mlp["out"]}
+
+
+def _libraries(folder: str) -> list[Path]:
+    return sorted(p for p in Path(folder, "lib").iterdir() if not p.name.startswith("."))
+
+
+def test_a_warm_start_loads_the_library_without_llvmlite_and_computes_the_same(linked, tmp_path):
+    lr, mlp = _result(_start(_copy(linked, tmp_path / "a"), "lr", "mlp", tiers=True))
+    assert _hit(lr) and _hit(mlp) and LOAD_LIBRARY in lr["rows"] and LOAD_LIBRARY in mlp["rows"]
+    assert not mlp["llvmlite"] and lr["warnings"] == mlp["warnings"] == []
+    np.testing.assert_allclose(lr["out"][1], linked["lr"][1], rtol=1e-5)  # against tier-0 code
+    folder = _copy(linked, tmp_path / "b")
+    shutil.rmtree(os.path.join(folder, "lib"))  # the same objects, loaded into MCJIT
+    jit_lr, jit_mlp = _result(_start(folder, "lr", "mlp", tiers=True))  # (a flag's value: part of the key)
+    assert _hit(jit_lr) and LOAD in jit_lr["rows"] and LOAD_LIBRARY not in jit_lr["rows"] and jit_lr["llvmlite"]
+    assert lr["out"] == jit_lr["out"] and mlp["out"] == jit_mlp["out"]  # the same code: the same bits
+
+
+def test_a_damaged_library_is_one_warning_its_objects_load_and_it_is_linked_again(linked, tmp_path):
+    folder = _copy(linked, tmp_path)
+    for library in _libraries(folder):
+        data = library.read_bytes()
+        if b" - " not in data[-200:]:  # the functions', not the pool's
+            library.write_bytes(data[:len(data) // 2])
+    lr, = _result(_start(folder, "lr", tiers=True))
+    assert _hit(lr) and LOAD in lr["rows"]
+    np.testing.assert_allclose(lr["out"][1], linked["lr"][1], rtol=1e-5)
+    assert len(lr["warnings"]) == 1 and "damaged compile-cache library" in lr["warnings"][0], lr["warnings"]
+    again, = _result(_start(folder, "lr", tiers=True))
+    assert _hit(again) and LOAD_LIBRARY in again["rows"] and again["warnings"] == []
+
+
+def test_without_a_linker_the_objects_load(tmp_path):
     folder = str(tmp_path / "compiledir")
-    first, = _result(_start(folder, "lr", tiers=True))
-    assert "LLVM tier 0 (no passes, FastISel)" in first["rows"] and not _hit(first)
-    second, = _result(_start(folder, "lr", tiers=True))
-    assert _hit(second)
-    np.testing.assert_allclose(second["out"][1], first["out"][1], rtol=1e-5)  # tier 0 against optimized code
+    first, = _result(_start(folder, "lr", tiers=True, path=str(tmp_path)))  # no ld, cc or gcc there
+    second, = _result(_start(folder, "lr", tiers=True, path=str(tmp_path)))
+    assert not os.path.exists(os.path.join(folder, "lib")) or not _libraries(folder)
+    assert _hit(second) and LOAD in second["rows"] and second["warnings"] == []
+    np.testing.assert_allclose(second["out"][1], first["out"][1], rtol=1e-5)
 
 
 def test_a_cache_that_cannot_be_written_still_runs(primed, tmp_path):
@@ -228,3 +280,20 @@ def test_a_cache_that_cannot_be_written_still_runs(primed, tmp_path):
     assert not any(_hit(row) for row in rows) and all(row["warnings"] == [] for row in rows)
     for row in rows:
         np.testing.assert_allclose(row["out"][1], primed["lr"][1], rtol=1e-6)
+
+
+def test_two_links_of_one_library_leave_one_whole_library(linked, tmp_path):
+    folder = _copy(linked, tmp_path)
+    library = next(p for p in _libraries(folder) if b" - " not in p.read_bytes()[-200:])  # a function's
+    key = library.name.split(".")[0]
+    pool = checked_pool_key(key, library.read_bytes())
+    library.unlink()
+    objects = cached_objects(ObjectCache(folder).load(key), KernelCache(folder))
+    done: list[bool] = []
+    links = [threading.Thread(target=lambda: done.append(link_library(objects, key, pool, folder))) for _ in range(2)]
+    for t in links:
+        t.start()
+    for t in links:
+        t.join()
+    assert done == [True, True] and checked_pool_key(key, library.read_bytes()) == pool
+    assert not [p for p in Path(folder, "lib").iterdir() if p.name.startswith(".")]  # no temporary left
