@@ -9,7 +9,6 @@ from a server that imported irc and filecheck once (irc_opt_forkserver.py). File
 """
 from __future__ import annotations
 
-import gc
 import os
 import re
 import shutil
@@ -251,15 +250,6 @@ def pool():
     yield threads
     threads.tune(min_work=STATE["min_work"][1], wake_work=STATE["wake_work"][1])
     threads.set_num_threads(before)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """What the collection made (irc, numpy, the test modules and their parameters) lives for
-    the whole run: frozen out of the cyclic collector, it is not rescanned by each of the
-    run's full collections (~50 in a worker's tests/frontend, each a tenth of a second) nor by
-    pytest's five at the end. Reference counting still frees it as usual."""
-    gc.collect()
-    gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
