@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -72,6 +73,7 @@ def run_python(code: str, *args: str, env: dict[str, str] | None = None,
 
 
 def _can_fork(env: dict[str, str]) -> bool:
+    """Whether the server runs and read at its start what a fresh interpreter would read."""
     if not _start_server(child_env()):
         return False
     keys = (set(env) | set(_server_env)) - READ_WHEN_USED - IGNORED
@@ -79,6 +81,7 @@ def _can_fork(env: dict[str, str]) -> bool:
 
 
 def _start_server(env: dict[str, str]) -> bool:
+    """Start the server with `env` (once) and wait for its "ready"; False if it is not up."""
     global _server, _server_env, _socket_path
     if _server is not None:
         return _server.poll() is None
@@ -107,8 +110,7 @@ def stop_server() -> None:
             _server.kill()
             _server.wait()
         _server.stdout.close()
-        os.unlink(_socket_path) if os.path.exists(_socket_path) else None
-        os.rmdir(os.path.dirname(_socket_path))
+        shutil.rmtree(os.path.dirname(_socket_path), ignore_errors=True)
     _server = _server_env = _socket_path = None
 
 
@@ -119,19 +121,20 @@ def _run_forked(code: str, args: tuple[str, ...], env: dict[str, str],
                           "env": env}).encode()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             open(os.devnull, "rb") as stdin, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        reply = b""
         try:
             s.connect(_socket_path)
             socket.send_fds(s, [irc_opt_forkserver.HEADER.pack(len(request)) + request],
                             [stdin.fileno(), out.fileno(), err.fileno()])
             s.settimeout(timeout)
-            reply = b""
             while chunk := s.recv(64):
                 reply += chunk
         except socket.timeout:
             _kill(reply)
             raise subprocess.TimeoutExpired([sys.executable, "-c", code, *args], timeout) from None
         except OSError:
-            return None
+            if b"\n" not in reply:  # the child never started: the caller runs a fresh one
+                return None
         pid, _, status = reply.decode().partition("\n")
         if not pid:
             return None
@@ -146,6 +149,7 @@ def _run_forked(code: str, args: tuple[str, ...], env: dict[str, str],
 
 
 def _kill(reply: bytes) -> None:
+    """Kill the child whose pid opens `reply` (a timed-out request), if it told it."""
     pid = reply.decode().partition("\n")[0]
     if pid.isdigit():
         try:
