@@ -33,7 +33,7 @@ import irc_opt_forkserver
 
 ROOT = Path(__file__).resolve().parent.parent
 # Variables irc reads when it uses them, not at import: a request may set these differently.
-READ_WHEN_USED = frozenset({"IRC_COMPILEDIR"})
+READ_WHEN_USED = frozenset({"IRC_COMPILEDIR", "IRC_LLVM_SPEED_LEVEL"})
 # Variables no import reads: pytest's note of the running test.
 IGNORED = frozenset({"PYTEST_CURRENT_TEST"})
 
@@ -73,11 +73,19 @@ def run_python(code: str, *args: str, env: dict[str, str] | None = None,
 
 
 def _can_fork(env: dict[str, str]) -> bool:
-    """Whether the server runs and read at its start what a fresh interpreter would read."""
-    if not _start_server(child_env()):
-        return False
-    keys = (set(env) | set(_server_env)) - READ_WHEN_USED - IGNORED
-    return all(env.get(k) == _server_env.get(k) for k in keys)
+    """Whether the server runs and read at its start what a fresh interpreter would read. A
+    server started before this process's own environment changed (a test's `monkeypatch.setenv`
+    around the first request) is replaced by one started with the environment as it is now."""
+    current = child_env()
+    if _server_env is not None and not _read_alike(current, _server_env):
+        stop_server()
+    return _start_server(current) and _read_alike(env, _server_env)
+
+
+def _read_alike(env: dict[str, str], other: dict[str, str]) -> bool:
+    """Whether an interpreter started with `env` reads at import what one with `other` reads."""
+    keys = (set(env) | set(other)) - READ_WHEN_USED - IGNORED
+    return all(env.get(k) == other.get(k) for k in keys)
 
 
 def _start_server(env: dict[str, str]) -> bool:
