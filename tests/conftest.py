@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import child_bytecode
+import forked_python
 import irc_opt_forkserver
 from irc.base.config import TIERS_VARIABLE, config as irc_config  # the standard library only
 
@@ -209,6 +210,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     _stop_server()
+    forked_python.stop_server()
     if _shim_dir is not None:
         shutil.rmtree(_shim_dir, ignore_errors=True)
     bytecode, replaced = config.stash.get(_BYTECODE, (None, {}))

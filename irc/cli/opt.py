@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Sequence
 
+from ..base.gc_pause import with_gc_paused
 from . import UsageError
 
 PROG = "irc-opt"
@@ -92,6 +93,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     return p
 
 
+@with_gc_paused
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `irc-opt`; returns the exit status (0 ok, 1 bad input, 2 internal error)."""
     argv = list(sys.argv[1:] if argv is None else argv)

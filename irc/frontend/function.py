@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..base.config import config
+from ..base.gc_pause import with_gc_paused
 from ..dialects import load_all
 from ..passes.pipelines import check_mode, optimize
 from ..runtime.debugmode import debug_executor
@@ -242,6 +243,7 @@ def _check_float64(func: Any) -> None:
             return
 
 
+@with_gc_paused
 def function(inputs: Any, outputs: Any = None, updates: Any = None, givens: Any = None,
              mode: Any = None, name: str | None = None, profile: Any = None,
              on_unused_input: str = "raise", allow_input_downcast: bool | None = None,

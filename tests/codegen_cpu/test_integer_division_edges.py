@@ -5,15 +5,11 @@ must give the same instead of dying of SIGFPE, so each dtype runs in its own pro
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from forked_python import run_python
 
 # Divisors vary per element (vector code), are the constant -1 (LLVM sees the divisor) and
 # 0-d (one-element values are SSA scalars after lower-to-loops).
@@ -40,10 +36,7 @@ print(json.dumps(out))
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_min_by_minus_one_and_by_zero_match_numpy(dtype):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, dtype], env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_python(SCRIPT, dtype, timeout=300)  # its own process, forked (forked_python.py)
     assert proc.returncode == 0, f"the process died (rc {proc.returncode}):\n{proc.stderr[-3000:]}"
     got = json.loads(proc.stdout.strip().splitlines()[-1])
 

@@ -11,16 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from forked_python import run_python
 from irc.runtime.object_cache import decode_entry
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # F and G have one signature, so G's object loaded as F's would run and give G's numbers.
 SCRIPT = r"""
@@ -42,12 +39,10 @@ with open(sys.argv[2], "w") as out:  # a file, not stdout: the report is ~1 MB
 
 
 def _run(folder: str, which: str) -> dict:
-    env = dict(os.environ)
-    env["IRC_COMPILEDIR"] = folder
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    """F or G compiled and run in a process of its own (forked from one that imported irc and
+    nothing more: forked_python.py) on the cache `folder`."""
     report = folder.rstrip(os.sep) + f".report-{which}.json"  # beside the cache, not in it
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, which, report], env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_python(SCRIPT, which, report, env={"IRC_COMPILEDIR": folder}, timeout=300)
     assert proc.returncode == 0, f"the process died (rc {proc.returncode}):\n{proc.stderr[-3000:]}"
     with open(report) as f:
         return json.load(f)

@@ -8,10 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import io
-import os
 import pickle
-import subprocess
-import sys
 import textwrap
 import threading
 import warnings
@@ -20,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import forked_python
 import irc
 import irc.tensor as T
 from irc.passes.device_edges import HostOpsLeft, device_module
@@ -30,8 +28,6 @@ from irc.runtime.cuda.host_fallback import run_on_cpu
 from irc.runtime.errors import OutputMismatchError
 from irc.runtime.function_state import FunctionPicklingError
 from irc.runtime.kernel_emulator import run_function
-
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def ones(n=3):
@@ -246,9 +242,9 @@ print("OK", float(got))
 
 
 def run_python(code: str, *args: str, cache: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), IRC_COMPILEDIR=str(cache))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+    """`code` in a process of its own that has compiled nothing (forked_python.py) on `cache`."""
+    proc = forked_python.run_python(textwrap.dedent(code), *args, env={"IRC_COMPILEDIR": str(cache)},
+                                    timeout=300)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

@@ -1,0 +1,63 @@
+"""tests/forked_python.py: a forked child behaves as `python -c` would for the tests that use
+it — argv, streams, exit status, `atexit`, its own process — and a child whose environment
+the server could not honour runs in a fresh interpreter."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from forked_python import run_python
+
+WHO = "import os, sys; print(os.getppid(), sys.argv[1:], __name__)"
+
+
+def test_argv_stdout_stderr_and_status():
+    done = run_python("import sys; print(sys.argv[1:]); sys.stderr.write('to stderr\\n'); sys.exit(3)",
+                      "a", "b c")
+    assert done.returncode == 3
+    assert done.stdout == "['a', 'b c']\n" and done.stderr == "to stderr\n"
+
+
+def test_forked_from_the_server_not_this_process():
+    done = run_python(WHO, "x")
+    assert done.returncode == 0 and done.stdout.endswith(" ['x'] __main__\n")
+    assert int(done.stdout.split()[0]) != os.getpid()  # the server's child, not a fresh one of ours
+
+
+def test_an_environment_read_at_import_gets_a_fresh_interpreter():
+    done = run_python(WHO, "y", env={"IRC_FLAGS": "floatX=float32"})
+    assert done.returncode == 0 and int(done.stdout.split()[0]) == os.getpid()
+
+
+def test_compiledir_alone_still_forks(tmp_path):
+    done = run_python("import os; print(os.getppid(), os.environ['IRC_COMPILEDIR'])",
+                      env={"IRC_COMPILEDIR": str(tmp_path)})
+    parent, folder = done.stdout.split()
+    assert int(parent) != os.getpid() and folder == str(tmp_path)
+
+
+def test_an_exception_is_status_1_with_the_code_s_traceback():
+    done = run_python("x = 1\nraise ValueError('boom')")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Traceback") and 'File "<string>", line 2' in done.stderr
+    assert "forked_python" not in done.stderr and done.stderr.endswith("ValueError: boom\n")
+
+
+def test_atexit_handlers_and_threads_finish_before_the_status():
+    code = ("import atexit, threading, time\n"
+            "atexit.register(lambda: print('at exit'))\n"
+            "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n")
+    done = run_python(code)
+    assert done.returncode == 0 and done.stdout == "thread\nat exit\n"
+
+
+def test_a_killed_child_fails_and_says_so():
+    done = run_python("import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    assert done.returncode != 0 and "died without an exit status" in done.stderr
+
+
+def test_a_timeout_kills_the_child():
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_python("import time; time.sleep(60)", timeout=0.5)
