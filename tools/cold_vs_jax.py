@@ -3,7 +3,8 @@
     python3 tools/cold_vs_jax.py [--rounds N] [--baseline OTHER_IRC_TREE]
 
 Every sample is a fresh process (the first call of a user's program: graph building, the
-gradient, compilation, one call; the import timed apart). A round takes, one after the other
+gradient, compilation, one call; the import timed apart, numpy.random's with it on both sides:
+`import jax` loads it, `import irc` does not, and the programs draw their data with it). A round takes, one after the other
 on the same machine so that the load is shared: the tutorial's logistic-regression step and
 the MLP step of `examples/dlt_programs.py` on irc with an empty compile cache, the same two
 on jax.jit (jax's own persistent cache off), then an MLP of another width and other
@@ -38,6 +39,7 @@ import json, sys, time
 t0 = time.perf_counter()
 import irc, irc.tensor as T
 import numpy as np
+import numpy.random  # (the programs' own; `import jax` loads it, so jax's first call never pays it)
 t_import = time.perf_counter() - t0
 program, width, lr, l1, l2 = sys.argv[1], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 t1 = time.perf_counter()
