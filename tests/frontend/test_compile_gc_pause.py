@@ -4,13 +4,13 @@ compile's garbage is still collected afterwards."""
 from __future__ import annotations
 
 import gc
-import sys
 
 import numpy as np
 import pytest
 
 import irc
 import irc.tensor as T
+from gc_watch import collections_inside
 from irc.base.gc_pause import gc_paused
 
 
@@ -27,35 +27,11 @@ def _mlp_step():
     return irc.function(inputs, cost, updates=updates)
 
 
-def _collections_inside_irc_function(build) -> tuple[int, object]:
-    """How many collections start while `irc.function`'s own frame is on the stack (the
-    wrapper's entry and exit may collect: that is the caller's collector, running again)."""
-    body = irc.function.__wrapped__.__code__
-    seen = []
-
-    def callback(phase, info):
-        frame = sys._getframe()
-        while frame is not None and frame.f_code is not body:
-            frame = frame.f_back
-        if phase == "start" and frame is not None:
-            seen.append(info["generation"])
-    gc.callbacks.append(callback)
-    try:
-        result = build()
-    finally:
-        gc.callbacks.remove(callback)
-    return len(seen), result
-
-
 def test_no_collection_runs_inside_a_compile():
     inputs, cost, updates = _mlp_graph()
-    old = gc.get_threshold()
-    gc.set_threshold(1, 1, 1)  # without the pause, nearly every allocation would collect
-    try:
-        count, f = _collections_inside_irc_function(lambda: irc.function(inputs, cost, updates=updates))
-    finally:
-        gc.set_threshold(*old)
-    assert count == 0
+    with collections_inside(irc.function.__wrapped__.__code__) as seen:
+        f = irc.function(inputs, cost, updates=updates)
+    assert seen == []
     assert gc.isenabled()
     x = np.linspace(-1, 1, 10).reshape(2, 5)
     w = np.full((5, 3), 0.1)
