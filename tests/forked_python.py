@@ -244,40 +244,16 @@ def serve(socket_path: str) -> None:
     # server's children's, and the server's `wait` in the pytest process counts it in turn.
     signal.signal(signal.SIGCHLD, lambda *_: _reap(block=False))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    parent = os.getppid()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(socket_path)
-    listener.listen(64)
-    listener.settimeout(5.0)
-    print("ready", flush=True)
-    while True:
+
+    def child(conn: socket.socket, request, fds: list[int]) -> None:
         try:
-            conn, _ = listener.accept()
-        except socket.timeout:
-            if os.getppid() != parent:
-                _reap(block=True)
-                return
-            continue
-        conn.settimeout(None)
-        try:
-            request, fds = irc_opt_forkserver._receive(conn)
-        except (EOFError, OSError, ValueError):
-            conn.close()
-            continue
-        sys.stdout.flush()
-        sys.stderr.flush()
-        if os.fork() == 0:
-            listener.close()
-            try:
-                _become_python(conn, request, fds)
-            except _ChildExit:
-                raise
-            except BaseException:
-                pass
-            os._exit(irc_opt_forkserver.CRASHED)  # never return into the server's loop
-        for fd in fds:
-            os.close(fd)
-        conn.close()
+            _become_python(conn, request, fds)
+        except _ChildExit:
+            raise  # out of the server's loop: the interpreter's own exit follows
+        except BaseException:
+            pass
+        os._exit(irc_opt_forkserver.CRASHED)  # never return into the server's loop
+    irc_opt_forkserver.fork_per_request(socket_path, child, parent_gone=lambda: _reap(block=True))
 
 
 if __name__ == "__main__":

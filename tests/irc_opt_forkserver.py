@@ -19,7 +19,7 @@ import socket
 import struct
 import sys
 import traceback
-from typing import Callable
+from typing import Any, Callable
 
 HEADER = struct.Struct("!I")  # the length of the JSON request that follows
 CRASHED = 70  # the client's status when the child died without reporting one
@@ -127,6 +127,20 @@ def serve(socket_path: str) -> None:
     """Serve until killed, or until the pytest process that started it is gone."""
     preload()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+
+    def child(conn: socket.socket, request, fds: list[int]) -> None:
+        try:
+            _run_child(conn, request, fds)
+        finally:  # never return into the server's loop
+            os._exit(CRASHED)
+    fork_per_request(socket_path, child)
+
+
+def fork_per_request(socket_path: str, child: Callable[[socket.socket, Any, list[int]], None],
+                     parent_gone: Callable[[], None] = lambda: None) -> None:
+    """Listen on `socket_path`, print "ready", and fork for each request received: the child
+    (listener closed) runs `child(conn, request, fds)`, which must not return; the server closes
+    its copies. Returns, after `parent_gone()`, once the process that started it is gone."""
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)
@@ -138,6 +152,7 @@ def serve(socket_path: str) -> None:
             conn, _ = listener.accept()
         except socket.timeout:
             if os.getppid() != parent:
+                parent_gone()
                 return
             continue
         conn.settimeout(None)
@@ -150,14 +165,10 @@ def serve(socket_path: str) -> None:
         sys.stderr.flush()
         if os.fork() == 0:
             listener.close()
-            try:
-                _run_child(conn, request, fds)
-            finally:  # never return into the server's loop
-                os._exit(CRASHED)
+            child(conn, request, fds)
         for fd in fds:
             os.close(fd)
         conn.close()
-
 
 if __name__ == "__main__":
     serve(sys.argv[1])

@@ -28,7 +28,7 @@ import hashlib
 import os
 import warnings
 
-from .object_cache import BadEntry, CacheWarning, cache_dir
+from .object_cache import BadEntry, CacheWarning, cache_dir, check_body
 
 MAGIC = b"irc-library"
 FORMAT_VERSION = 1
@@ -55,11 +55,7 @@ def checked_pool_key(key: str, data: bytes) -> str:
         raise BadEntry(f"library format {version!r}, expected {FORMAT_VERSION}")
     if got_key != key:
         raise BadEntry(f"it holds the library of another key ({got_key[:16]}...)")
-    body = data[:start]
-    if not length.isdigit() or int(length) != len(body):
-        raise BadEntry(f"body of {len(body)} bytes, the trailer says {length} (truncated or extended)")
-    if hashlib.sha256(body).hexdigest() != digest:
-        raise BadEntry("checksum mismatch (the library was modified)")
+    check_body(data[:start], length, digest, "trailer", "library")
     return pool_key
 
 

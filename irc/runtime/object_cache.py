@@ -86,11 +86,17 @@ def decode_entry(kind: str, key: str, data: bytes) -> bytes:
     if got_kind != kind or got_key != key:
         raise BadEntry(f"it holds the entry of another key ({got_kind}/{got_key[:16]}...)")
     body = data[end + 1:]
-    if not length.isdigit() or int(length) != len(body):
-        raise BadEntry(f"body of {len(body)} bytes, the header says {length} (truncated or extended)")
-    if hashlib.sha256(body).hexdigest() != digest:
-        raise BadEntry("checksum mismatch (the body was modified)")
+    check_body(body, length, digest, "header", "body")
     return body
+
+
+def check_body(body: bytes, length: str, digest: str, where: str, what: str) -> None:
+    """`BadEntry` unless `body` has the `length` and sha256 `digest` its `where` (header,
+    trailer) states."""
+    if not length.isdigit() or int(length) != len(body):
+        raise BadEntry(f"body of {len(body)} bytes, the {where} says {length} (truncated or extended)")
+    if hashlib.sha256(body).hexdigest() != digest:
+        raise BadEntry(f"checksum mismatch (the {what} was modified)")
 
 
 class ObjectCache:
