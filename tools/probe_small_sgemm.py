@@ -28,7 +28,10 @@ process before and after the sweep. 2026-11-28, µs per call (× = over cuBLAS's
 | X·W1 (K = 784) | 12.04 (12.36 after), 17.1 TFLOP/s | 12.24 (1.02×), 64×64×16, 8×4/thread, KG 2, S 4 | 10.28 | 2.43 |
 | W1 − lr·Xᵀ·δ1 (K = 256) | 11.98 (11.77 after), 17.2 TFLOP/s | 12.53 (1.05×), 64×64×32, 8×4/thread, S 3 | 9.80 | 2.65 |
 
-An empty kernel costs 1.2–1.3 µs per call on the same footing. How the kernel got there:
+The committed version again on another H100 (run 5): X·W1 cuBLAS 11.91 (12.23 after), best
+12.40 (1.04×, same tile), gemm alone 10.04, sum 2.21; update cuBLAS 11.78 (11.72 after), best
+12.69 (1.08×, same tile), gemm alone 9.95, sum 2.64. An empty kernel costs 1.2–1.3 µs per
+call on the same footing (each "alone" figure includes one). How the kernel got there:
   scalar loads, one shared buffer (H100, run 1):     X·W1 21.31 µs (1.79×), update 18.40 (1.56×)
   + register prefetch, two buffers, float4 (H200, run 2; H100, run 3):
                                                      X·W1 13.38 / 13.61 (1.14× / 1.13×),
