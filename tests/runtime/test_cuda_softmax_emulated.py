@@ -1,6 +1,6 @@
 """The softmax family under device=cuda (`tensor.softmax`, `log_softmax`, `softmax_grad` as
-device ops: a thread per short row, or the rows' max and sum by the reduction passes then one
-store), their kernels run
+device ops: a warp per short row in one kernel, or the rows' max and sum by the reduction
+passes then one store), their kernels run
 by the CPU emulator of the grid against numpy in float64: odd row counts and lengths (0, 1, 31,
 33, a row of 1000003), strided and transposed inputs, float32 and float64, -inf and NaN as
 numpy has them; the results the same bits on every run. PTX assembles (ptxas: the
@@ -122,10 +122,11 @@ def test_infinities_and_nan_as_numpy(cuda_emulated):
     assert got[0, 3] == 0 and got[1, 7] == 1 and np.isnan(got[2]).all()
 
 
-def test_the_same_bits_on_every_run(cuda_emulated):
+@pytest.mark.parametrize("shape", [(7, 5000), (45, 50)])
+def test_the_same_bits_on_every_run(cuda_emulated, shape):
     x = T.fmatrix("x")
     f = irc.function([x], [T.nnet.softmax(x), T.nnet.logsoftmax(x)])
-    xv = rand(7, 5000, seed=5)
+    xv = rand(*shape, seed=5)
     first = [r.tobytes() for r in f(xv)]
     assert [r.tobytes() for r in f(xv)] == first
 
@@ -148,7 +149,7 @@ def test_the_mlp_output_layer_and_its_gradient(cuda_emulated):
 
 def test_short_rows_take_one_kernel_long_rows_the_chunked_passes(cuda_emulated):
     """Both paths are compiled (the row length is known at run time); the host plan launches
-    one: a thread per row up to 64 classes, the reductions' passes beyond."""
+    one: a warp per row up to 64 classes (one kernel), the reductions' passes beyond."""
     x = T.fmatrix("x")
     f = irc.function([x], T.nnet.softmax(x))
     host = next(op for op in cuda_emulated[-1].body.ops if type(op) is FuncOp)
@@ -156,7 +157,7 @@ def test_short_rows_take_one_kernel_long_rows_the_chunked_passes(cuda_emulated):
     def launched(shape):
         return [launch.work for launch in record_plan(host, [shape], [np.float32]).launches if launch.work]
 
-    assert launched((256, 10)) == [256] and launched((7, 64)) == [7]
+    assert launched((256, 10)) == [256 * 32] and launched((7, 64)) == [7 * 32]
     # beyond: a warp per row for the max and the sum (rows up to 2048, or 1024 rows or more),
     # then the output; long rows that are few take the chunked passes (two each)
     assert launched((1000, 1000)) == [32000, 32000, 1000000] and len(launched((3, 65))) == 3

@@ -1,9 +1,13 @@
 """The softmax family over device buffers (`tensor.softmax`, `log_softmax`, `softmax_grad`).
 
-Rows of up to `SHORT_ROW` elements (10 classes) take the host lowering's nest (`softmax.py`):
-one thread per row, one kernel. Longer rows would leave SMs idle that way (1000 rows of 1000:
-1000 threads), so their max and sum of exponentials are chunked like any reduction keeping the
-leading axes (`device_reduce.py`: many threads per long row), then one elementwise nest stores
+Rows of up to `SHORT_ROW` elements (10 classes) take a warp each, in one kernel (`_warp_rows`):
+lane k reads the row's elements k, k + 32, ... (one load instruction reads a whole short row), a
+butterfly of `gpu.shuffle_xor` gives every lane the row's max, then its sum of exponentials
+(each step combines two states symmetrically: the same bits in every lane, on every run), and
+each lane stores its own elements. (A thread per row, the host lowering's nest, read its 10
+classes one after another, three times over: each load waited for by the next step.) Longer
+rows would take many rounds per lane, so their max and sum of exponentials are chunked like
+any reduction keeping the leading axes (`device_reduce.py`: many threads per long row), then one elementwise nest stores
 the result: a pass over the data per statistic (max, Σ exp(x - max), the store: 5 launches;
 `softmax_grad`: Σ g·p, the store: 3). Where the row length is known only at run time both are
 emitted and the host plan launches one of them. The chunk counts depend on the sizes only: the
@@ -12,29 +16,36 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...dialects import gpu as G
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
 from ...ir.types import ScalarType
-from ..loop_builder import Index
+from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering
-from .device_reduce import device_reduce
+from .device_reduce import Reducer, device_reduce
 
 
-# rows up to this long take one thread each (one kernel, as on the host); longer ones are
-# chunked by the reduction passes
+# rows up to this long take a warp each (one kernel); longer ones are chunked by the reduction
+# passes
 SHORT_ROW = 64
+# False: short rows take one thread each instead, the host lowering's nest (what
+# tools/probe_mlp_variants.py compares them with)
+SHORT_ROWS_BY_WARP = True
 
 
 def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value,
                    by_rows: Callable[[list[Index]], None]) -> None:
     """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`. Short
-    rows go to `by_rows` (the host lowering's nest over the row sizes it is given: one thread
-    per row); long ones to the chunked passes. Where the row length is only known at run time
+    rows take a warp each (or, without `SHORT_ROWS_BY_WARP`, go to `by_rows`: the host
+    lowering's nest over the row sizes it is given, one thread per row); long ones the chunked
+    passes. Where the row length is only known at run time
     both are emitted, each over a first axis cut to 0 rows by index arithmetic when the other
     applies: the host plan then drops the launches that have no work."""
     lb = ctx.lb
     sizes = ctx.sizes_of(out)
+    if SHORT_ROWS_BY_WARP:
+        by_rows = lambda rows: _warp_rows(ctx, op, bufs, out, rows)  # noqa: E731
     if len(sizes) < 2:  # one row: chunked
         _chunked(ctx, op, bufs, out, sizes)
         return
@@ -50,6 +61,60 @@ def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Val
     short = lb.min(lb.max(lb.sub(lb.const(SHORT_ROW + 1), n), zero), one)  # 1 when n <= SHORT_ROW
     by_rows([lb.mul(sizes[0], short), *sizes[1:-1]])
     _chunked(ctx, op, bufs, out, [lb.mul(sizes[0], lb.sub(one, short)), *sizes[1:]])
+
+
+def _warp_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, rows: list[Index]) -> None:
+    """The rows `rows` of `out` (every axis but the last; the first may be cut to none), a warp
+    each: see the module doc."""
+    lb = ctx.lb
+    t: TensorType = op.results[0].type
+    element, n = t.element, ctx.sizes_of(out)[-1]
+    wide = accumulator_type("sum", element)
+    lanes = lb.const(G.WARP_SIZE)
+    with lb.parallel([*rows, lanes]) as ivs:
+        row, lane = ivs[:-1], ivs[-1]
+
+        def at(buf: Value):
+            return lambda j: lb.load(buf, [*row, j])
+
+        def over_row(kind: str, dtype: ScalarType, item) -> Value:
+            return _over_warp(lb, Reducer(kind, [dtype], dtype), n, lane, item)
+
+        def store_each(value) -> None:
+            with lb.for_(lane, n, lanes) as loop:
+                lb.store(lb.cast(value(loop.iv), element), out, [*row, loop.iv])
+
+        x = at(bufs[0])
+        if op.op_name == "tensor.softmax_grad":
+            g, p = x, at(bufs[1])
+            s = over_row("sum", wide, lambda j: lb.cast(lb.scalar("mul", [g(j), p(j)]), wide))
+            store_each(lambda j: lb.scalar("mul", [lb.scalar("sub", [lb.cast(g(j), wide), s]), lb.cast(p(j), wide)]))
+            return
+        top = over_row("max", element, x)
+
+        def shifted_exp(j: Index) -> Value:
+            return lb.scalar("exp", [lb.scalar("sub", [x(j), top])])
+
+        s = over_row("sum", wide, lambda j: lb.cast(shifted_exp(j), wide))
+        if op.op_name == "tensor.log_softmax":
+            shift = lb.scalar("add", [lb.cast(top, wide), lb.scalar("log", [s])])
+            store_each(lambda j: lb.scalar("sub", [lb.cast(x(j), wide), shift]))
+        else:
+            inv = lb.scalar("div", [lb.scalar_const(1, wide), s])
+            store_each(lambda j: lb.scalar("mul", [lb.cast(shifted_exp(j), wide), inv]))
+
+
+def _over_warp(lb: LoopBuilder, red: Reducer, n: Index, lane: Index, item) -> Value:
+    """`red` over item(j) for j = lane, lane + 32, ... < n in order, then over the warp's lanes
+    by a butterfly of shuffles: every lane holds the same bits."""
+    with lb.for_(lane, n, lb.const(G.WARP_SIZE), inits=red.identity(lb)) as loop:
+        lb.yield_(loop, red.combine(lb, loop.iter_args, [item(loop.iv)]))
+    state = loop.results
+    offset = G.WARP_SIZE // 2
+    while offset:
+        state = red.combine(lb, state, [lb.create(G.ShuffleXorOp, [v, lb.const(offset)], {}, v.type) for v in state])
+        offset //= 2
+    return state[0]
 
 
 def _chunked(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, sizes: list[Index]) -> None:
