@@ -7,7 +7,8 @@ the others'), since the step's time moves by a few µs between processes.
 
 A variant is a comma-separated list of changes: `no-reuse` (plan_buffers reuses no dead
 buffer), `old-reuse` (plan_buffers gives any dead buffer of the type and size, on a device
-too), `module.NAME=int`;
+too), `no-row-reader` (the cross-entropy's row sums a kernel of their own, not the softmax's:
+softmax_row_reader.py), `module.NAME=int`;
 `main` is none. Each variant compiles into a folder of its own (the warm start's key covers
 irc's sources, not a changed constant).
 """
@@ -50,6 +51,9 @@ def changes(spec: str) -> contextlib.ExitStack:
         elif change == "old-reuse":
             from irc.passes import plan_buffers
             stack.enter_context(patched(plan_buffers, "_reusable", lambda free, new, deps: free[-1] if free else None))
+        elif change == "no-row-reader":
+            from irc.conversion.tensor_to_loop import device_softmax
+            stack.enter_context(patched(device_softmax, "row_reader", lambda ctx, op: None))
         else:
             target, value = change.split("=")
             module, name = target.rsplit(".", 1)

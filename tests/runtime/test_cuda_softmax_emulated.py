@@ -15,6 +15,7 @@ import pytest
 
 import irc
 import irc.tensor as T
+from irc.conversion.tensor_to_loop import device_softmax
 from irc.dialects.func import FuncOp
 from irc.runtime.host_plan import record_plan
 from test_cuda_path_emulated import cuda_emulated, rand  # noqa: F401  (the fixture)
@@ -164,3 +165,31 @@ def test_short_rows_take_one_kernel_long_rows_the_chunked_passes(cuda_emulated):
     assert len(launched((2, 5000))) == 5
     xv = rand(3, 65, seed=9)
     np.testing.assert_allclose(f(xv), softmax(xv.astype("float64")), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(256, 10), (33, 64), (3, 65), (2, 300), (0, 10)])
+def test_a_row_sum_reading_the_softmax_is_computed_by_its_kernels(cuda_emulated, monkeypatch, shape):
+    """A classifier's cross-entropy per row, Σ y·log p, and the y·log p values it keeps: the
+    softmax's warp per row computes them as it stores log p (one launch fewer than the sum's own
+    kernel: `softmax_row_reader.py`); long rows (65, 300) reduce the stored result after the
+    chunked passes. float32 against float64 numpy (rtol 1e-5, atol 1e-5)."""
+    x, y = T.fmatrix("x"), T.fmatrix("y")
+    logp = T.nnet.logsoftmax(x)
+    kept = y * logp
+    xv, yv = rand(*shape, seed=11), rand(*shape, seed=12, low=0, high=1)
+    p64 = softmax(xv.astype("float64"))
+    want_rows = (yv * np.log(p64)).sum(axis=1) if xv.size else np.zeros(shape[0])
+    counts = []
+    for absorbed in (True, False):
+        if not absorbed:
+            monkeypatch.setattr(device_softmax, "row_reader", lambda ctx, op: None)
+        with no_host_ops():
+            f = irc.function([x, y], [kept.sum(axis=1), kept, logp])
+        rows, got_kept, got_logp = f(xv, yv)
+        np.testing.assert_allclose(rows, want_rows, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got_kept, yv * np.log(p64), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got_logp, np.log(p64), **LOG_TOL["float32"])
+        host = next(op for op in cuda_emulated[-1].body.ops if type(op) is FuncOp)
+        counts.append(len([k for k in record_plan(host, [shape, shape], [np.float32] * 2).launches if k.work]))
+    if shape[0] and shape[1] <= device_softmax.SHORT_ROW:
+        assert counts[1] - counts[0] == 1, counts

@@ -21,9 +21,11 @@ from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
 from ...ir.types import ScalarType
+from ...ir.types import i64
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering
 from .device_reduce import Reducer, device_reduce
+from .softmax_row_reader import RowReader, row_reader
 
 
 # rows up to this long take a warp each (one kernel); longer ones are chunked by the reduction
@@ -44,8 +46,12 @@ def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Val
     applies: the host plan then drops the launches that have no work."""
     lb = ctx.lb
     sizes = ctx.sizes_of(out)
+    reader = None
     if SHORT_ROWS_BY_WARP:
-        by_rows = lambda rows: _warp_rows(ctx, op, bufs, out, rows)  # noqa: E731
+        ctx.bind(op.results[0], out, sizes, contiguous=True)  # (the reader's sizes are checked against it)
+        found = row_reader(ctx, op)
+        reader = RowReader(ctx, op, found, sizes) if found is not None else None
+        by_rows = lambda rows: _warp_rows(ctx, op, bufs, out, rows, reader)  # noqa: E731
     if len(sizes) < 2:  # one row: chunked
         _chunked(ctx, op, bufs, out, sizes)
         return
@@ -55,17 +61,18 @@ def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Val
         if known <= SHORT_ROW:
             by_rows(sizes[:-1])
         else:
-            _chunked(ctx, op, bufs, out, sizes)
+            _chunked(ctx, op, bufs, out, sizes, reader)
         return
     zero, one = lb.const(0), lb.const(1)
     short = lb.min(lb.max(lb.sub(lb.const(SHORT_ROW + 1), n), zero), one)  # 1 when n <= SHORT_ROW
     by_rows([lb.mul(sizes[0], short), *sizes[1:-1]])
-    _chunked(ctx, op, bufs, out, [lb.mul(sizes[0], lb.sub(one, short)), *sizes[1:]])
+    _chunked(ctx, op, bufs, out, [lb.mul(sizes[0], lb.sub(one, short)), *sizes[1:]], reader)
 
 
-def _warp_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, rows: list[Index]) -> None:
+def _warp_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, rows: list[Index],
+               reader: RowReader | None) -> None:
     """The rows `rows` of `out` (every axis but the last; the first may be cut to none), a warp
-    each: see the module doc."""
+    each (see the module doc), and `reader`'s results over them."""
     lb = ctx.lb
     t: TensorType = op.results[0].type
     element, n = t.element, ctx.sizes_of(out)[-1]
@@ -81,8 +88,18 @@ def _warp_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, 
             return _over_warp(lb, Reducer(kind, [dtype], dtype), n, lane, item)
 
         def store_each(value) -> None:
-            with lb.for_(lane, n, lanes) as loop:
-                lb.store(lb.cast(value(loop.iv), element), out, [*row, loop.iv])
+            if reader is None:
+                with lb.for_(lane, n, lanes) as loop:
+                    lb.store(lb.cast(value(loop.iv), element), out, [*row, loop.iv])
+                return
+            red = reader.reducer
+            with lb.for_(lane, n, lanes, inits=red.identity(lb)) as loop:
+                v = lb.cast(value(loop.iv), element)
+                lb.store(v, out, [*row, loop.iv])
+                lb.yield_(loop, red.combine(lb, loop.iter_args, reader.items([*row, loop.iv], v)))
+            results = red.results(lb, _butterfly(lb, red, loop.results))
+            with lb.when(lb.scalar("eq", [lb.cast(lane, i64), lb.scalar_const(0, i64)])):
+                reader.store(row, results)
 
         x = at(bufs[0])
         if op.op_name == "tensor.softmax_grad":
@@ -109,16 +126,30 @@ def _over_warp(lb: LoopBuilder, red: Reducer, n: Index, lane: Index, item) -> Va
     by a butterfly of shuffles: every lane holds the same bits."""
     with lb.for_(lane, n, lb.const(G.WARP_SIZE), inits=red.identity(lb)) as loop:
         lb.yield_(loop, red.combine(lb, loop.iter_args, [item(loop.iv)]))
-    state = loop.results
+    return _butterfly(lb, red, loop.results)[0]
+
+
+def _butterfly(lb: LoopBuilder, red: Reducer, state: list[Value]) -> list[Value]:
+    """`state` combined over the warp's lanes, each step symmetric: every lane holds the same bits."""
     offset = G.WARP_SIZE // 2
     while offset:
         state = red.combine(lb, state, [lb.create(G.ShuffleXorOp, [v, lb.const(offset)], {}, v.type) for v in state])
         offset //= 2
-    return state[0]
+    return state
 
 
-def _chunked(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, sizes: list[Index]) -> None:
-    """Rows `sizes[:-1]` of `out` by the reduction passes (max, Σ exp), then one store."""
+def _chunked(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, sizes: list[Index],
+             reader: RowReader | None = None) -> None:
+    """Rows `sizes[:-1]` of `out` by the reduction passes (max, Σ exp), then one store; then
+    `reader`'s results over those rows, one device reduction over the stored result."""
+    _chunked_rows(ctx, op, bufs, out, sizes)
+    if reader is not None:
+        lb = ctx.lb
+        device_reduce(ctx, reader.reducer.kind, sizes, [len(sizes) - 1],
+                      lambda idx: reader.items(idx, lb.load(out, idx)), reader.reduced, reader.reducer.elements[0])
+
+
+def _chunked_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, sizes: list[Index]) -> None:
     lb = ctx.lb
     t: TensorType = op.results[0].type
     last = len(sizes) - 1
