@@ -13,6 +13,8 @@ import ctypes
 
 import torch
 
+from graph_timing import graph_us  # beside this file (tools/ is on the path)
+
 CONFIG_SPLITK_NUM, CONFIG_REDUCTION_SCHEME = 2, 3
 SCHEME_COMPUTE_TYPE, SCHEME_OUTPUT_TYPE = 2, 4
 CUDA_R_32F, COMPUTE_32F = 0, 68
@@ -31,31 +33,6 @@ class Algo(ctypes.Structure):
 class Heuristic(ctypes.Structure):
     _fields_ = [("algo", Algo), ("workspace_size", ctypes.c_size_t), ("state", ctypes.c_int),
                 ("waves", ctypes.c_float), ("reserved", ctypes.c_int * 4)]
-
-
-def graph_us(launch) -> float:
-    """µs per call of `launch`, CALLS of them captured in one CUDA graph, median of 7 replays."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            launch(s.cuda_stream)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(CALLS):
-            launch(torch.cuda.current_stream().cuda_stream)
-    g.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(7):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1000 / CALLS)
-    return sorted(times)[3]
 
 
 def layout(rows: int, cols: int, ld: int) -> ctypes.c_void_p:
@@ -102,7 +79,7 @@ def probe(name: str, m: int, k: int, n: int, ta: bool, tb: bool) -> None:
 
     def checked(algo: Algo) -> float | None:
         try:
-            us = graph_us(runner(algo))
+            us = graph_us(runner(algo), CALLS, 7)
         except RuntimeError:
             return None
         err = (C - ref).abs().max().item() / max(1.0, ref.abs().max().item())
@@ -137,7 +114,7 @@ def probe(name: str, m: int, k: int, n: int, ta: bool, tb: bool) -> None:
                 if us is not None:
                     split_results.append((us, i, splits, scheme))
     At, Bt = (A.t() if ta else A), (B.t() if tb else B)
-    torch_us = graph_us(lambda s: torch.mm(At, Bt, out=C))
+    torch_us = graph_us(lambda s: torch.mm(At, Bt, out=C), CALLS, 7)
     best = min(results) if results else None
     best_split = min(split_results) if split_results else None
     print(f"{name:28s} m={m} k={k} n={n}: heuristic first {first and round(first, 2)} µs; "

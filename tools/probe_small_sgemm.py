@@ -19,7 +19,7 @@ Shapes, row-major, as irc passes them (irc/runtime/blas_layout.py: cuBLAS gets C
   X·W1        C(256×512)  = X(256×784)·W1(784×512)                      A row-major ("nn")
   W1 update   W1(784×512) = W1 − lr·Xᵀ·δ1, Xᵀ a column-major view of X   A transposed, beta 1
 
-Timing: CALLS launches captured in one CUDA graph, µs per call, median of 9 replays (the
+Timing: 20 launches captured in one CUDA graph, µs per call, median of 9 replays (the
 footing of tools/probe_lt_splitk.py), cuBLAS (torch.mm / addmm_, TF32 off) timed in the same
 process before and after the sweep. 2026-11-28, µs per call (× = over cuBLAS's time):
 
@@ -53,12 +53,13 @@ headroom the issue assumed is not there.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from typing import Any
 
 import cupy
 import torch
 
-CALLS = 20
+from graph_timing import graph_us  # beside this file (tools/ is on the path)
+
 SOURCE = r"""
 #ifndef A_TRANS
 #define A_TRANS 0
@@ -269,32 +270,6 @@ TILES = [  # BM, BN, BK, TM, TN, KG
     (32, 64, 16, 4, 4, 4), (64, 64, 16, 8, 4, 2), (64, 64, 16, 8, 8, 2), (64, 32, 16, 4, 4, 2),
 ]
 SPLITS = (1, 2, 3, 4, 6, 8, 12, 16)
-
-
-def graph_us(launch: Callable[[int], None]) -> float:
-    """µs per call of `launch`, CALLS of them captured in one CUDA graph, median of 9 replays
-    (the footing of tools/probe_lt_splitk.py)."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            launch(s.cuda_stream)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(CALLS):
-            launch(torch.cuda.current_stream().cuda_stream)
-    g.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(9):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1000 / CALLS)
-    return sorted(times)[4]
 
 
 _MODULES: dict = {}
