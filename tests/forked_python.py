@@ -53,6 +53,7 @@ class _Server:
 
 # The running servers by what their interpreters read at import (`_import_key`), the last used last
 _servers: dict[tuple, _Server] = {}
+_failed: set[tuple] = set()  # the keys whose server did not come up (not tried again)
 
 
 class _ChildExit(Exception):
@@ -99,6 +100,8 @@ def _server_for(env: dict[str, str]) -> _Server | None:
     """The running server started with an environment read alike `env`, else one started now
     (stopping the least recently used beyond `MOST_SERVERS`); None if it does not come up."""
     key = _import_key(env)
+    if key in _failed:
+        return None
     server = _servers.pop(key, None)
     if server is not None and server.process.poll() is not None:
         _stop(server)
@@ -108,6 +111,7 @@ def _server_for(env: dict[str, str]) -> _Server | None:
             _stop(_servers.pop(next(iter(_servers))))
         server = _start_server(env)
         if server is None:
+            _failed.add(key)
             return None
     _servers[key] = server
     return server

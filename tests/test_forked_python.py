@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+import forked_python
 from forked_python import run_python
 
 WHO = "import os, sys; print(os.getppid(), sys.argv[1:], __name__)"
@@ -43,6 +44,16 @@ def test_an_own_server_reads_the_request_s_environment_at_import():
     assert int(parent) != os.getpid() and floatx == "float16" and llvmlite == "False", first.stderr
     assert second.stdout == first.stdout  # the same server's child
     assert other.stdout.split()[1] == "float32" and other.stdout.split()[0] != parent
+
+
+def test_a_server_that_does_not_come_up_is_not_started_again(monkeypatch):
+    """Its requests run in fresh interpreters, without paying for another start each."""
+    starts = []
+    monkeypatch.setattr(forked_python, "_start_server", lambda env: starts.append(env) and None)
+    for _ in range(2):
+        done = run_python("import os; print(os.getppid())", env={"IRC_TEST_SERVER": "never up"}, own_server=True)
+        assert done.returncode == 0 and int(done.stdout) == os.getpid()
+    assert len(starts) == 1
 
 
 def test_compiledir_alone_still_forks(tmp_path):
