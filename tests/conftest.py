@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import child_bytecode
+import final_collection
 import forked_python
 import irc_opt_forkserver
 from irc.base.config import TIERS_VARIABLE, config as irc_config  # the standard library only
@@ -219,14 +220,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if bytecode is not None:
         child_bytecode.remove_folder(bytecode)
     saved = config.stash.get(_COMPILEDIR, None)
-    if saved is None:
-        return
-    folder, old = saved
-    _restore("IRC_COMPILEDIR", old)
-    _restore(SPEED_LEVEL_VARIABLE, config.stash.get(_SPEED_LEVEL, None))
-    _restore(PROCESSES_VARIABLE, config.stash.get(_PROCESSES, None))
-    _restore(TIERS_VARIABLE, config.stash.get(_TIERS, None))
-    shutil.rmtree(folder, ignore_errors=True)
+    if saved is not None:
+        folder, old = saved
+        _restore("IRC_COMPILEDIR", old)
+        _restore(SPEED_LEVEL_VARIABLE, config.stash.get(_SPEED_LEVEL, None))
+        _restore(PROCESSES_VARIABLE, config.stash.get(_PROCESSES, None))
+        _restore(TIERS_VARIABLE, config.stash.get(_TIERS, None))
+        shutil.rmtree(folder, ignore_errors=True)
+    final_collection.collect_then_freeze()  # before pytest's five collections (final_collection.py)
 
 
 def _restore(name: str, value: str | None) -> None:

@@ -9,14 +9,19 @@ nothing more (no compile, no thread), and the child ends as an interpreter does:
 joined, `atexit` handlers run, streams flushed. What the server has already read at import
 (`IRC_FLAGS`, `~/.ircrc`, `PYTHONPATH`, ...) the child cannot read again, so a request whose
 environment differs from the server's in anything but `READ_WHEN_USED` runs in a fresh
-interpreter instead, as does every request where the server cannot start.
+interpreter instead, as does every request where the server cannot start. A caller whose
+children share an environment of their own (the warm-start tests' `IRC_FLAGS`) may ask for
+a server started with it (`own_server`): their import-time state is then their
+environment's, as a fresh interpreter's would be.
 
-`run_python` is the client; the pytest process that uses it starts the server on first use
-(`python forked_python.py SOCKET`, with that process's environment) and `stop_server` ends it.
+`run_python` is the client; the pytest process that uses it starts a server on first use
+(`python forked_python.py SOCKET`, with that process's environment, or the request's), keeps
+the `MOST_SERVERS` last used, and `stop_server` ends them all.
 """
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import json
 import os
 import shutil
@@ -37,9 +42,18 @@ READ_WHEN_USED = frozenset({"IRC_COMPILEDIR", "IRC_LLVM_SPEED_LEVEL"})
 # Variables no import reads: pytest's note of the running test.
 IGNORED = frozenset({"PYTEST_CURRENT_TEST"})
 
-_server: subprocess.Popen | None = None
-_server_env: dict[str, str] | None = None
-_socket_path: str | None = None
+MOST_SERVERS = 3  # servers kept (the least recently used one stops for a new one)
+
+
+@dataclasses.dataclass
+class _Server:
+    process: subprocess.Popen
+    socket_path: str
+
+
+# The running servers by what their interpreters read at import (`_import_key`), the last used last
+_servers: dict[tuple, _Server] = {}
+_failed: set[tuple] = set()  # the keys whose server did not come up (not tried again)
 
 
 class _ChildExit(Exception):
@@ -58,80 +72,95 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_python(code: str, *args: str, env: dict[str, str] | None = None,
-               timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `python -c code args` with `child_env(env)` and return what `subprocess.run(...,
-    capture_output=True, text=True)` would: forked from the server where it can be, else a
-    fresh interpreter."""
+def run_python(code: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300,
+               cwd: str | None = None, own_server: bool = False) -> subprocess.CompletedProcess:
+    """Run `python -c code args` with `child_env(env)` in `cwd` (this process's folder by
+    default) and return what `subprocess.run(..., capture_output=True, text=True)` would:
+    forked from the server where it can be, else a fresh interpreter. With `own_server` the
+    server is one started with the request's environment (started now if none runs), for
+    callers whose children read nothing at import but their environment and installed files;
+    without it, the one started with this process's environment, if the request's reads alike."""
     full = child_env(env)
-    if _can_fork(full):
-        done = _run_forked(code, args, full, timeout)
+    server_env = full if own_server else child_env()
+    if _import_key(full) == _import_key(server_env) and (server := _server_for(server_env)) is not None:
+        done = _run_forked(server, code, args, full, cwd or os.getcwd(), timeout)
         if done is not None:
             return done
     return subprocess.run([sys.executable, "-c", code, *args], env=full, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, cwd=cwd)
 
 
-def _can_fork(env: dict[str, str]) -> bool:
-    """Whether the server runs and read at its start what a fresh interpreter would read. A
-    server started before this process's own environment changed (a test's `monkeypatch.setenv`
-    around the first request) is replaced by one started with the environment as it is now."""
-    current = child_env()
-    if _server_env is not None and not _read_alike(current, _server_env):
-        stop_server()
-    return _start_server(current) and _read_alike(env, _server_env)
+def _import_key(env: dict[str, str]) -> tuple:
+    """What an interpreter started with `env` reads at import: the variables, less those read
+    when used and those no import reads."""
+    return tuple(sorted((k, v) for k, v in env.items() if k not in READ_WHEN_USED | IGNORED))
 
 
-def _read_alike(env: dict[str, str], other: dict[str, str]) -> bool:
-    """Whether an interpreter started with `env` reads at import what one with `other` reads."""
-    keys = (set(env) | set(other)) - READ_WHEN_USED - IGNORED
-    return all(env.get(k) == other.get(k) for k in keys)
+def _server_for(env: dict[str, str]) -> _Server | None:
+    """The running server started with an environment read alike `env`, else one started now
+    (stopping the least recently used beyond `MOST_SERVERS`); None if it does not come up."""
+    key = _import_key(env)
+    if key in _failed:
+        return None
+    server = _servers.pop(key, None)
+    if server is not None and server.process.poll() is not None:
+        _stop(server)
+        server = None
+    if server is None:
+        while len(_servers) >= MOST_SERVERS:
+            _stop(_servers.pop(next(iter(_servers))))
+        server = _start_server(env)
+        if server is None:
+            _failed.add(key)
+            return None
+    _servers[key] = server
+    return server
 
 
-def _start_server(env: dict[str, str]) -> bool:
-    """Start the server with `env` (once) and wait for its "ready"; False if it is not up."""
-    global _server, _server_env, _socket_path
-    if _server is not None:
-        return _server.poll() is None
-    _socket_path = os.path.join(tempfile.mkdtemp(prefix="irc-forked-python-"), "server")
+def _start_server(env: dict[str, str]) -> _Server | None:
+    """A server started with `env`, once it said "ready"; None if it did not."""
+    socket_path = os.path.join(tempfile.mkdtemp(prefix="irc-forked-python-"), "server")
     try:
-        _server = subprocess.Popen([sys.executable, __file__, _socket_path], env=env,
+        process = subprocess.Popen([sys.executable, __file__, socket_path], env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-        ready = _server.stdout.readline().strip() == "ready"
     except OSError:
-        ready = False
-    _server_env = env
-    if not ready and _server is not None:
-        _server.kill()
-        _server.wait()
-    return ready
+        shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
+        return None
+    server = _Server(process, socket_path)
+    if process.stdout.readline().strip() != "ready":
+        _stop(server)
+        return None
+    return server
 
 
 def stop_server() -> None:
-    """End the server (the pytest process's end); a later `run_python` starts a new one."""
-    global _server, _server_env, _socket_path
-    if _server is not None:
-        _server.terminate()
-        try:
-            _server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            _server.kill()
-            _server.wait()
-        _server.stdout.close()
-        shutil.rmtree(os.path.dirname(_socket_path), ignore_errors=True)
-    _server = _server_env = _socket_path = None
+    """End every server (the pytest process's end); a later `run_python` starts a new one."""
+    while _servers:
+        _stop(_servers.pop(next(iter(_servers))))
 
 
-def _run_forked(code: str, args: tuple[str, ...], env: dict[str, str],
+def _stop(server: _Server) -> None:
+    """End `server` once its running children are done (it waits for them on SIGTERM)."""
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+    server.process.stdout.close()
+    shutil.rmtree(os.path.dirname(server.socket_path), ignore_errors=True)
+
+
+def _run_forked(server: _Server, code: str, args: tuple[str, ...], env: dict[str, str], cwd: str,
                 timeout: float) -> subprocess.CompletedProcess | None:
     """The child's result, or None where the server did not take the request."""
-    request = json.dumps({"program": "python", "argv": ["-c", code, *args], "cwd": os.getcwd(),
+    request = json.dumps({"program": "python", "argv": ["-c", code, *args], "cwd": cwd,
                           "env": env}).encode()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             open(os.devnull, "rb") as stdin, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         reply = b""
         try:
-            s.connect(_socket_path)
+            s.connect(server.socket_path)
             socket.send_fds(s, [irc_opt_forkserver.HEADER.pack(len(request)) + request],
                             [stdin.fileno(), out.fileno(), err.fileno()])
             s.settimeout(timeout)

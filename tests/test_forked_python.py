@@ -1,6 +1,7 @@
 """tests/forked_python.py: a forked child behaves as `python -c` would for the tests that use
 it — argv, streams, exit status, `atexit`, its own process — and a child whose environment
-the server could not honour runs in a fresh interpreter."""
+the server could not honour runs in a fresh interpreter, unless it asks for a server of its
+own."""
 from __future__ import annotations
 
 import os
@@ -8,6 +9,7 @@ import subprocess
 
 import pytest
 
+import forked_python
 from forked_python import run_python
 
 WHO = "import os, sys; print(os.getppid(), sys.argv[1:], __name__)"
@@ -29,6 +31,29 @@ def test_forked_from_the_server_not_this_process():
 def test_an_environment_read_at_import_gets_a_fresh_interpreter():
     done = run_python(WHO, "y", env={"IRC_FLAGS": "floatX=float32"})
     assert done.returncode == 0 and int(done.stdout.split()[0]) == os.getpid()
+
+
+def test_an_own_server_reads_the_request_s_environment_at_import():
+    """`own_server`: forked from a server started with the request's variables (one per
+    environment, reused), so what irc read at import is the request's, as in a fresh one."""
+    code = "import os, sys, irc; print(os.getppid(), irc.config.floatX, 'llvmlite' in sys.modules)"
+    first = run_python(code, env={"IRC_FLAGS": "floatX=float16"}, own_server=True)
+    second = run_python(code, env={"IRC_FLAGS": "floatX=float16"}, own_server=True)
+    other = run_python(code, env={"IRC_FLAGS": "floatX=float32"}, own_server=True)
+    parent, floatx, llvmlite = first.stdout.split()
+    assert int(parent) != os.getpid() and floatx == "float16" and llvmlite == "False", first.stderr
+    assert second.stdout == first.stdout  # the same server's child
+    assert other.stdout.split()[1] == "float32" and other.stdout.split()[0] != parent
+
+
+def test_a_server_that_does_not_come_up_is_not_started_again(monkeypatch):
+    """Its requests run in fresh interpreters, without paying for another start each."""
+    starts = []
+    monkeypatch.setattr(forked_python, "_start_server", lambda env: starts.append(env) and None)
+    for _ in range(2):
+        done = run_python("import os; print(os.getppid())", env={"IRC_TEST_SERVER": "never up"}, own_server=True)
+        assert done.returncode == 0 and int(done.stdout) == os.getpid()
+    assert len(starts) == 1
 
 
 def test_compiledir_alone_still_forks(tmp_path):

@@ -96,18 +96,19 @@ def _dict(items) -> DictAttr:
 attrs = st.recursive(leaf_attrs, lambda inner: st.one_of(
     st.lists(inner, max_size=3).map(lambda xs: ArrayAttr(tuple(xs))),
     st.dictionaries(names, inner, max_size=3).map(_dict)), max_leaves=6)
-attr_dicts = st.dictionaries(names, attrs, max_size=3)
 locations = st.one_of(st.just(UNKNOWN_LOC), st.builds(FileLineColLoc, st.text(max_size=6),
                                                      st.integers(0, 9999), st.integers(0, 200)))
 hints = st.one_of(st.none(),
                   st.sampled_from(["x", "y", "x_1", "arg0", "arg", "0", "a.b", "$v", "bad name", ""]))
 
 
+@settings(max_examples=300)
 @given(types)
 def test_types_roundtrip(t):
     assert parse_type(str(t)) == t
 
 
+@settings(max_examples=300)
 @given(attrs)
 def test_attributes_roundtrip(a):
     text = str(a)
@@ -118,23 +119,29 @@ def test_attributes_roundtrip(a):
 
 class ModuleGen:
     """Draws a random module: ops with random operands (values that dominate them), results,
-    attributes, regions of several blocks with arguments, successors, hints and locations."""
+    attributes, regions of several blocks with arguments, successors, hints and locations.
+    The module's types and attributes come from 4 to 8 of each drawn once for it: a type or an
+    attribute costs hypothesis dozens of draws, and drawing one at every use was most of this
+    file's time (the one-by-one tests above draw 300 of each)."""
 
     def __init__(self, draw):
         self.draw = draw
         self.count = 0
+        self.types = st.sampled_from(draw(st.lists(types, min_size=4, max_size=8)))
+        self.attr_dicts = st.dictionaries(names, st.sampled_from(draw(st.lists(attrs, min_size=4, max_size=8))),
+                                          max_size=3)
 
     def op(self, visible: list[Value], blocks: list[Block], depth: int):
         draw = self.draw
         self.count += 1
         operands = draw(st.lists(st.sampled_from(visible), max_size=3)) if visible else []
-        result_types = draw(st.lists(types, max_size=3))
+        result_types = draw(st.lists(self.types, max_size=3))
         regions = []
         if depth < 2 and self.count < 25:
             for _ in range(draw(st.integers(0, 2))):
                 regions.append(self.region(visible, depth + 1))
         successors = draw(st.lists(st.sampled_from(blocks), max_size=2)) if blocks else []
-        op = create_op(f"t.op{draw(st.integers(0, 3))}", operands, result_types, draw(attr_dicts), regions,
+        op = create_op(f"t.op{draw(st.integers(0, 3))}", operands, result_types, draw(self.attr_dicts), regions,
                        successors, draw(locations), allow_unregistered=True)
         if op.results:
             op.results[0].name_hint = draw(hints)
@@ -142,7 +149,7 @@ class ModuleGen:
 
     def region(self, visible: list[Value], depth: int) -> Region:
         draw = self.draw
-        blocks = [Block(draw(st.lists(types, max_size=2))) for _ in range(draw(st.integers(0, 3)))]
+        blocks = [Block(draw(st.lists(self.types, max_size=2))) for _ in range(draw(st.integers(0, 3)))]
         for block in blocks:
             for arg in block.args:
                 arg.name_hint = draw(hints)
@@ -155,12 +162,12 @@ class ModuleGen:
 
     def func(self, index: int, callees: list[FuncOp]) -> FuncOp:
         draw = self.draw
-        ins = draw(st.lists(types, max_size=3))
-        outs = draw(st.lists(types, max_size=2))
-        arg_attrs = draw(st.lists(attr_dicts, min_size=len(ins), max_size=len(ins)))
-        res_attrs = draw(st.lists(attr_dicts, min_size=len(outs), max_size=len(outs)))
+        ins = draw(st.lists(self.types, max_size=3))
+        outs = draw(st.lists(self.types, max_size=2))
+        arg_attrs = draw(st.lists(self.attr_dicts, min_size=len(ins), max_size=len(ins)))
+        res_attrs = draw(st.lists(self.attr_dicts, min_size=len(outs), max_size=len(outs)))
         func = FuncOp.create(f"f{index}", ins, outs, arg_attrs, res_attrs, draw(locations))
-        extra = draw(attr_dicts)
+        extra = draw(self.attr_dicts)
         func.attributes.update({k: v for k, v in extra.items() if k not in func.attributes})
         body = func.body
         for arg in body.args:
@@ -196,7 +203,7 @@ def modules(draw):
             op = gen.op(scope, [], 0)
             ops.append(op)
             scope += op.results
-    module = ModuleOp.create(ops, draw(st.one_of(st.just({}), attr_dicts)))
+    module = ModuleOp.create(ops, draw(st.one_of(st.just({}), gen.attr_dicts)))
     module.location = draw(locations)
     return module
 

@@ -5,8 +5,10 @@ damaged entry is one warning and a recompile; a hit's function still shows its I
 A tiered first process leaves shared libraries (`irc/runtime/native_library.py`): a hit loads
 them without llvmlite and computes what MCJIT's load of the same objects computes; a damaged
 one is one warning, the objects, and a new library; without a linker the objects serve.
-Each case is a fresh process on a copy of one primed cache folder (the LR and the MLP of
-examples/dlt_programs.py, compiled once for the module)."""
+Each case is a process of its own, which has compiled nothing and loaded no llvmlite (forked
+from a server that imported numpy and irc with the case's variables, or a fresh interpreter),
+on a copy of one primed cache folder (the LR and the MLP of examples/dlt_programs.py, compiled
+once for the module)."""
 from __future__ import annotations
 
 import json
@@ -27,6 +29,8 @@ from irc.runtime.library_link import find_linker, link_library
 from irc.runtime.native_function import cached_objects
 from irc.runtime.native_library import checked_pool_key
 from irc.runtime.object_cache import ObjectCache, decode_entry
+
+import forked_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,17 +100,24 @@ print(json.dumps(report))
 """
 
 
-def _start(folder: str, *cases: str, tiers: bool = False, path: str | None = None) -> subprocess.Popen:
-    """A process compiling `cases`; without `tiers` it compiles optimized code directly (so it
-    stores every entry before its functions run, and links no shared library); `path`: its PATH."""
-    env = dict(os.environ)
+def _env(folder: str, tiers: bool, path: str | None) -> dict[str, str]:
+    """A child's variables: the cache `folder`; without `tiers` it compiles optimized code
+    directly (so it stores every entry before its functions run, and links no shared
+    library); `path`: its PATH."""
+    env = {"IRC_COMPILEDIR": folder, "IRC_FLAGS": f"floatX=float32,compile_tiers={tiers}"}
     if path is not None:
         env["PATH"] = path
-    env["IRC_COMPILEDIR"] = folder
-    env["IRC_FLAGS"] = f"floatX=float32,compile_tiers={tiers}"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    sources = json.dumps({"lr": LR, "mlp": MLP, "dlt": str(ROOT / "examples" / "dlt_programs.py")})
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, sources, *cases], env=env, stdout=subprocess.PIPE,
+    return env
+
+
+def _sources() -> str:
+    return json.dumps({"lr": LR, "mlp": MLP, "dlt": str(ROOT / "examples" / "dlt_programs.py")})
+
+
+def _start(folder: str, *cases: str) -> subprocess.Popen:
+    """A fresh interpreter compiling `cases` (optimized code directly), left running."""
+    env = forked_python.child_env(_env(folder, False, None))
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, _sources(), *cases], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
@@ -116,8 +127,15 @@ def _result(proc: subprocess.Popen) -> list[dict]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def _run(folder: str, *cases: str) -> list[dict]:
-    return _result(_start(folder, *cases))
+def _run(folder: str, *cases: str, tiers: bool = False, path: str | None = None) -> list[dict]:
+    """The rows of a process compiling `cases` (see `_env`): forked from a server that
+    imported numpy and irc, nothing else, with the same variables (forked_python.py's
+    `own_server`: `IRC_FLAGS` is read at import), so it has compiled nothing and loaded no
+    llvmlite, as a fresh interpreter; with a `path` of its own, a fresh interpreter."""
+    done = forked_python.run_python(SCRIPT, _sources(), *cases, env=_env(folder, tiers, path), cwd=str(ROOT),
+                                    own_server=path is None)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _hit(row: dict) -> bool:
@@ -231,7 +249,7 @@ def linked(tmp_path_factory) -> dict:
         pytest.skip("no linker (ld, cc or gcc) on this machine: warm starts load the objects with MCJIT "
                     "(test_without_a_linker_the_objects_load)")
     folder = str(tmp_path_factory.mktemp("linked"))
-    lr, mlp = _result(_start(folder, "lr", "mlp", tiers=True))
+    lr, mlp = _run(folder, "lr", "mlp", tiers=True)
     assert "LLVM tier 0 (no passes, FastISel)" in lr["rows"] and not _hit(lr) and not _hit(mlp)
     assert len(_libraries(folder)) == 3  # the LR's, the MLP's, the pool's
     return {"folder": folder, "lr": lr["out"], "mlp": mlp["out"]}
@@ -242,13 +260,13 @@ def _libraries(folder: str) -> list[Path]:
 
 
 def test_a_warm_start_loads_the_library_without_llvmlite_and_computes_the_same(linked, tmp_path):
-    lr, mlp = _result(_start(_copy(linked, tmp_path / "a"), "lr", "mlp", tiers=True))
+    lr, mlp = _run(_copy(linked, tmp_path / "a"), "lr", "mlp", tiers=True)
     assert _hit(lr) and _hit(mlp) and LOAD_LIBRARY in lr["rows"] and LOAD_LIBRARY in mlp["rows"]
     assert not mlp["llvmlite"] and lr["warnings"] == mlp["warnings"] == []
     np.testing.assert_allclose(lr["out"][1], linked["lr"][1], rtol=1e-5)  # against tier-0 code
     folder = _copy(linked, tmp_path / "b")
     shutil.rmtree(os.path.join(folder, "lib"))  # the same objects, loaded into MCJIT
-    jit_lr, jit_mlp = _result(_start(folder, "lr", "mlp", tiers=True))  # (a flag's value: part of the key)
+    jit_lr, jit_mlp = _run(folder, "lr", "mlp", tiers=True)  # (a flag's value: part of the key)
     assert _hit(jit_lr) and LOAD in jit_lr["rows"] and LOAD_LIBRARY not in jit_lr["rows"] and jit_lr["llvmlite"]
     assert lr["out"] == jit_lr["out"] and mlp["out"] == jit_mlp["out"]  # the same code: the same bits
 
@@ -259,18 +277,18 @@ def test_a_damaged_library_is_one_warning_its_objects_load_and_it_is_linked_agai
         data = library.read_bytes()
         if b" - " not in data[-200:]:  # the functions', not the pool's
             library.write_bytes(data[:len(data) // 2])
-    lr, = _result(_start(folder, "lr", tiers=True))
+    lr, = _run(folder, "lr", tiers=True)
     assert _hit(lr) and LOAD in lr["rows"]
     np.testing.assert_allclose(lr["out"][1], linked["lr"][1], rtol=1e-5)
     assert len(lr["warnings"]) == 1 and "damaged compile-cache library" in lr["warnings"][0], lr["warnings"]
-    again, = _result(_start(folder, "lr", tiers=True))
+    again, = _run(folder, "lr", tiers=True)
     assert _hit(again) and LOAD_LIBRARY in again["rows"] and again["warnings"] == []
 
 
 def test_without_a_linker_the_objects_load(tmp_path):
     folder = str(tmp_path / "compiledir")
-    first, = _result(_start(folder, "lr", tiers=True, path=str(tmp_path)))  # no ld, cc or gcc there
-    second, = _result(_start(folder, "lr", tiers=True, path=str(tmp_path)))
+    first, = _run(folder, "lr", tiers=True, path=str(tmp_path))  # no ld, cc or gcc there
+    second, = _run(folder, "lr", tiers=True, path=str(tmp_path))
     assert not os.path.exists(os.path.join(folder, "lib")) or not _libraries(folder)
     assert _hit(second) and LOAD in second["rows"] and second["warnings"] == []
     np.testing.assert_allclose(second["out"][1], first["out"][1], rtol=1e-5)
