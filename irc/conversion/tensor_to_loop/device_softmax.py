@@ -5,13 +5,15 @@ lane k reads the row's elements k, k + 32, ... (one load instruction reads a who
 butterfly of `gpu.shuffle_xor` gives every lane the row's max, then its sum of exponentials
 (each step combines two states symmetrically: the same bits in every lane, on every run), and
 each lane stores its own elements. (A thread per row, the host lowering's nest, read its 10
-classes one after another, three times over: each load waited for by the next step.) Longer
-rows would take many rounds per lane, so their max and sum of exponentials are chunked like
-any reduction keeping the leading axes (`device_reduce.py`: many threads per long row), then one elementwise nest stores
-the result: a pass over the data per statistic (max, Σ exp(x - max), the store: 5 launches;
-`softmax_grad`: Σ g·p, the store: 3). Where the row length is known only at run time both are
-emitted and the host plan launches one of them. The chunk counts depend on the sizes only: the
-results are the same bits on every run. Sums of f16 accumulate in f32, as on the host."""
+classes one after another, three times over: each load waited for by the next step.) A row
+reduction reading the result runs in the same kernel (`softmax_row_reader.py`). Longer rows
+would take many rounds per lane, so their max and sum of exponentials are chunked like any
+reduction keeping the leading axes (`device_reduce.py`: many threads per long row), then one
+elementwise nest stores the result: a pass over the data per statistic (max, Σ exp(x - max),
+the store: 5 launches; `softmax_grad`: Σ g·p, the store: 3). Where the row length is known only
+at run time both are emitted and the host plan launches one of them. The chunk counts depend on
+the sizes only: the results are the same bits on every run. Sums of f16 accumulate in f32, as
+on the host."""
 from __future__ import annotations
 
 from typing import Callable
@@ -20,8 +22,7 @@ from ...dialects import gpu as G
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
-from ...ir.types import ScalarType
-from ...ir.types import i64
+from ...ir.types import ScalarType, i64
 from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering
 from .device_reduce import Reducer, device_reduce

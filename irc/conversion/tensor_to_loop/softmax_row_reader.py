@@ -11,9 +11,10 @@ the rows the host plan gives that path.
 
 The rules (`row_reader`): the first op of the block to read the softmax's result is a device
 `tensor.fused_reduce` over the last axis alone, every operand of the softmax's rank and none
-broadcasting the result; its other operands are lowered already (buffers, numbers) and no op
-between the two writes in place. A lane reads and writes only its own elements of its row, so
-the reader may write in place wherever the `inplace` pass let it.
+broadcasting the result; its other operands are lowered already (buffers, numbers); no op
+between the two writes in place, nor reads an operand the reader writes over (that write moves
+ahead of it). A lane reads and writes only its own elements of its row, so the reader may write
+in place wherever the `inplace` pass let it otherwise.
 """
 from __future__ import annotations
 
@@ -44,8 +45,13 @@ def row_reader(ctx: FuncLowering, op: Operation) -> Operation | None:
         return None  # (the result broadcast over the reader's rows or columns)
     if any(v is not result and v not in ctx.buf and not ctx.holds_number(v) for v in reader.operands):
         return None
-    if any("inplace" in o.attributes for o in block.ops[order[op] + 1:order[reader]]):
+    between = block.ops[order[op] + 1:order[reader]]
+    if any("inplace" in o.attributes for o in between):
         return None
+    overwritten = [reader.operand(t) for t in reader.attributes["inplace"] if t >= 0] \
+        if "inplace" in reader.attributes else []
+    if any(o.is_ancestor_of(u.owner) for v in overwritten for u in v.uses for o in between):
+        return None  # (written by the softmax's kernels, before an op between reads it)
     return reader
 
 
