@@ -126,6 +126,14 @@ class LoopBuilder:
         """`scalar.<name>` of the elementwise table."""
         return self.b.create(S.SCALAR_OPS[name], operands).result
 
+    def inline(self, body: Block, args: Sequence[Value]) -> list[Value]:
+        """The ops of a fused op's scalar `body` cloned here on `args` (its block arguments);
+        the values its terminator yields."""
+        mapping: dict[Value, Value] = dict(zip(body.args, args))
+        for inner in body.ops[:-1]:
+            self.b.insert(inner.clone(mapping))
+        return [mapping.get(v, v) for v in body.ops[-1].operands]
+
     def scalar_const(self, value, t: ScalarType) -> Value:
         return self.b.create(S.ConstantOp, [], {"value": S.scalar_attr(value, t)}).result
 

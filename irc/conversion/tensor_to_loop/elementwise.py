@@ -70,10 +70,4 @@ def _cast(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Valu
 def _fused(ctx: FuncLowering, op: Operation) -> Callable[[list[Value]], list[Value]]:
     block = op.regions[0].blocks[0]
 
-    def body(vals: list[Value]) -> list[Value]:
-        mapping: dict[Value, Value] = dict(zip(block.args, vals))
-        for inner in block.ops[:-1]:
-            ctx.lb.b.insert(inner.clone(mapping))
-        return [mapping.get(v, v) for v in block.ops[-1].operands]
-
-    return body
+    return lambda vals: ctx.lb.inline(block, vals)

@@ -94,11 +94,7 @@ def _fused_matvec(ctx: FuncLowering, op: Operation) -> None:
 
     def body(r: Index, accs: list[Value]) -> list[Value]:
         """The body at row r (z read from zg, g written back there); the new accumulators."""
-        mapping: dict[Value, Value] = {block.args[0]: lb.load(zg, [r])}
-        mapping.update((a, ctx.broadcast_load(v, [r])) for a, v in zip(block.args[1:], rows))
-        for inner in block.ops[:-1]:
-            lb.b.insert(inner.clone(mapping))
-        values = [mapping.get(v, v) for v in block.ops[-1].operands]
+        values = lb.inline(block, [lb.load(zg, [r])] + [ctx.broadcast_load(v, [r]) for v in rows])
         for v, buf in zip(values[:n], outs):
             lb.store(v, buf, [r])
         lb.store(values[-1], zg, [r])

@@ -17,7 +17,7 @@ from ...dialects import loop as L
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Operation, Value
-from ...ir.types import ScalarType, i64
+from ...ir.types import ScalarType
 from ..loop_builder import Index
 from .arg_reduce import arg_reduce
 from .collapse_axes import Collapsed, collapse, merged_load, merged_view, operand_views
@@ -118,10 +118,7 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
         kept = [a for a in range(rank) if a not in axes]
 
     def load(idx: list[Index]) -> list[Value]:
-        mapping: dict[Value, Value] = {a: read(v, idx) for a, v in zip(block.args, op.operands)}
-        for inner in block.ops[:-1]:
-            ctx.lb.b.insert(inner.clone(mapping))
-        values = [mapping.get(y, y) for y in block.ops[-1].operands]
+        values = ctx.lb.inline(block, [read(v, idx) for v in op.operands])
         for v, out in zip(values[:n], targets):
             ctx.lb.store(v, out, idx)
         return values[n:]
@@ -193,10 +190,7 @@ def _fused_rows(ctx: FuncLowering, op: Operation, elementwise: list[Value], size
         outs = [line_view(lb, out, sizes, 1, r) for out in elementwise]
 
         def element(j: Index) -> Value:
-            mapping: dict[Value, Value] = {a: read(j) for a, read in zip(block.args, reads)}
-            for inner in block.ops[:-1]:
-                lb.b.insert(inner.clone(mapping))
-            values = [mapping.get(y, y) for y in block.ops[-1].operands]
+            values = lb.inline(block, [read(j) for read in reads])
             for v, out in zip(values, outs):
                 lb.store(v, out, [zero, j])
             return values[len(outs)]

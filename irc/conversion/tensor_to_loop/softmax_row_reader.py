@@ -76,13 +76,9 @@ class RowReader:
         """The reader's body at element `idx` of the softmax, whose value there is `value`: its
         elementwise results stored, the items it reduces returned."""
         ctx = self.ctx
-        block = self.reader.regions[0].blocks[0]
         result = self.softmax.results[0]
-        mapping = {a: value if v is result else ctx.broadcast_load(v, idx)
-                   for a, v in zip(block.args, self.reader.operands)}
-        for inner in block.ops[:-1]:
-            ctx.lb.b.insert(inner.clone(mapping))
-        values = [mapping.get(y, y) for y in block.ops[-1].operands]
+        values = ctx.lb.inline(self.reader.regions[0].blocks[0],
+                               [value if v is result else ctx.broadcast_load(v, idx) for v in self.reader.operands])
         for v, out in zip(values[:self.n], self.elementwise):
             ctx.lb.store(v, out, idx)
         return values[self.n:]
