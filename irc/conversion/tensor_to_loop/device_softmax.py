@@ -32,27 +32,18 @@ from .softmax_row_reader import RowReader, row_reader
 # rows up to this long take a warp each (one kernel); longer ones are chunked by the reduction
 # passes
 SHORT_ROW = 64
-# False: short rows take one thread each instead, the host lowering's nest (what
-# tools/probe_mlp_variants.py compares them with)
-SHORT_ROWS_BY_WARP = True
 
 
-def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value,
-                   by_rows: Callable[[list[Index]], None]) -> None:
-    """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`. Short
-    rows take a warp each (or, without `SHORT_ROWS_BY_WARP`, go to `by_rows`: the host
-    lowering's nest over the row sizes it is given, one thread per row); long ones the chunked
-    passes. Where the row length is only known at run time
-    both are emitted, each over a first axis cut to 0 rows by index arithmetic when the other
-    applies: the host plan then drops the launches that have no work."""
+def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value) -> None:
+    """Fill device buffer `out` with `op`'s result from its operands' buffers `bufs`: short
+    rows a warp each, long ones the chunked passes. Where the row length is only known at run
+    time both are emitted, each over a first axis cut to 0 rows by index arithmetic when the
+    other applies: the host plan then drops the launches that have no work."""
     lb = ctx.lb
     sizes = ctx.sizes_of(out)
-    reader = None
-    if SHORT_ROWS_BY_WARP:
-        ctx.bind(op.results[0], out, sizes, contiguous=True)  # (the reader's sizes are checked against it)
-        found = row_reader(ctx, op)
-        reader = RowReader(ctx, op, found, sizes) if found is not None else None
-        by_rows = lambda rows: _warp_rows(ctx, op, bufs, out, rows, reader)  # noqa: E731
+    ctx.bind(op.results[0], out, sizes, contiguous=True)  # (the reader's sizes are checked against it)
+    found = row_reader(ctx, op)
+    reader = RowReader(ctx, op, found, sizes) if found is not None else None
     if len(sizes) < 2:  # one row: chunked
         _chunked(ctx, op, bufs, out, sizes)
         return
@@ -60,13 +51,13 @@ def device_softmax(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Val
     known = lb.static_value(n)
     if known is not None:
         if known <= SHORT_ROW:
-            by_rows(sizes[:-1])
+            _warp_rows(ctx, op, bufs, out, sizes[:-1], reader)
         else:
             _chunked(ctx, op, bufs, out, sizes, reader)
         return
     zero, one = lb.const(0), lb.const(1)
     short = lb.min(lb.max(lb.sub(lb.const(SHORT_ROW + 1), n), zero), one)  # 1 when n <= SHORT_ROW
-    by_rows([lb.mul(sizes[0], short), *sizes[1:-1]])
+    _warp_rows(ctx, op, bufs, out, [lb.mul(sizes[0], short), *sizes[1:-1]], reader)
     _chunked(ctx, op, bufs, out, [lb.mul(sizes[0], lb.sub(one, short)), *sizes[1:]], reader)
 
 

@@ -3,7 +3,7 @@ parallel over the rows (every axis but the last); per row, reduction loops (max,
 of exp(x - max), storing the exponentials as it goes) and one loop writing the result, all over
 a row that stays in L1 — one pass over the data per row, where the composition of primitives
 would make a reduction, a broadcast and an elementwise pass over the whole matrix each. Over
-device buffers, `device_softmax.py` (rows chunked over the grid)."""
+device buffers, `device_softmax.py` (a warp per short row, long rows chunked over the grid)."""
 from __future__ import annotations
 
 from ...dialects.builtin import TensorType
@@ -37,16 +37,16 @@ def _softmax(ctx: FuncLowering, op: Operation) -> None:
             lb.assert_eq(a, b, f"'{op.op_name}': the operands differ in size in dim {axis}")
     out = ctx.alloc(t, sizes)
     sizes = ctx.sizes_of(out)
-    if t.device is not None:  # short rows a thread each, long ones chunked: device_softmax.py
-        device_softmax(ctx, op, bufs, out, lambda rows: _by_rows(ctx, op, bufs, out, rows))
+    if t.device is not None:  # short rows a warp each, long ones chunked: device_softmax.py
+        device_softmax(ctx, op, bufs, out)
     else:
         _by_rows(ctx, op, bufs, out, sizes[:-1])
     ctx.bind(op.results[0], out, sizes, contiguous=True)
 
 
 def _by_rows(ctx: FuncLowering, op: Operation, bufs: list[Value], out: Value, row_sizes: list[Index]) -> None:
-    """One parallel nest over the rows `row_sizes` (every axis but the last; on the device the
-    first may be cut to none), each row in one pass."""
+    """One parallel nest over the rows `row_sizes` (every axis but the last), each row in one
+    pass."""
     lb = ctx.lb
     n, element = ctx.sizes_of(out)[-1], op.results[0].type.element
     with lb.parallel(row_sizes) as rows:
