@@ -133,7 +133,7 @@ def _return_type(conv, op: L.ForOp) -> ir.Type:
 # scalar ops; not allocations (their frees follow the function's paths), checks (they return
 # the function's error code), parallel nests, nor anything the host alone provides
 _SERIAL_OPS = frozenset(f"loop.{name}" for name in (
-    "dim", "transpose", "subview", "broadcast", "reshape", "load", "prefetch", "store", "for", "if",
+    "dim", "transpose", "subview", "broadcast", "reshape", "load", "prefetch", "align_gap", "store", "for", "if",
     "yield", "constant", "add", "sub", "mul", "floordiv", "min", "max"))
 
 

@@ -161,6 +161,8 @@ class FirstIteration:
         op = v.owner
         if op.op_name == "loop.constant":
             return i64(op.value)
+        if op.op_name == "loop.align_gap":  # a split point: counted as no split
+            return i64(0)
         if op.op_name not in L.INDEX_BINARY:
             return None
         a, c = (self(x) for x in op.operands)

@@ -146,6 +146,15 @@ class LoopEmitter:
     def op_loop_prefetch(self, op: Operation) -> None:
         """A cache hint: dropped unless the target overrides this (the host does)."""
 
+    def op_loop_align_gap(self, op: Operation) -> None:
+        """(-address mod bytes) / element size, 0 where that is not a whole number of elements."""
+        m: MemRef = self.get(op.operand(0))
+        addr = self.b.ptrtoint(m.address(self.b, [self.get(v) for v in op.operands[1:]]), I64)
+        size = i64(m.elem.get_abi_size(self.target_data))
+        gap = self.b.and_(self.b.sub(i64(0), addr), i64(op.bytes - 1))
+        whole = self.b.icmp_unsigned("==", self.b.urem(gap, size), i64(0))
+        self.values[op.result] = self.b.select(whole, self.b.udiv(gap, size), i64(0))
+
     # ------------------------------------------------------------------ loops
     def op_loop_for(self, op: Operation) -> None:
         lb, ub, step = (self.get(v) for v in op.operands[:3])

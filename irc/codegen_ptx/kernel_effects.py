@@ -1,7 +1,8 @@
 """Which buffers a kernel writes: what the runtime needs to know to run kernels side by side.
 
 A memref argument is only read when every use of it, and of every view made from it
-(transpose, subview, broadcast, reshape), loads from it, prefetches it or asks its size.
+(transpose, subview, broadcast, reshape), loads from it, prefetches it or asks its size or
+an address's alignment.
 Anything else — a store, or an op this analysis does not know — counts as a write, so an
 unknown op can only cost concurrency, never order."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ from ..dialects.builtin import MemRefType
 from ..dialects.gpu import GpuFuncOp
 from ..ir.core import Value
 
-_READS = (L.LoadOp, L.PrefetchOp, L.DimOp)
+_READS = (L.LoadOp, L.PrefetchOp, L.DimOp, L.AlignGapOp)
 _VIEWS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
 
 

@@ -117,6 +117,12 @@ class LoopBuilder:
         """Ask for buf[indices]'s cache line ahead of a read (see `loop.prefetch`)."""
         self.b.create(L.PrefetchOp, [buf, *indices], {"locality": IntegerAttr(locality)}, result_types=[])
 
+    def align_gap(self, buf: Value, indices: Sequence[Index], nbytes: int = 64) -> Index:
+        """Elements from buf[indices] to the first at an `nbytes`-aligned address (see
+        `loop.align_gap`): where a loop over the last axis may split to read aligned vectors."""
+        op = self.b.create(L.AlignGapOp, [buf, *indices], {"bytes": IntegerAttr(nbytes)}, result_types=[index])
+        return op.result
+
     def create(self, cls: type[Operation], operands: Sequence[Value], attrs: dict[str, Attribute] | None,
                result_type) -> Value:
         return self.b.create(cls, operands, attrs or {}, result_types=[result_type]).result

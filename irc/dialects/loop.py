@@ -283,6 +283,42 @@ class PrefetchOp(_AccessForm, Operation):
             raise self.error("'write' is a unit attribute")
 
 
+class AlignGapOp(_AccessForm, Operation):
+    """`%g = loop.align_gap %b[%i, %j] {bytes = 64} : memref<?x?xf32>`: how many elements
+    after b[i, j] along the last axis (walked with unit stride) the first one at a
+    `bytes`-aligned address lies, in [0, bytes / element size); 0 where no element lies on
+    such an address (the gap is not a whole number of elements) or the target has no
+    addresses (the GPU emulator). A loop split there reads whole aligned vectors after the
+    split: a 64-byte vector at numpy's 16-byte alignment touches two cache lines, and the
+    column sums of a matrix read 20% faster aligned. Code may use it to choose a split point
+    only, never in a way that changes results."""
+
+    name = "loop.align_gap"
+    traits = (Pure,)
+
+    @classmethod
+    def parse_custom(cls, parser) -> "AlignGapOp":
+        operands, attrs, _ = cls.parse_access(parser)
+        return parser.create(cls, operands, [index], attrs)
+
+    @classmethod
+    def infer_result_types(cls, operand_types, attributes) -> list[Type]:
+        return [index]
+
+    @property
+    def bytes(self) -> int:
+        return self.attributes["bytes"].value  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        t = _memref(self, self.operand(0))
+        if self.num_operands != 1 + t.rank or len(self.results) != 1 or self.result.type != index:
+            raise self.error(f"needs a buffer and {t.rank} indices, and gives an index")
+        _indices(self, self.operands[1:], "indices")
+        a = self.attributes.get("bytes")
+        if not (isinstance(a, IntegerAttr) and a.value > 0 and a.value & (a.value - 1) == 0):
+            raise self.error(f"'bytes' must be a power of two, got {a}")
+
+
 class StoreOp(Operation):
     """`loop.store %v, %b[%i, %j] : memref<?x?xf32>`."""
 
@@ -775,6 +811,6 @@ def index_attr(value: int) -> IntegerAttr:
 
 
 __all__ = ["AllocOp", "DeallocOp", "GlobalOp", "IndexOp", "DimOp", "TransposeOp", "SubviewOp", "BroadcastOp",
-           "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "GemmTileOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
+           "ReshapeOp", "LoadOp", "StoreOp", "PrefetchOp", "AlignGapOp", "GemmTileOp", "ForOp", "ParallelOp", "YieldOp", "ConstantOp",
            "AddOp", "SubOp", "MulOp", "FloorDivOp", "MinOp", "MaxOp", "AssertEqOp", "CheckIndexOp", "CheckFlagOp", "HostValueOp", "CHECKS",
            "INDEX_BINARY", "view_type", "perm_attr", "index_attr"]

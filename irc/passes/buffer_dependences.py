@@ -23,7 +23,7 @@ from ..dialects.builtin import MemRefType
 from ..ir.core import Block, Operation, Value
 
 VIEW_OPS = (L.TransposeOp, L.SubviewOp, L.BroadcastOp, L.ReshapeOp)
-SIZE_ONLY = (L.DimOp, L.AllocOp, L.DeallocOp)  # (a size, or the buffer's own life: no data)
+SIZE_ONLY = (L.DimOp, L.AlignGapOp, L.AllocOp, L.DeallocOp)  # (a size, an address, the buffer's life: no data)
 SEARCH_LIMIT = 4000  # ops one question may visit; past it the answer is "waits" (reuse as before)
 
 

@@ -201,6 +201,8 @@ class _BlockRun:
                     env[r] = v
             elif isinstance(op, L.PrefetchOp):
                 pass  # a cache hint: nothing to compute
+            elif isinstance(op, L.AlignGapOp):
+                env[op.result] = np.int64(0)  # no addresses here: no split (see `loop.align_gap`)
             elif isinstance(op, G.BarrierOp):
                 pass  # lockstep execution: every thread of the block is here together
             elif isinstance(op, G.ShuffleXorOp):

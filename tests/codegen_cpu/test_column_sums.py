@@ -1,6 +1,6 @@
 """`sum(axis=0)` of a matrix through private rows of partials per chunk of rows
 (irc/conversion/tensor_to_loop/column_sums.py), plain and fused (with a broadcast row and column
-operand): numpy's sums for sizes around every block (chunks of at least 64 rows, at most 8;
+operand): numpy's sums for sizes around every block (chunks of at least 64 rows, at most 16;
 columns in blocks of 4096), and the same bits on any number of threads."""
 from __future__ import annotations
 
@@ -52,3 +52,20 @@ def test_column_sums_same_bits_on_any_thread_count(pool):
     one = fn(*args)
     for a, b in zip(many, one):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_column_sums_same_bits_at_any_alignment(dtype):
+    """Each pass over rows splits its columns where the matrix reaches a 64-byte address
+    (`loop.align_gap`): the same matrix at every offset within a cache line sums to the same
+    bits, plain and fused."""
+    fn = compile_text(sums_text("f32" if dtype == "float32" else "f64"))[1]
+    m, n = 300, 1000
+    x, row, col = rand(m, n, dtype=dtype), rand(1, n, dtype=dtype, seed=1), rand(m, 1, dtype=dtype, seed=2)
+    want = fn(x, row, col)
+    store = np.empty(m * n + 64, dtype)
+    for skip in range(64 // store.itemsize + 1):
+        moved = store[skip:skip + m * n].reshape(m, n)
+        moved[...] = x
+        for a, b in zip(fn(moved, row, col), want):
+            np.testing.assert_array_equal(a, b)

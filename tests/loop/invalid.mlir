@@ -63,3 +63,11 @@ func.func @prefetch_rank(%b: memref<?x?xf32>, %i: index) {
   loop.prefetch %b[%i] : memref<?x?xf32>
   func.return
 }
+
+// -----
+
+func.func @align_gap_bytes(%b: memref<?xf32>, %i: index) -> index {
+  // CHECK: error: 'loop.align_gap' op 'bytes' must be a power of two, got 48
+  %g = loop.align_gap %b[%i] {bytes = 48} : memref<?xf32>
+  func.return %g : index
+}

@@ -56,25 +56,29 @@ func.func @rows(%x: tensor<?x?xf64>) -> (tensor<?x?xf64>, tensor<?xf64>, tensor<
 
 // Columns reduced (a sum over the rows of a matrix): each parallel task sums a chunk of rows
 // into its own row of partials, four rows per pass along a row (each row read and written
-// through a one-row view made before the loop along it); the kept value is stored from the
-// same inner loop; then the chunks' partials are added.
+// through a one-row view made before the loop along it, split where the row reaches a 64-byte
+// address); the kept value is stored from the same inner loop; then the chunks' partials are
+// added.
 // CHECK-LABEL: func.func @cols
 // CHECK:         %[[E:.*]] = loop.alloc %{{.*}}, %{{.*}} : (index, index) -> memref<?x?xf32>
 // CHECK-NEXT:    %[[S:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
 // CHECK:         %part = loop.alloc
 // CHECK:         loop.parallel (%task)
 // CHECK:           loop.for %r = {{.*}} step %{{.*}} {
-// CHECK:             %[[XR:.*]] = loop.subview %x, %r,
+// CHECK:             %[[G:.*]] = loop.align_gap %x[%r, %[[J0:.*]]] {bytes = 64}
+// CHECK:             %[[SPLIT:.*]] = loop.min
+// CHECK-NEXT:        %[[XR:.*]] = loop.subview %x, %r,
 // CHECK-NEXT:        %[[ER:.*]] = loop.subview %[[E]], %r,
-// CHECK:             loop.for %j_1 =
+// CHECK:             loop.for %j_1 = %[[J0]] to %[[SPLIT]] step
 // CHECK-NEXT:          %[[X:.*]] = loop.load %[[XR]][%{{.*}}, %j_1]
 // CHECK-NEXT:          %[[V:.*]] = scalar.exp %[[X]] : f32
 // CHECK-NEXT:          loop.store %[[V]], %[[ER]][%{{.*}}, %j_1]
 // CHECK:               %[[P:.*]] = loop.load %part[%{{.*}}, %j_1]
 // CHECK-NEXT:          %[[N:.*]] = scalar.add %[[P]], %{{.*}} : f32
 // CHECK-NEXT:          loop.store %[[N]], %part[%{{.*}}, %j_1]
+// CHECK:             loop.for %j_2 = %[[SPLIT]] to
 // CHECK:         loop.parallel (%b)
-// CHECK:           loop.store %{{.*}}, %[[S]][%j_4]
+// CHECK:           loop.store %{{.*}}, %[[S]][%j_6]
 func.func @cols(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %0:2 = tensor.fused_reduce(%a = %x) {axes = array<i64: 0>, kind = "sum"} : (tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
     %e = scalar.exp %a : f32

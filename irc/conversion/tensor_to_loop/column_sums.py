@@ -17,20 +17,23 @@ from ...dialects.builtin import MemRefType
 from ...dialects.tensor_semantics import accumulator_type
 from ...ir.core import Value
 from ...ir.types import ScalarType
-from ..loop_builder import Index
+from ..loop_builder import Index, LoopBuilder
 from .context import FuncLowering
 from .gemv import ROWS_PER_STEP, add_rows
 from .linalg_common import Line, named
 
 COLUMN_BLOCK = 4096   # columns per parallel task (16 KiB of f32 partials)
 MIN_CHUNK_ROWS = 64   # rows per chunk at least: fewer rows are not worth a row of partials
-MAX_CHUNKS = 8        # chunks of rows at most: the parallel width along the rows
+MAX_CHUNKS = 16        # chunks of rows at most: the parallel width along the rows
 
 
 def column_sums(ctx: FuncLowering, row: Line, k: Index, n: Index, out: Value,
-                element: ScalarType) -> None:
+                element: ScalarType, anchor: Value | None = None) -> None:
     """out[j] = Σ_{r<k} X[r, j] for j < n, `row(r)` giving the loads of X's row r; the partials
-    are kept in the sum's `accumulator_type` (f32 for f16) and rounded once into out."""
+    are kept in the sum's `accumulator_type` (f32 for f16) and rounded once into out. Where
+    `anchor` (the k×n buffer read most) is given, each pass over rows splits its columns where
+    the anchor's first row of the pass reaches a 64-byte address (`loop.align_gap`), so the
+    vector loop after the split reads whole cache lines."""
     lb = ctx.lb
     one = lb.const(1)
     acc_t = accumulator_type("sum", element)
@@ -59,9 +62,10 @@ def column_sums(ctx: FuncLowering, row: Line, k: Index, n: Index, out: Value,
         with lb.for_(lo, stepped, U) as step:
             first = named(step, "r")
             add_rows(lb, part, c, [lb.add(first, lb.const(u)) for u in range(ROWS_PER_STEP)],
-                     widened, None, columns)
+                     widened, None, columns, aligned_split(lb, anchor, first, columns))
         with lb.for_(stepped, hi) as last:
-            add_rows(lb, part, c, [named(last, "r")], widened, None, columns)
+            r = named(last, "r")
+            add_rows(lb, part, c, [r], widened, None, columns, aligned_split(lb, anchor, r, columns))
     first_chunk = lb.const(0)
     with lb.parallel([blocks]) as (b,):
         j0 = lb.mul(named(b, "b"), lb.const(COLUMN_BLOCK))
@@ -73,3 +77,12 @@ def column_sums(ctx: FuncLowering, row: Line, k: Index, n: Index, out: Value,
                          part, idx)
         with lb.for_(*columns) as j:
             lb.store(lb.cast(lb.load(part, [first_chunk, named(j, "j")]), element), out, [j.iv])
+
+
+def aligned_split(lb: LoopBuilder, anchor: Value | None, r: Index, columns: tuple[Index, Index]) -> Index | None:
+    """The first column of `columns` whose element of row r of `anchor` lies on a 64-byte
+    address (the range's end where none does); None without an anchor."""
+    if anchor is None:
+        return None
+    j0, j1 = columns
+    return lb.min(lb.add(j0, lb.align_gap(anchor, [r, j0])), j1)

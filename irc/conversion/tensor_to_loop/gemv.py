@@ -104,13 +104,16 @@ def combine_rows(ctx: FuncLowering, row: Line, coef: Load1, k: Index, n: Index, 
 
 
 def add_rows(lb: LoopBuilder, part: Value, c: Index, rows: list[Index], row: Line,
-             coef: Load1 | None, columns: tuple[Index, Index]) -> None:
+             coef: Load1 | None, columns: tuple[Index, Index], split: Index | None = None) -> None:
     """part[c, j] += Σ_r coef[r]·X[r, j] over `rows` (just Σ_r X[r, j] without coef), for j in
-    the range `columns`, in one pass over the row of partials."""
+    the range `columns`, in one pass over the row of partials — in two loops where `split`
+    (within the range) is given: each column's sum is the same either way."""
     weights = [coef(r) for r in rows] if coef is not None else [None] * len(rows)
     lines = [row(r) for r in rows]
-    with lb.for_(*columns) as loop:
-        j = named(loop, "j")
-        total = balanced_sum(lb, [line(j) if w is None else lb.scalar("mul", [line(j), w])
-                                  for line, w in zip(lines, weights)])
-        lb.store(lb.scalar("add", [lb.load(part, [c, j]), total]), part, [c, j])
+    lo, hi = columns
+    for bounds in ((lo, hi),) if split is None else ((lo, split), (split, hi)):
+        with lb.for_(*bounds) as loop:
+            j = named(loop, "j")
+            total = balanced_sum(lb, [line(j) if w is None else lb.scalar("mul", [line(j), w])
+                                      for line, w in zip(lines, weights)])
+            lb.store(lb.scalar("add", [lb.load(part, [c, j]), total]), part, [c, j])

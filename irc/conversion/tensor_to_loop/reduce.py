@@ -66,7 +66,7 @@ def _reduce(ctx: FuncLowering, op: Operation) -> None:
     elif rank - 1 in axes:
         _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, [out], [t.element], out_sizes)
     elif sums_rows(kind, axes, rank, [t.element]) and x.type.element == t.element and not is_transposed(x):
-        column_sums(ctx, line_of(ctx.lb, x, sizes, 1), sizes[0], sizes[1], out, t.element)
+        column_sums(ctx, line_of(ctx.lb, x, sizes, 1), sizes[0], sizes[1], out, t.element, anchor=x)
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, [out], out_sizes)
     ctx.bind(op.results[0], out, out_sizes, contiguous=True)
@@ -133,7 +133,7 @@ def _fused_reduce(ctx: FuncLowering, op: Operation) -> None:
         values = _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, reduced, elements, out_sizes)
     elif sums_rows(kind, axes, rank, elements):
         column_sums(ctx, _fused_rows(ctx, op, elementwise, sizes), sizes[0], sizes[1], reduced[0],
-                    elements[0])
+                    elements[0], anchor=_widest_operand(ctx, op))
         values = [None]
     else:
         _reduce_outer(ctx, kind, load, rank, sizes, kept, reduced, out_sizes)
@@ -161,6 +161,15 @@ def _merged_reduced_axes(ctx: FuncLowering, op: Operation, elementwise: list[Val
     if sums_rows(kind, new_axes, len(merged.groups), elements):
         return None
     return merged
+
+
+def _widest_operand(ctx: FuncLowering, op: Operation) -> Value | None:
+    """The buffer of the first operand of a 2-d `fused_reduce` that is a whole matrix (not a
+    row, a column or a number): the one whose alignment the column sums follow."""
+    for v in op.operands:
+        if v not in ctx.scalars and v.type.shape[0] != 1 and v.type.shape[1] != 1:
+            return ctx.buf[v]
+    return None
 
 
 def _fused_rows(ctx: FuncLowering, op: Operation, elementwise: list[Value], sizes: list[Index]):
