@@ -11,7 +11,7 @@ TEMP_FREE = "irc_temp_free"
 TRUNC_DOUBLE_TO_HALF = "__truncdfhf2"
 LIBCALLS = (TRUNC_DOUBLE_TO_HALF, TEMP_ALLOC, TEMP_FREE)
 # the pool's knobs and counters, by index for irc_rt_set / irc_rt_get (counters after the knobs)
-SETTABLE = ["want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles", "wake_work",
-            "solo_until", "solo_cycles", "placement", "rescue", "give_way"]
+SETTABLE = ["want", "min_work", "spin_cycles", "joined", "contended_hold", "contended_cycles", "wake_work",
+            "solo_until", "solo_cycles", "placement", "rescue", "give_way", "contended_until"]
 STATS = ["dispatches", "blocks", "helped", "wakes", "caller_sleeps", "solo", "moves", "pulls", "slept_cycles",
          "waited_cycles", "own_cycles"]

@@ -24,9 +24,10 @@ It returns when all blocks are done: it spins for about two of its own blocks' t
 sleeps on the `done` futex (a worker still busy after that was most likely descheduled, and
 the caller's core, once idle, can take it), and the worker that adds the last blocks wakes it.
 Idle workers spin for `spin_cycles` of the cycle counter, then sleep on the `gen` futex
-(Linux), so an idle process costs no CPU. Both spins yield the core now and then and stop at
-once when someone else was waiting for it (`pool_backoff.py`): another process, or numpy's
-OpenBLAS threads spinning in this one, are then not kept waiting by a thread that only spins.
+(Linux), so an idle process costs no CPU. Both spins stop once they find they lost their core
+for a while (`pool_backoff.py`): another process, or torch's or numpy's pool threads spinning
+in this one, want it; for some ms after that idle workers sleep right after each job, so the
+next job's wake-up gives them the core at once.
 Workers run off their caller's core and are pulled onto it when the caller would sleep for
 their blocks (`pool_placement.py`). A worker out of blocks while another thread still holds
 one (most likely preempted) sleeps soon (`give_way`), freeing its core for that thread. A
@@ -40,7 +41,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .pool_abi import PARALLEL_FOR, SETTABLE, STATS  # noqa: F401  (re-exported)
-from .pool_backoff import FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE, emit_spin
+from .pool_backoff import FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE, emit_spin, spin_budget
 from .pool_caller import after_wait, wait_budget, wait_for_blocks, wake_sleepers
 from .pool_ir import LINE, MAX_THREADS, arch_of, c64, counted_loop, opaque
 from .pool_placement import GETTID_SYSCALL, MASK_WORDS, Placement
@@ -86,10 +87,13 @@ STATE = {
     # gemm's serial packing) is woken onto its caller's core by the scheduler and then adds
     # nothing (2-thread gemm ran at 1-thread speed with 100k cycles, never with 2^22)
     "spin_cycles": (I64, 1 << 22),
-    # a spinning thread yields its core every ~13 µs (a yield costs ~1 µs alone on a core) ...
-    "yield_cycles": (I64, 1 << 15),
-    # ... and stops spinning when the yield took over ~25 µs: someone else ran on this core
+    # a spinning thread stops when one round of its spin took over ~25 µs: it was
+    # descheduled, someone else wants this core (`pool_backoff.py`) ...
     "contended_cycles": (I64, 1 << 16),
+    # ... and for the next ~6.5 ms idle workers sleep after each job instead of spinning
+    # (torch's OpenMP threads spin ~7 ms after each of its parallel regions)
+    "contended_hold": (I64, 1 << 24),
+    "contended_until": (I64, 0),
     # where workers run (`pool_placement.py`): off their caller's core, and pulled onto it
     # when the caller would sleep for their blocks; 0 turns either off
     "placement": (I64, 1),
@@ -138,7 +142,6 @@ class PoolModule:
         self.m = ir.Module(name="irc_runtime")
         self.m.triple = triple
         self.futex = FUTEX_SYSCALL.get(arch_of(triple)) if "linux" in triple else None
-        self.can_yield = self.futex is not None  # sched_yield: where the pool can sleep too
         self.g: dict[str, ir.GlobalVariable] = {}
         for name, (ty, init) in STATE.items():
             self.g[name] = self._global(name, ty, ir.Constant(ty, init))
@@ -435,7 +438,7 @@ class PoolModule:
             seen.append(self.load(b, "gen", "acquire"))
             return b.icmp_unsigned("!=", seen[0], local)
 
-        emit_spin(self, b, new_job, budget, run, sleep)
+        emit_spin(self, b, new_job, spin_budget(self, b, budget), run, sleep)
         gen = seen[0]
 
         b.position_at_end(sleep)

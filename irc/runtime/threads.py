@@ -27,10 +27,11 @@ from .native_library import load_library
 from .object_cache import ObjectCache
 from .worker_slice import WORKER_SLICE_NS, request_slice
 
-SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_YIELD_CYCLES, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
-    SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "yield_cycles", "contended_cycles",
+SET_WANT, SET_MIN_WORK, SET_SPIN_CYCLES, SET_JOINED, SET_CONTENDED_HOLD, SET_CONTENDED_CYCLES, SET_WAKE_WORK = (
+    SETTABLE.index(k) for k in ("want", "min_work", "spin_cycles", "joined", "contended_hold", "contended_cycles",
                                 "wake_work"))
 SET_SOLO_UNTIL, SET_SOLO_CYCLES = SETTABLE.index("solo_until"), SETTABLE.index("solo_cycles")
+SET_CONTENDED_UNTIL = SETTABLE.index("contended_until")
 SET_PLACEMENT, SET_RESCUE, SET_GIVE_WAY = (SETTABLE.index(k) for k in ("placement", "rescue", "give_way"))
 
 
@@ -253,10 +254,13 @@ def set_num_threads(n: int) -> int:
 
 def forget_stalls() -> None:
     """Use the workers again at once, even where a recent dispatch stalled on one (after a
-    stall the pool runs loops on the caller alone for a while: `thread_pool._after_wait`)."""
+    stall the pool runs loops on the caller alone for a while: `thread_pool._after_wait`),
+    and let idle workers spin again, even where a spin recently found its core contested
+    (`codegen_cpu/pool_backoff.py`)."""
     pool = ensure_pool()
     pool.set(SET_SOLO_CYCLES, 0)
     pool.set(SET_SOLO_UNTIL, 0)
+    pool.set(SET_CONTENDED_UNTIL, 0)
 
 
 def _start_worker(pool: _Pool, index: int) -> None:
@@ -277,14 +281,15 @@ def num_threads() -> int:
     return 1 if _POOL is None else int(_POOL.get(SET_WANT))
 
 
-def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycles: int | None = None,
+def tune(min_work: int | None = None, spin_cycles: int | None = None, contended_hold: int | None = None,
          contended_cycles: int | None = None, wake_work: int | None = None, placement: bool | None = None,
          rescue: bool | None = None, give_way: bool | None = None, slice_ns: int | None = None) -> None:
     """Advanced: the work estimate below which a loop stays on the calling thread, and the one
     from which sleeping workers are always woken (below, once per `spin_cycles`); how long
-    (cycle-counter ticks) an idle worker spins before it sleeps; how often a spinning thread
-    yields its core, and how long a yield may take before the core counts as contested and
-    the spinner sleeps (`codegen_cpu/pool_backoff.py`); whether workers leave their caller's
+    (cycle-counter ticks) an idle worker spins before it sleeps; how long one round of a spin
+    may take before the core counts as contested (the spinner was descheduled) and the
+    spinner sleeps, and for how long after that idle workers sleep right after each job
+    (`codegen_cpu/pool_backoff.py`); whether workers leave their caller's
     core, are pulled onto it when it would sleep for their blocks (`pool_placement.py`), and
     sleep early when another thread holds the job's last block (`give_way`, `thread_pool.py`);
     the time slice workers ask of the scheduler (`worker_slice.py`; 0: its default)."""
@@ -294,7 +299,7 @@ def tune(min_work: int | None = None, spin_cycles: int | None = None, yield_cycl
         for t in pool.threads:
             request_slice(t.native_id, _SLICE[0])
     for which, value in ((SET_MIN_WORK, min_work), (SET_SPIN_CYCLES, spin_cycles),
-                         (SET_YIELD_CYCLES, yield_cycles), (SET_CONTENDED_CYCLES, contended_cycles),
+                         (SET_CONTENDED_HOLD, contended_hold), (SET_CONTENDED_CYCLES, contended_cycles),
                          (SET_WAKE_WORK, wake_work), (SET_PLACEMENT, placement), (SET_RESCUE, rescue),
                          (SET_GIVE_WAY, give_way)):
         if value is not None:

@@ -37,7 +37,8 @@ def two_threads():
     threads.forget_stalls()
     yield pool
     threads.tune(min_work=STATE["min_work"][1], wake_work=STATE["wake_work"][1], spin_cycles=STATE["spin_cycles"][1],
-                 yield_cycles=STATE["yield_cycles"][1], contended_cycles=STATE["contended_cycles"][1])
+                 contended_hold=STATE["contended_hold"][1], contended_cycles=STATE["contended_cycles"][1])
+    threads.forget_stalls()
     threads.set_num_threads(before)
 
 
@@ -140,7 +141,8 @@ def _cpu_s(tid: int) -> float:
 
 def test_idle_worker_stops_spinning_on_a_contested_core(two_threads):
     """With a spin budget that never runs out, a worker whose core another process wants
-    still goes to sleep (a yield that took a slice), and costs nothing while idle."""
+    still goes to sleep (a round of its spin that lost the core), and costs nothing while
+    idle."""
     core = min(os.sched_getaffinity(0))
     worker = two_threads.threads[0].native_id
     spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
@@ -158,6 +160,38 @@ def test_idle_worker_stops_spinning_on_a_contested_core(two_threads):
     finally:
         spinner.kill()
         spinner.wait()
+        os.sched_setaffinity(worker, everywhere)
+
+
+def test_after_a_contested_spin_idle_workers_sleep_after_each_job(two_threads):
+    """Once a spin lost its core, the pool remembers it (`contended_hold`): after the next
+    jobs the worker sleeps at once, even with the competitor gone and a spin budget that
+    never runs out, so that a job's wake-up (not a share of a slice) gets it its core.
+    `forget_stalls` forgets it."""
+    core = min(os.sched_getaffinity(0))
+    worker = two_threads.threads[0].native_id
+    spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
+    everywhere = os.sched_getaffinity(worker)
+    threads.tune(spin_cycles=1 << 62, contended_hold=1 << 62)
+    spinner = subprocess.Popen([sys.executable, "-c", spin])
+    try:
+        os.sched_setaffinity(worker, {core})
+        time.sleep(0.2)
+        run_parallel(two_threads, 64, lambda lo, hi: None)
+        time.sleep(0.3)  # the worker's spin loses its core to the spinner
+    finally:
+        spinner.kill()
+        spinner.wait()
+    try:
+        assert two_threads.get(threads.SET_CONTENDED_UNTIL) != 0, "the lost core was not noticed"
+        run_parallel(two_threads, 64, lambda lo, hi: None)  # alone on its core now
+        before = _cpu_s(worker)
+        time.sleep(0.5)
+        used = _cpu_s(worker) - before
+        assert used < 0.05, f"the idle worker spun {used:.2f} s of 0.5 s after a contested spin"
+        threads.forget_stalls()
+        assert two_threads.get(threads.SET_CONTENDED_UNTIL) == 0
+    finally:
         os.sched_setaffinity(worker, everywhere)
 
 
