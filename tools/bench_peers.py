@@ -5,13 +5,17 @@ medians. The ratio is irc's time over the fastest peer's (numpy counts where it 
 one, and for the LR, sums and MLP rows, which the issue compares with it); products also in
 GFLOP/s. Peers that are not installed are left out of their rows.
 
-Libraries spin their idle threads after a call (OpenBLAS's, torch's OpenMP pool): beside them
-every tool's next call shares a core for a while. That is part of what this table measures —
-users call irc beside numpy and torch — so read it with `--busy`'s tables."""
+Libraries spin their idle threads after a call (torch's OpenMP threads ~7 ms on this VM,
+numpy's OpenBLAS threads ~0.1 s): a tool timed right after another shares a core with the
+other's spinning thread. So in the quiet table every sample waits `SETTLE_S` and warms up for
+`WARMUP_S` first (irc's and torch's pools are then spinning, the others' asleep), and a second
+table times each tool right after the other's calls, with no pause: irc after torch, torch
+after irc (the busy tables of `--busy` do the same with numpy's BLAS)."""
 from __future__ import annotations
 
 import os
 import statistics
+import time
 from typing import Callable
 
 import numpy as np
@@ -19,10 +23,13 @@ import numpy as np
 import bench_busy
 import bench_dense
 from bench_busy import sample_us
-from bench_common import Table
+from bench_common import Table, settle
 from bench_dense import lr_data, lr_numpy
 
 NUMPY_COUNTS = ("LR", "sum", "MLP")  # rows the issue compares with numpy as well
+SETTLE_S = 0.15   # before each quiet sample: the previous tool's pool threads have stopped spinning
+WARMUP_S = 0.01   # then calls, untimed, until the tool's own pool is awake and spread
+BESIDE = ("sum 2000x2000 axis 0", "sum 2000x2000 axis 1", "row softmax 1000x1000", "matmul 512x512")
 
 
 def _chain(m, v):
@@ -94,8 +101,9 @@ def _peers() -> tuple[dict[str, dict[str, Callable[[], object]]], dict]:
     return peers, {"matmul 1024x1024": (lambda: product(P, Q), 2)}
 
 
-def peer_table(t: Table, rounds: int) -> None:
-    """The quiet table against peers (see the module doc)."""
+def peer_table(t: Table, beside: Table, rounds: int) -> None:
+    """The quiet table against peers, and irc and torch each right after the other (see the
+    module doc)."""
     rows = {name: (fn, inner) for name, fn, inner in bench_busy.cases()}
     peers, extra = _peers()
     rows.update(extra)
@@ -104,6 +112,8 @@ def peer_table(t: Table, rounds: int) -> None:
         for name, (fn, inner) in rows.items():
             tools = [("irc", fn), *peers.get(name, {}).items()]
             for who, call in (tools if r % 2 == 0 else tools[::-1]):
+                settle(SETTLE_S)
+                _warm(call)
                 samples.setdefault((name, who), []).append(sample_us(call, inner))
     for name in rows:
         mine = t.add(f"{name}: irc", statistics.median(samples[(name, "irc")]))
@@ -114,6 +124,29 @@ def peer_table(t: Table, rounds: int) -> None:
                 counted.append(us)
         if counted:
             t.ratio(f"  {name} ratio", mine, min(counted), "of the fastest peer's time " + _gflops(name, mine))
+    _beside_torch(beside, {n: rows[n] for n in BESIDE if "torch" in peers.get(n, {})}, peers, rounds)
+
+
+def _beside_torch(t: Table, rows: dict, peers: dict, rounds: int) -> None:
+    """Each row's irc right after torch's calls and torch right after irc's, no pause between
+    (torch's OpenMP threads still spinning, or irc's worker)."""
+    after: dict[tuple[str, str], list[float]] = {}
+    for _ in range(rounds):
+        for name, (fn, inner) in rows.items():
+            torch_call = peers[name]["torch"]
+            for first, then, key in ((torch_call, fn, "irc right after torch"),
+                                     (fn, torch_call, "torch right after irc")):
+                settle(SETTLE_S)
+                _warm(first)
+                after.setdefault((name, key), []).append(sample_us(then, inner, warmup=0))
+    for (name, key), values in after.items():
+        t.add(f"{name}: {key}", statistics.median(values))
+
+
+def _warm(call: Callable[[], object]) -> None:
+    start = time.perf_counter()
+    while time.perf_counter() - start < WARMUP_S:
+        call()
 
 
 def _gflops(name: str, us: float | None) -> str:
