@@ -25,7 +25,6 @@ from llvmlite import ir
 if TYPE_CHECKING:
     from .thread_pool import PoolModule
 
-I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 
 # futex(2) operations the pool's sleeps use (on a process-private word)

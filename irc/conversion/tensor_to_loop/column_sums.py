@@ -24,7 +24,7 @@ from .linalg_common import Line, named
 
 COLUMN_BLOCK = 4096   # columns per parallel task (16 KiB of f32 partials)
 MIN_CHUNK_ROWS = 64   # rows per chunk at least: fewer rows are not worth a row of partials
-MAX_CHUNKS = 16        # chunks of rows at most: the parallel width along the rows
+MAX_CHUNKS = 16       # chunks of rows at most: the parallel width along the rows
 
 
 def column_sums(ctx: FuncLowering, row: Line, k: Index, n: Index, out: Value,
@@ -81,7 +81,8 @@ def column_sums(ctx: FuncLowering, row: Line, k: Index, n: Index, out: Value,
 
 def aligned_split(lb: LoopBuilder, anchor: Value | None, r: Index, columns: tuple[Index, Index]) -> Index | None:
     """The first column of `columns` whose element of row r of `anchor` lies on a 64-byte
-    address (the range's end where none does); None without an anchor."""
+    address (the range's start where no element can, its end where it is shorter); None
+    without an anchor."""
     if anchor is None:
         return None
     j0, j1 = columns
