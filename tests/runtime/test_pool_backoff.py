@@ -176,9 +176,10 @@ def test_after_a_contested_spin_idle_workers_sleep_after_each_job(two_threads):
     spinner = subprocess.Popen([sys.executable, "-c", spin])
     try:
         os.sched_setaffinity(worker, {core})
-        time.sleep(0.2)
-        run_parallel(two_threads, 64, lambda lo, hi: None)
-        time.sleep(0.3)  # the worker's spin loses its core to the spinner
+        deadline = time.monotonic() + 5.0
+        while two_threads.get(threads.SET_CONTENDED_UNTIL) == 0 and time.monotonic() < deadline:
+            run_parallel(two_threads, 64, lambda lo, hi: None)  # the worker is awake ...
+            time.sleep(0.1)  # ... and its spin loses its core to the spinner
     finally:
         spinner.kill()
         spinner.wait()
