@@ -377,8 +377,8 @@ def main() -> None:
                     "busy (a competing process), the MLP step alternating with numpy's, and the MLP step "
                     "under each of the pool's placement settings")
     ap.add_argument("--peers", action="store_true", help="instead: every row of the busy tables against torch, "
-                    "jax.jit and numpy in one process, interleaved (issue 24's quiet table), and irc and "
-                    "torch each right after the other")
+                    "jax.jit and numpy in one process, interleaved (issue 24's quiet table), and irc's and "
+                    "torch's calls alternating")
     args = ap.parse_args()
     import irc
     irc.config.floatX = "float32"
@@ -394,7 +394,7 @@ def main() -> None:
         print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f}")
         print(f"\n== quiet: each sample after {bench_peers.SETTLE_S} s of rest and {bench_peers.WARMUP_S} s of calls")
         t.print()
-        print("\n== beside torch: each sample right after the other's calls")
+        print("\n== beside torch: irc's and torch's calls alternating one by one")
         beside.print()
         return
     t = Table()

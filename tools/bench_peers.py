@@ -9,8 +9,8 @@ Libraries spin their idle threads after a call (torch's OpenMP threads ~7 ms on 
 numpy's OpenBLAS threads ~0.1 s): a tool timed right after another shares a core with the
 other's spinning thread. So in the quiet table every sample waits `SETTLE_S` and warms up for
 `WARMUP_S` first (irc's and torch's pools are then spinning, the others' asleep), and a second
-table times each tool right after the other's calls, with no pause: irc after torch, torch
-after irc (the busy tables of `--busy` do the same with numpy's BLAS)."""
+table alternates irc's and torch's calls one by one, so that each call runs right after the
+other library's (the busy tables of `--busy` alternate the MLP step with numpy's)."""
 from __future__ import annotations
 
 import os
@@ -29,6 +29,7 @@ from bench_dense import lr_data, lr_numpy
 NUMPY_COUNTS = ("LR", "sum", "MLP")  # rows the issue compares with numpy as well
 SETTLE_S = 0.15   # before each quiet sample: the previous tool's pool threads have stopped spinning
 WARMUP_S = 0.01   # then calls, untimed, until the tool's own pool is awake and spread
+BESIDE_WARMUP_S = 0.05  # alternating calls until both pools have settled into alternation
 BESIDE = ("sum 2000x2000 axis 0", "sum 2000x2000 axis 1", "row softmax 1000x1000", "matmul 512x512")
 
 
@@ -128,19 +129,31 @@ def peer_table(t: Table, beside: Table, rounds: int) -> None:
 
 
 def _beside_torch(t: Table, rows: dict, peers: dict, rounds: int) -> None:
-    """Each row's irc right after torch's calls and torch right after irc's, no pause between
-    (torch's OpenMP threads still spinning, or irc's worker)."""
-    after: dict[tuple[str, str], list[float]] = {}
-    for _ in range(rounds):
-        for name, (fn, inner) in rows.items():
-            torch_call = peers[name]["torch"]
-            for first, then, key in ((torch_call, fn, "irc right after torch"),
-                                     (fn, torch_call, "torch right after irc")):
-                settle(SETTLE_S)
-                _warm(first)
-                after.setdefault((name, key), []).append(sample_us(then, inner, warmup=0))
-    for (name, key), values in after.items():
-        t.add(f"{name}: {key}", statistics.median(values))
+    """Each row's irc and torch calls alternating one by one, each call timed alone (the
+    median of each tool's), after both were warmed up the same way: every irc call follows a
+    torch call (torch's OpenMP threads still spinning) and every torch call an irc call. The
+    first alternations after a rest are slower for both (each pool's threads wake into the
+    other's): BESIDE_WARMUP_S of them are not timed."""
+    for name, (fn, inner) in rows.items():
+        torch_call = peers[name]["torch"]
+        times: dict[str, list[float]] = {"irc": [], "torch": []}
+        for r in range(rounds):
+            settle(SETTLE_S)
+            pair = [("irc", fn), ("torch", torch_call)]
+            if r % 2:
+                pair.reverse()
+            start = time.perf_counter()
+            while time.perf_counter() - start < BESIDE_WARMUP_S:
+                for _, call in pair:
+                    call()
+            for _ in range(inner * 4):
+                for who, call in pair:
+                    t0 = time.perf_counter()
+                    call()
+                    times[who].append((time.perf_counter() - t0) * 1e6)
+        mine = t.add(f"{name}: irc, alternating with torch", statistics.median(times["irc"]))
+        theirs = t.add(f"{name}: torch, alternating with irc", statistics.median(times["torch"]))
+        t.ratio(f"  {name} ratio", mine, theirs, "of torch's time, call by call")
 
 
 def _warm(call: Callable[[], object]) -> None:
