@@ -12,10 +12,12 @@ A `loop.if` branch, a `loop.for` body (a scan's step) and a `loop.parallel` body
 their own (a branch's yielded buffers are what it returns: the `loop.if` result owns them, and
 is freed after its last use at the level of the if, within the step inside a loop); liveness at
 one level counts the uses nested inside its ops, so a buffer read in a branch lives until that
-branch's op is done. Buffers allocated in a branch or a step are always freed there (not kept
-in the workspace) and are not counted in the peak. This pass is the one owner of `loop.dealloc`.
+branch's op is done. Buffers allocated in a step are always freed there, those of a branch
+too unless the branch's level keeps its temporaries (below); neither is counted in the peak.
+This pass is the one owner of `loop.dealloc`.
 
-`allow_gc=False` (Theano's flag): temporaries are never freed; each is marked
+`allow_gc=False` (Theano's flag): temporaries are never freed (those of the function's body and
+of the `loop.if` branches in it, which run at most once per call); each is marked
 `irc.workspace = slot` and code generation keeps it in a per-function workspace that is
 allocated on the first call and grown only when shapes grow, so a call after the first
 allocates nothing. The function gets `irc.peak_bytes`: an integer when every size is static,
@@ -24,6 +26,8 @@ else a formula over the arguments' sizes (`x.shape[0]`), max over the points whe
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from itertools import count
+from typing import Iterator
 
 from ..dialects import loop as L
 from ..dialects.builtin import MemRefType
@@ -71,7 +75,7 @@ def _liveness(body: Block) -> tuple[dict[Operation, int], dict[Value, int]]:
 
 
 def plan_buffers(func: FuncOp, reuse: bool = True, allow_gc: bool = True) -> None:
-    _plan_block(func.body, reuse, allow_gc)
+    _plan_block(func.body, reuse, allow_gc, count())
     func.attributes["irc.peak_bytes"] = peak_bytes_attr(func)
 
 
@@ -87,10 +91,12 @@ def _nested_blocks(op: Operation) -> tuple[Block, ...]:
     return ()
 
 
-def _plan_block(body: Block, reuse: bool, allow_gc: bool) -> None:
+def _plan_block(body: Block, reuse: bool, allow_gc: bool, slots: Iterator[int]) -> None:
     for op in body.ops:
         for block in _nested_blocks(op):
-            _plan_block(block, reuse, True)
+            # a branch runs at most once per run of its block: with allow_gc=False its
+            # temporaries take workspace slots too (the function's slots: `slots`)
+            _plan_block(block, reuse, allow_gc or not isinstance(op, L.IfOp), slots)
     ret = body.terminator
     returned = set(ret.operands) if isinstance(ret, (ReturnOp, L.YieldOp)) else set()
     temps = [op for op in body.ops if isinstance(op, L.AllocOp) and op.result not in returned]
@@ -135,8 +141,8 @@ def _plan_block(body: Block, reuse: bool, allow_gc: bool) -> None:
         kept = temps
     freed = [a.result for a in kept] if allow_gc else []
     if not allow_gc:
-        for slot, alloc in enumerate(kept):
-            alloc.attributes["irc.workspace"] = IntegerAttr(slot)
+        for alloc in kept:
+            alloc.attributes["irc.workspace"] = IntegerAttr(next(slots))
     at = {p: op for op, p in pos.items()}
     for buf in sorted(freed + owned, key=lambda b: -last[b]):
         anchor = _surviving(body, at, last[buf])

@@ -1,18 +1,31 @@
 // RUN: irc-opt %s -p lower-to-loops --split-input-file | filecheck %s
 
-// Every axis reduced: one loop.for carries the sum and stores the kept values as it goes;
-// the sum is a number (no buffer until the return needs one).
+// Every axis reduced: the sum is a number (no buffer until the return needs one), and the
+// kept values are stored as the loops go. An input of two parts or more (PART_ELEMENTS each)
+// is reduced in parts in parallel and their partials combined in order; a smaller one is one
+// loop.for carrying the sum.
 // CHECK-LABEL: func.func @full
 // CHECK:         %[[D:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
-// CHECK-NEXT:    %[[Z:.*]] = scalar.constant {value = 0.0 : f32}
-// CHECK-NEXT:    %[[S:.*]] = loop.for %k = {{.*}} iter_args(%acc = %[[Z]]) -> (f32) {
-// CHECK-NEXT:      %[[A:.*]] = loop.load %x[%k]
-// CHECK-NEXT:      %[[B:.*]] = loop.load %y[%k]
-// CHECK-NEXT:      %[[V:.*]] = scalar.sub %[[A]], %[[B]] : f32
-// CHECK-NEXT:      loop.store %[[V]], %[[D]][%k]
-// CHECK-NEXT:      %[[N:.*]] = scalar.add %acc, %[[V]] : f32
-// CHECK-NEXT:      loop.yield %[[N]] : f32
-// CHECK-NEXT:    } {reduction}
+// CHECK:         %[[BIG:.*]] = scalar.gt %[[PARTS:.*]], %{{.*}} : (index, index) -> i1
+// CHECK-NEXT:    %[[S:.*]] = "loop.if"(%[[BIG]]) ({
+// CHECK:           %partial = loop.alloc %[[PARTS]]
+// CHECK-NEXT:      loop.parallel (%part)
+// CHECK:             loop.store %d, %[[D]][%k]
+// CHECK:             loop.store %{{.*}}, %partial[%part]
+// CHECK:           loop.for %k_1 = %{{.*}} to %[[PARTS]]
+// CHECK:           loop.dealloc %partial
+// CHECK:         }, {
+// CHECK-NEXT:      %[[Z:.*]] = scalar.constant {value = 0.0 : f32}
+// CHECK-NEXT:      %[[L:.*]] = loop.for %k_2 = {{.*}} iter_args(%acc_2 = %[[Z]]) -> (f32) {
+// CHECK-NEXT:        %[[A:.*]] = loop.load %x[%k_2]
+// CHECK-NEXT:        %[[B:.*]] = loop.load %y[%k_2]
+// CHECK-NEXT:        %[[V:.*]] = scalar.sub %[[A]], %[[B]] : f32
+// CHECK-NEXT:        loop.store %[[V]], %[[D]][%k_2]
+// CHECK-NEXT:        %[[N:.*]] = scalar.add %acc_2, %[[V]] : f32
+// CHECK-NEXT:        loop.yield %[[N]] : f32
+// CHECK-NEXT:      } {reduction}
+// CHECK-NEXT:      loop.yield %[[L]] : f32
+// CHECK-NEXT:    }) : (i1) -> f32
 // CHECK-NEXT:    %[[R:.*]] = loop.alloc : memref<f32>
 // CHECK-NEXT:    loop.store %[[S]], %[[R]][]
 // CHECK-NEXT:    func.return %[[D]], %[[R]]
@@ -89,10 +102,13 @@ func.func @cols(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
 
 // -----
 
-// In place: the kept result is written over the dead temporary it is computed from.
+// In place: the kept result is written over the dead temporary it is computed from (the
+// only other buffer is the sum's partials, when it is reduced in parts).
 // CHECK-LABEL: func.func @in_place
 // CHECK:         %[[T:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>
-// CHECK-NOT:     loop.alloc
+// CHECK-NOT:     loop.alloc %{{.*}} : (index) -> memref<?xf32>{{$}}
+// CHECK:         %partial = loop.alloc
+// CHECK-NOT:     loop.alloc %{{.*}} : (index) -> memref<?xf32>{{$}}
 // CHECK:         loop.for %k
 // CHECK:           loop.store %{{.*}}, %[[T]][%k]
 // CHECK:         func.return %[[T]], %{{.*}}

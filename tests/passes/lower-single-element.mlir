@@ -1,8 +1,9 @@
 // RUN: irc-opt %s -p lower-to-loops --split-input-file | filecheck %s
 
 // 1/n from a size, a shared scalar read through a dimshuffle, the sum of a fused reduction and
-// the update computed from it: numbers, not buffers. The loop uses 1/n and b as they are;
-// the only one-element buffer is the returned update.
+// the update computed from it: numbers, not buffers. The loops use 1/n and b as they are;
+// the only one-element buffer is the returned update (a sum large enough to be reduced in
+// parts has a buffer of partials, one per part).
 // CHECK-LABEL: func.func @one_over_n
 // CHECK-NOT:     loop.alloc : memref<i64>
 // CHECK:         %[[N:.*]] = loop.dim %y {axis = 0}
@@ -12,12 +13,14 @@
 // CHECK-NEXT:    %[[Q:.*]] = scalar.div %[[ONE]], %[[F]] : f32
 // CHECK-NEXT:    %[[B:.*]] = loop.load %b[]
 // CHECK-NEXT:    %[[G:.*]] = loop.alloc %[[N]] : (index) -> memref<?xf32>
-// CHECK-NOT:     loop.alloc
-// CHECK:         %[[S:.*]] = loop.for %k
-// CHECK-NEXT:      %[[Y:.*]] = loop.load %y[%k]
-// CHECK-NEXT:      %[[M:.*]] = scalar.mul %[[Y]], %[[Q]] : f32
-// CHECK-NEXT:      scalar.sub %[[M]], %[[B]] : f32
-// CHECK:         } {reduction}
+// CHECK-NOT:     loop.alloc : memref
+// CHECK:         %[[S:.*]] = "loop.if"
+// CHECK:           loop.for %k
+// CHECK-NEXT:        %[[Y:.*]] = loop.load %y[%k]
+// CHECK-NEXT:        %[[M:.*]] = scalar.mul %[[Y]], %[[Q]] : f32
+// CHECK-NEXT:        scalar.sub %[[M]], %[[B]] : f32
+// CHECK:           } {reduction}
+// CHECK:         }) : (i1) -> f32
 // CHECK-NEXT:    %[[B2:.*]] = loop.load %b[]
 // CHECK-NEXT:    %[[LR:.*]] = scalar.constant {value = 0.1 : f32}
 // CHECK-NEXT:    %[[T:.*]] = scalar.mul %[[LR]], %[[S]] : f32
@@ -54,10 +57,9 @@ func.func @one_over_n(%y: tensor<?xf32>, %b: tensor<f32>) -> (tensor<?xf32>, ten
 // A full reduction, a one-element constant and an elementwise op on one element: scalars;
 // the row-sized reduction and the subtraction still have their buffers.
 // CHECK-LABEL: func.func @single_reduce
-// CHECK:         %[[MX:.*]] = loop.for %k
-// CHECK:           } {reduction}
-// CHECK-NEXT:      loop.yield
-// CHECK-NEXT:    } {reduction}
+// CHECK:         %[[MX:.*]] = "loop.if"
+// CHECK:           loop.for %k
+// CHECK:         }) : (i1) -> f32
 // CHECK-NEXT:    %[[TWO:.*]] = scalar.constant {value = 2.0 : f32}
 // CHECK-NEXT:    %[[H:.*]] = scalar.mul %[[MX]], %[[TWO]] : f32
 // CHECK-NEXT:    %[[K:.*]] = loop.alloc %{{.*}} : (index) -> memref<?xf32>

@@ -16,21 +16,26 @@ from __future__ import annotations
 from ...dialects import loop as L
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
-from ...ir.core import Operation, Value
+from ...ir.builder import InsertionPoint
+from ...ir.core import Block, Operation, Region, Value
 from ...ir.types import ScalarType
-from ..loop_builder import Index
+from ..loop_builder import Index, LoopBuilder
 from .arg_reduce import arg_reduce
 from .collapse_axes import Collapsed, collapse, merged_load, merged_view, operand_views
 from .column_sums import column_sums
 from .context import FuncLowering, inplace_target, lowering
 from .device_epilogue import absorb_consumer
 from .device_reduce import device_reduce
-from .linalg_common import is_transposed, line_of, line_view
+from .linalg_common import is_transposed, line_of, line_view, named
 from .reduction_kinds import COMBINE, identity
 
 # `_reduce_outer` splits the kept innermost axis into blocks of this many elements (the unit of
 # parallel work; a block's slice of a row is contiguous)
 OUTER_BLOCK = 256
+# a reduction to numbers (`_reduce_in_parts`): its first axis in parts of at least this many
+# elements (~10 µs of a sum), at most MAX_PARTS of them
+PART_ELEMENTS = 1 << 15
+MAX_PARTS = 64
 @lowering("tensor.reduce")
 def _reduce(ctx: FuncLowering, op: Operation) -> None:
     kind = op.attributes["kind"].value
@@ -229,35 +234,78 @@ def assert_not_empty(ctx: FuncLowering, op: Operation, kind: str, sizes: list[In
 def _reduce_inner(ctx, kind, load, rank, sizes, axes, kept, outs, elements, out_sizes) -> list:
     """Innermost axis reduced: one accumulator per output element (and per output, of type
     `elements[k]`), carried through the loops; `load(index)` gives one value per output. With
-    every axis reduced, an output given as None is not stored: its value is returned (at its
-    place in the list; stored outputs give None)."""
+    every axis reduced (`kept` empty) the outputs are given as None and not stored: their
+    values are returned (`_reduce_in_parts`)."""
+    if not kept:
+        return _reduce_in_parts(ctx, kind, load, rank, sizes, axes, elements)
     lb = ctx.lb
-    finals: list = [None] * len(outs)
     with lb.parallel(out_sizes) as ivs:
         index = dict(zip(kept, ivs))
-
-        def nest(level: int, accs: list[Value]) -> list[Value]:
-            axis = axes[level]
-            with lb.for_(lb.const(0), sizes[axis], inits=accs, reduction=True) as loop:
-                index[axis] = loop.iv
-                if level + 1 < len(axes):
-                    values = nest(level + 1, loop.iter_args)
-                else:
-                    vs = load([index[a] for a in range(rank)])
-                    values = [lb.scalar(COMBINE[kind], [acc, lb.cast(v, acc.type)])
-                              for acc, v in zip(loop.iter_args, vs)]
-                lb.yield_(loop, values)
-            return loop.results
-
         inits = [lb.scalar_const(identity(kind, e), accumulator_type(kind, e)) for e in elements]
-        results = [lb.cast(r, e) for r, e in zip(nest(0, inits), elements)]
-        for k, (result, out) in enumerate(zip(results, outs)):
-            if out is None:
-                assert not kept, "only a reduction to one number returns its value"
-                finals[k] = result
+        results = _nest(lb, kind, load, rank, sizes, axes, index, inits)
+        for result, e, out in zip(results, elements, outs):
+            lb.store(lb.cast(result, e), out, ivs)
+    return [None] * len(outs)
+
+
+def _nest(lb: LoopBuilder, kind: str, load, rank: int, sizes: list[Index], axes: tuple[int, ...],
+          index: dict[int, Index], accs: list[Value], first: tuple[Index, Index] | None = None) -> list[Value]:
+    """The loops over `axes` in order (the first over `first` where given, else its whole
+    size), carrying `accs` and combining `load(index)` into them; their final values."""
+    def level(k: int, accs: list[Value]) -> list[Value]:
+        axis = axes[k]
+        lo, hi = first if (k == 0 and first is not None) else (lb.const(0), sizes[axis])
+        with lb.for_(lo, hi, inits=accs, reduction=True) as loop:
+            index[axis] = loop.iv
+            if k + 1 < len(axes):
+                values = level(k + 1, loop.iter_args)
             else:
-                lb.store(result, out, ivs)
-    return finals
+                vs = load([index[a] for a in range(rank)])
+                values = [lb.scalar(COMBINE[kind], [acc, lb.cast(v, acc.type)])
+                          for acc, v in zip(loop.iter_args, vs)]
+            lb.yield_(loop, values)
+        return loop.results
+    return level(0, accs)
+
+
+def _reduce_in_parts(ctx, kind, load, rank, sizes, axes, elements) -> list[Value]:
+    """Every axis reduced, to numbers: the first axis cut into parts of at least PART_ELEMENTS
+    elements (at most MAX_PARTS), each reduced into a partial of its own in parallel, then the
+    partials combined in order on the calling thread. The parts depend on the shape only, so
+    the bits do not depend on the thread count. An input too small for two parts is one loop
+    nest, as before, with no buffer and no dispatch (a `loop.if` on the part count)."""
+    lb = ctx.lb
+    one = lb.const(1)
+    total = one
+    for size in sizes:
+        total = lb.mul(total, size)
+    rows = sizes[axes[0]]
+    parts = lb.max(one, lb.min(lb.min(lb.const(MAX_PARTS), lb.floordiv(total, lb.const(PART_ELEMENTS))), rows))
+    acc_types = [accumulator_type(kind, e) for e in elements]
+
+    def identities() -> list[Value]:
+        return [lb.scalar_const(identity(kind, e), t) for e, t in zip(elements, acc_types)]
+
+    split = L.IfOp([lb.scalar("gt", [parts, one])], acc_types, {}, [Region([Block([])]), Region([Block([])])],
+                   (), lb.location)
+    lb.b.insert(split)
+    with lb.b.at(InsertionPoint.at_end(split.branch(False))):
+        lb.b.create(L.YieldOp, _nest(lb, kind, load, rank, sizes, axes, {}, identities()), result_types=[])
+    with lb.b.at(InsertionPoint.at_end(split.branch(True))):
+        per = lb.floordiv(lb.add(rows, lb.sub(parts, one)), parts)
+        partials = [lb.alloc(MemRefType((None,), t), [parts]) for t in acc_types]
+        for buf in partials:
+            buf.name_hint = "partial"
+        with lb.parallel([parts]) as (p,):
+            lo = lb.min(lb.mul(named(p, "part"), per), rows)
+            hi = lb.min(lb.add(lo, per), rows)
+            for value, buf in zip(_nest(lb, kind, load, rank, sizes, axes, {}, identities(), (lo, hi)), partials):
+                lb.store(value, buf, [p])
+        with lb.for_(lb.const(0), parts, inits=identities()) as loop:
+            lb.yield_(loop, [lb.scalar(COMBINE[kind], [acc, lb.load(buf, [loop.iv])])
+                             for acc, buf in zip(loop.iter_args, partials)])
+        lb.b.create(L.YieldOp, list(loop.results), result_types=[])
+    return [lb.cast(r, e) for r, e in zip(split.results, elements)]
 
 
 def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
