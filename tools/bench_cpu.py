@@ -390,7 +390,7 @@ def main() -> None:
     if args.peers:
         t, beside = Table(), Table()
         load = os.getloadavg()[0]
-        bench_peers.peer_table(t, beside, max(3, repeat // 6))
+        bench_peers.peer_table(t, beside, max(3, repeat // 3))
         print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f}")
         print(f"\n== quiet: each sample after {bench_peers.SETTLE_S} s of rest and {bench_peers.WARMUP_S} s of calls")
         t.print()

@@ -23,12 +23,11 @@ import numpy as np
 import bench_busy
 import bench_dense
 from bench_busy import sample_us
-from bench_common import Table, settle
+from bench_common import WARMUP_S, Table, settle  # WARMUP_S: calls before each quiet sample, as median_us
 from bench_dense import lr_data, lr_numpy
 
 NUMPY_COUNTS = ("LR", "sum", "MLP")  # rows the issue compares with numpy as well
 SETTLE_S = 0.15   # before each quiet sample: the previous tool's pool threads have stopped spinning
-WARMUP_S = 0.01   # then calls, untimed, until the tool's own pool is awake and spread
 BESIDE_WARMUP_S = 0.05  # alternating calls until both pools have settled into alternation
 BESIDE = ("sum 2000x2000 axis 0", "sum 2000x2000 axis 1", "row softmax 1000x1000", "matmul 512x512")
 
