@@ -90,9 +90,11 @@ STATE = {
     # a spinning thread stops when one round of its spin took over ~25 µs: it was
     # descheduled, someone else wants this core (`pool_backoff.py`) ...
     "contended_cycles": (I64, 1 << 16),
-    # ... and for the next ~6.5 ms idle workers sleep after each job instead of spinning
-    # (torch's OpenMP threads spin ~7 ms after each of its parallel regions)
-    "contended_hold": (I64, 1 << 24),
+    # ... and for the next ~0.8 ms idle workers sleep after each job instead of spinning (a
+    # spinner still there is found again; 2^24, ~6.5 ms, as long as torch's OpenMP threads
+    # spin after each parallel region, helped beside torch a little but, re-armed by the odd
+    # gap on a quiet machine, took the LR step on 2 threads from 0.64 to 0.87 of 1 thread's time)
+    "contended_hold": (I64, 1 << 21),
     "contended_until": (I64, 0),
     # where workers run (`pool_placement.py`): off their caller's core, and pulled onto it
     # when the caller would sleep for their blocks; 0 turns either off
