@@ -116,6 +116,9 @@ def test_after_a_stall_loops_run_alone_for_a_while(two_threads):
 
     for _ in range(20):  # until the worker was there to stall (on a busy machine it may be late)
         threads.forget_stalls()
+        # the solo window doubles from here: ~50 ms, longer than a loaded machine's pause
+        # between this call and the next (from the least, ~0.4 ms, the test failed now and then)
+        two_threads.set(threads.SET_SOLO_CYCLES, 1 << 26)
         threads.stats(reset=True)
         run_parallel(two_threads, 1600, body)
         if threads.stats()["caller_sleeps"]:
