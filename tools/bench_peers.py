@@ -102,8 +102,8 @@ def _peers() -> tuple[dict[str, dict[str, Callable[[], object]]], dict]:
 
 
 def peer_table(t: Table, beside: Table, rounds: int) -> None:
-    """The quiet table against peers, and irc and torch each right after the other (see the
-    module doc)."""
+    """The quiet table against peers, and irc's and torch's calls alternating (see the module
+    doc)."""
     rows = {name: (fn, inner) for name, fn, inner in bench_busy.cases()}
     peers, extra = _peers()
     rows.update(extra)
@@ -141,10 +141,7 @@ def _beside_torch(t: Table, rows: dict, peers: dict, rounds: int) -> None:
             pair = [("irc", fn), ("torch", torch_call)]
             if r % 2:
                 pair.reverse()
-            start = time.perf_counter()
-            while time.perf_counter() - start < BESIDE_WARMUP_S:
-                for _, call in pair:
-                    call()
+            _warm(lambda: [call() for _, call in pair], BESIDE_WARMUP_S)
             for _ in range(inner * 4):
                 for who, call in pair:
                     t0 = time.perf_counter()
@@ -155,9 +152,10 @@ def _beside_torch(t: Table, rows: dict, peers: dict, rounds: int) -> None:
         t.ratio(f"  {name} ratio", mine, theirs, "of torch's time, call by call")
 
 
-def _warm(call: Callable[[], object]) -> None:
+def _warm(call: Callable[[], object], seconds: float | None = None) -> None:
+    """Untimed calls for `seconds` (WARMUP_S by default)."""
     start = time.perf_counter()
-    while time.perf_counter() - start < WARMUP_S:
+    while time.perf_counter() - start < (WARMUP_S if seconds is None else seconds):
         call()
 
 

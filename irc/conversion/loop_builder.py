@@ -4,7 +4,7 @@ context managers, so the lowering of each tensor op reads like the loops it make
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..dialects import loop as L
 from ..dialects import scalar as S
@@ -223,6 +223,17 @@ class LoopBuilder:
         with self.b.at(InsertionPoint.at_end(op.branch(True))):
             yield
             self.b.create(L.YieldOp, [], result_types=[])
+
+    def if_else(self, cond: Value, types: Sequence[ScalarType], then: Callable[[], Sequence[Value]],
+                otherwise: Callable[[], Sequence[Value]]) -> list[Value]:
+        """A `loop.if` on the i1 `cond` giving values of `types`: `then()` and `otherwise()`
+        build its branches and return what each yields; the op's results."""
+        op = L.IfOp([cond], list(types), {}, [Region([Block([])]), Region([Block([])])], (), self.location)
+        self.b.insert(op)
+        for taken, build in ((True, then), (False, otherwise)):
+            with self.b.at(InsertionPoint.at_end(op.branch(taken))):
+                self.b.create(L.YieldOp, list(build()), result_types=[])
+        return list(op.results)
 
     @contextmanager
     def kernel(self, name: str) -> Iterator["ForScope"]:

@@ -16,8 +16,7 @@ from __future__ import annotations
 from ...dialects import loop as L
 from ...dialects.builtin import MemRefType, TensorType
 from ...dialects.tensor_semantics import accumulator_type
-from ...ir.builder import InsertionPoint
-from ...ir.core import Block, Operation, Region, Value
+from ...ir.core import Operation, Value
 from ...ir.types import ScalarType
 from ..loop_builder import Index, LoopBuilder
 from .arg_reduce import arg_reduce
@@ -286,12 +285,7 @@ def _reduce_in_parts(ctx, kind, load, rank, sizes, axes, elements) -> list[Value
     def identities() -> list[Value]:
         return [lb.scalar_const(identity(kind, e), t) for e, t in zip(elements, acc_types)]
 
-    split = L.IfOp([lb.scalar("gt", [parts, one])], acc_types, {}, [Region([Block([])]), Region([Block([])])],
-                   (), lb.location)
-    lb.b.insert(split)
-    with lb.b.at(InsertionPoint.at_end(split.branch(False))):
-        lb.b.create(L.YieldOp, _nest(lb, kind, load, rank, sizes, axes, {}, identities()), result_types=[])
-    with lb.b.at(InsertionPoint.at_end(split.branch(True))):
+    def in_parts() -> list[Value]:
         per = lb.floordiv(lb.add(rows, lb.sub(parts, one)), parts)
         partials = [lb.alloc(MemRefType((None,), t), [parts]) for t in acc_types]
         for buf in partials:
@@ -304,8 +298,11 @@ def _reduce_in_parts(ctx, kind, load, rank, sizes, axes, elements) -> list[Value
         with lb.for_(lb.const(0), parts, inits=identities()) as loop:
             lb.yield_(loop, [lb.scalar(COMBINE[kind], [acc, lb.load(buf, [loop.iv])])
                              for acc, buf in zip(loop.iter_args, partials)])
-        lb.b.create(L.YieldOp, list(loop.results), result_types=[])
-    return [lb.cast(r, e) for r, e in zip(split.results, elements)]
+        return loop.results
+
+    results = lb.if_else(lb.scalar("gt", [parts, one]), acc_types, in_parts,
+                         lambda: _nest(lb, kind, load, rank, sizes, axes, {}, identities()))
+    return [lb.cast(r, e) for r, e in zip(results, elements)]
 
 
 def _reduce_outer(ctx, kind, load, rank, sizes, kept, outs, out_sizes) -> None:
